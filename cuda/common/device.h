@@ -1,0 +1,15 @@
+// CUDA device discovery for the engine. Device code and its launchers include only CUDA and
+// standard headers (docs/architecture.md: no Abseil or fmt under cuda/).
+#pragma once
+
+namespace bw24::cuda {
+
+// Number of usable CUDA devices; 0 when there is no driver or no device (never throws or aborts,
+// so libbw24.so loads and answers on machines without NVIDIA hardware).
+int device_count();
+
+// Name and compute capability of a device; false if the ordinal is invalid.
+bool device_properties(int ordinal, char* name, int name_cap, int* cc_major, int* cc_minor,
+                       unsigned long long* total_bytes);
+
+}  // namespace bw24::cuda

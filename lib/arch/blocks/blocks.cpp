@@ -1,0 +1,158 @@
+#include "lib/arch/blocks/blocks.h"
+
+#include <cmath>
+
+#include <vector>
+#include "lib/core/status.h"
+#include "lib/quant/traits.h"
+
+namespace bw24::arch::blocks {
+
+using loaders::TensorDirectory;
+using loaders::TensorInfo;
+
+namespace {
+std::string blk(int layer, const char* name) { return fmt::format("blk.{}.{}", layer, name); }
+}  // namespace
+
+absl::StatusOr<Weight> optional_weight(const TensorDirectory& dir, const std::string& name,
+                                       std::initializer_list<int64_t> ne) {
+  const TensorInfo* t = dir.tensor(name);
+  if (!t) {
+    if (const std::string* why = dir.refusal(name)) return make_status(Code::kUnsupported, *why);
+    return Weight{};
+  }
+  bool ok = true;
+  size_t k = 0;
+  for (int64_t want : ne) ok &= (t->ne[k++] == want);
+  for (; k < 4; ++k) ok &= (t->ne[k] == 1);
+  if (!ok)
+    return error(Code::kModel, "tensor '{}' has shape {}, expected [{}]", name, t->shape_string(),
+                 fmt::join(std::vector<int64_t>(ne), ", "));
+  if (!quant::traits(t->type))
+    return error(Code::kUnsupported, "tensor '{}' has type {} which bw24 cannot read yet", name,
+                 type_name(t->type));
+  return Weight{t};
+}
+
+absl::StatusOr<Weight> weight(const TensorDirectory& dir, const std::string& name,
+                              std::initializer_list<int64_t> ne) {
+  BW24_ASSIGN_OR_RETURN(Weight w, optional_weight(dir, name, ne));
+  if (!w) return error(Code::kModel, "missing tensor '{}'", name);
+  return w;
+}
+
+absl::StatusOr<Hparams> read_hparams(const MetaReader& meta, float default_theta) {
+  Hparams hp;
+  BW24_ASSIGN_OR_RETURN(hp.n_embd, meta.u32("embedding_length"));
+  BW24_ASSIGN_OR_RETURN(hp.n_layer, meta.u32("block_count"));
+  BW24_ASSIGN_OR_RETURN(hp.n_head, meta.u32("attention.head_count"));
+  BW24_ASSIGN_OR_RETURN(hp.n_head_kv, meta.u32_or("attention.head_count_kv", hp.n_head));
+  BW24_ASSIGN_OR_RETURN(hp.n_ff, meta.u32("feed_forward_length"));
+  BW24_ASSIGN_OR_RETURN(hp.n_ctx_train, meta.u32_or("context_length", 2048));
+  BW24_ASSIGN_OR_RETURN(hp.norm_eps, meta.f32_or("attention.layer_norm_rms_epsilon", 1e-5f));
+  BW24_ASSIGN_OR_RETURN(hp.rope_theta, meta.f32_or("rope.freq_base", default_theta));
+  if (hp.n_embd <= 0 || hp.n_layer <= 0 || hp.n_head <= 0 || hp.n_head_kv <= 0 || hp.n_ff <= 0)
+    return error(Code::kModel, "hyper-parameters must be positive (n_embd {}, n_layer {}, n_head {}, "
+                 "n_head_kv {}, n_ff {})", hp.n_embd, hp.n_layer, hp.n_head, hp.n_head_kv, hp.n_ff);
+  if (hp.n_layer > 4096 || hp.n_head > 4096)
+    return error(Code::kModel, "implausible hyper-parameters: {} layers, {} heads", hp.n_layer, hp.n_head);
+  if (hp.n_head % hp.n_head_kv != 0)
+    return error(Code::kModel, "head_count {} is not a multiple of head_count_kv {}", hp.n_head,
+                 hp.n_head_kv);
+  int32_t default_head_dim = hp.n_embd / hp.n_head;
+  BW24_ASSIGN_OR_RETURN(hp.head_dim, meta.u32_or("attention.key_length", default_head_dim));
+  BW24_ASSIGN_OR_RETURN(int32_t v_dim, meta.u32_or("attention.value_length", hp.head_dim));
+  if (v_dim != hp.head_dim)
+    return error(Code::kUnsupported, "key_length {} != value_length {} is not supported", hp.head_dim, v_dim);
+  if (hp.head_dim <= 0 || hp.head_dim % 2 != 0 || hp.head_dim > 1024)
+    return error(Code::kModel, "head dimension {} is not a positive even number <= 1024", hp.head_dim);
+  BW24_ASSIGN_OR_RETURN(hp.rope_dims, meta.u32_or("rope.dimension_count", hp.head_dim));
+  if (hp.rope_dims > hp.head_dim || hp.rope_dims % 2 != 0)
+    return error(Code::kModel, "rope.dimension_count {} does not fit head dimension {}", hp.rope_dims,
+                 hp.head_dim);
+  if (!(hp.norm_eps > 0) || !(hp.rope_theta > 0))
+    return error(Code::kModel, "rms epsilon {} and rope base {} must be positive", hp.norm_eps, hp.rope_theta);
+  std::string scaling = meta.str_or(meta.dir().meta("general.architecture")->s + ".rope.scaling.type", "");
+  if (!scaling.empty() && scaling != "none")
+    return error(Code::kUnsupported, "RoPE scaling '{}' is not supported yet", scaling);
+  const TensorInfo* emb = meta.dir().tensor("token_embd.weight");
+  if (!emb) {
+    if (const std::string* why = meta.dir().refusal("token_embd.weight"))
+      return make_status(Code::kUnsupported, *why);
+    return error(Code::kModel, "missing tensor 'token_embd.weight'");
+  }
+  if (emb->ne[1] <= 0 || emb->ne[1] > (1 << 24))
+    return error(Code::kModel, "token_embd.weight has {} rows", emb->ne[1]);
+  hp.n_vocab = static_cast<int32_t>(emb->ne[1]);
+  return hp;
+}
+
+absl::StatusOr<AttentionBlock> attention(const TensorDirectory& dir, int layer, const Hparams& hp,
+                                         const AttentionOptions& opt) {
+  AttentionBlock a;
+  a.n_head = hp.n_head;
+  a.n_head_kv = hp.n_head_kv;
+  a.head_dim = hp.head_dim;
+  a.rope_dims = hp.rope_dims;
+  a.rope_style = opt.rope_style;
+  a.rope_theta = hp.rope_theta;
+  a.sliding_window = opt.sliding_window;
+  a.scale = 1.0f / std::sqrt(static_cast<float>(hp.head_dim));
+  const int64_t q_out = int64_t{hp.n_head} * hp.head_dim, kv_out = int64_t{hp.n_head_kv} * hp.head_dim;
+  BW24_ASSIGN_OR_RETURN(a.norm.w, weight(dir, blk(layer, "attn_norm.weight"), {hp.n_embd}));
+  a.norm.one_plus = opt.norm_one_plus;
+  BW24_ASSIGN_OR_RETURN(a.wq, weight(dir, blk(layer, "attn_q.weight"), {hp.n_embd, q_out}));
+  BW24_ASSIGN_OR_RETURN(a.wk, weight(dir, blk(layer, "attn_k.weight"), {hp.n_embd, kv_out}));
+  BW24_ASSIGN_OR_RETURN(a.wv, weight(dir, blk(layer, "attn_v.weight"), {hp.n_embd, kv_out}));
+  BW24_ASSIGN_OR_RETURN(a.wo, weight(dir, blk(layer, "attn_output.weight"), {q_out, hp.n_embd}));
+  if (opt.qk_norm) {
+    BW24_ASSIGN_OR_RETURN(a.q_norm.w, weight(dir, blk(layer, "attn_q_norm.weight"), {hp.head_dim}));
+    BW24_ASSIGN_OR_RETURN(a.k_norm.w, weight(dir, blk(layer, "attn_k_norm.weight"), {hp.head_dim}));
+    a.q_norm.one_plus = a.k_norm.one_plus = opt.norm_one_plus;
+  }
+  return a;
+}
+
+absl::StatusOr<MlpBlock> gated_mlp(const TensorDirectory& dir, int layer, const Hparams& hp,
+                                   const MlpOptions& opt) {
+  MlpBlock m;
+  m.act = opt.act;
+  BW24_ASSIGN_OR_RETURN(m.norm.w, weight(dir, blk(layer, "ffn_norm.weight"), {hp.n_embd}));
+  m.norm.one_plus = opt.norm_one_plus;
+  BW24_ASSIGN_OR_RETURN(m.gate, weight(dir, blk(layer, "ffn_gate.weight"), {hp.n_embd, hp.n_ff}));
+  BW24_ASSIGN_OR_RETURN(m.up, weight(dir, blk(layer, "ffn_up.weight"), {hp.n_embd, hp.n_ff}));
+  BW24_ASSIGN_OR_RETURN(m.down, weight(dir, blk(layer, "ffn_down.weight"), {hp.n_ff, hp.n_embd}));
+  return m;
+}
+
+absl::Status embeddings_and_head(const TensorDirectory& dir, const Hparams& hp, bool norm_one_plus,
+                                 ModelGraph* g) {
+  g->n_vocab = hp.n_vocab;
+  g->n_embd = hp.n_embd;
+  g->n_ctx_train = hp.n_ctx_train;
+  g->norm_eps = hp.norm_eps;
+  BW24_ASSIGN_OR_RETURN(g->tok_embd, weight(dir, "token_embd.weight", {hp.n_embd, hp.n_vocab}));
+  BW24_ASSIGN_OR_RETURN(g->output_norm.w, weight(dir, "output_norm.weight", {hp.n_embd}));
+  g->output_norm.one_plus = norm_one_plus;
+  BW24_ASSIGN_OR_RETURN(g->output, optional_weight(dir, "output.weight", {hp.n_embd, hp.n_vocab}));
+  if (!g->output) {
+    g->output = g->tok_embd;
+    g->tied_embeddings = true;
+  }
+  for (const char* key : {"tokenizer.ggml.eos_token_id", "tokenizer.ggml.eot_token_id",
+                          "tokenizer.ggml.eom_token_id"}) {
+    const loaders::MetaValue* v = dir.meta(key);
+    if (!v) continue;
+    auto id = v->as_int();
+    // Converters write 0xFFFFFFFF for "none"; anything outside the vocabulary is ignored.
+    if (id && *id >= 0 && *id < hp.n_vocab) {
+      bool seen = false;
+      for (int32_t e : g->eog_tokens) seen |= (e == *id);
+      if (!seen) g->eog_tokens.push_back(static_cast<int32_t>(*id));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace bw24::arch::blocks

@@ -1,0 +1,50 @@
+// Shared building blocks for arch files: weight lookup with shape and type checks, the common
+// hyper-parameters, and one builder per block kind. Arch files compose these.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "lib/arch/config.h"
+#include "lib/arch/graph.h"
+
+namespace bw24::arch::blocks {
+
+// Look up a weight by GGUF name, check its ne-order shape and that bw24 can read its type.
+absl::StatusOr<Weight> weight(const loaders::TensorDirectory& dir, const std::string& name,
+                              std::initializer_list<int64_t> ne);
+// Same, but a missing tensor gives an empty Weight.
+absl::StatusOr<Weight> optional_weight(const loaders::TensorDirectory& dir, const std::string& name,
+                                       std::initializer_list<int64_t> ne);
+
+struct Hparams {
+  int32_t n_vocab = 0, n_embd = 0, n_layer = 0, n_head = 0, n_head_kv = 0, head_dim = 0;
+  int32_t n_ff = 0, n_ctx_train = 0, rope_dims = 0;
+  float norm_eps = 1e-5f, rope_theta = 10000.0f;
+};
+// Reads the hyper-parameters every transformer arch has, validating their relations.
+absl::StatusOr<Hparams> read_hparams(const MetaReader& meta, float default_theta);
+
+struct AttentionOptions {
+  RopeStyle rope_style = RopeStyle::kNorm;
+  bool qk_norm = false;
+  bool norm_one_plus = false;
+  int32_t sliding_window = 0;
+};
+absl::StatusOr<AttentionBlock> attention(const loaders::TensorDirectory& dir, int layer,
+                                         const Hparams& hp, const AttentionOptions& opt);
+
+struct MlpOptions {
+  Activation act = Activation::kSilu;
+  bool norm_one_plus = false;
+};
+absl::StatusOr<MlpBlock> gated_mlp(const loaders::TensorDirectory& dir, int layer,
+                                   const Hparams& hp, const MlpOptions& opt);
+
+// token_embd, output_norm, output (tied to token_embd when absent), end-of-generation ids.
+absl::Status embeddings_and_head(const loaders::TensorDirectory& dir, const Hparams& hp,
+                                 bool norm_one_plus, ModelGraph* g);
+
+}  // namespace bw24::arch::blocks

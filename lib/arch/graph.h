@@ -1,0 +1,65 @@
+// The declarative description of a model that arch files build and backends run: which weight
+// feeds which block, with every dimension and option spelled out. No backend code here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "loaders/common/tensor_directory.h"
+
+namespace bw24::arch {
+
+enum class RopeStyle { kNorm, kNeox };  // kNorm: adjacent pairs (x0,x1); kNeox: (x_i, x_{i+d/2})
+enum class Activation { kSilu, kGeluTanh };
+
+// A weight as stored: ne[0] = input features (contiguous), ne[1] = output rows.
+struct Weight {
+  const loaders::TensorInfo* t = nullptr;
+  explicit operator bool() const { return t != nullptr; }
+  int64_t cols() const { return t->ne[0]; }
+  int64_t rows() const { return t->ne[1]; }
+};
+
+struct Norm {
+  Weight w;
+  bool one_plus = false;  // y = x_hat * (1 + w) (HF Gemma / Qwen3-Next style) instead of x_hat * w
+};
+
+struct AttentionBlock {
+  Norm norm;
+  Weight wq, wk, wv, wo;
+  Norm q_norm, k_norm;     // per-head RMSNorm before RoPE (Qwen3); w empty = none
+  int32_t n_head = 0, n_head_kv = 0, head_dim = 0;
+  int32_t rope_dims = 0;   // leading channels of each head that rotate
+  RopeStyle rope_style = RopeStyle::kNorm;
+  float rope_theta = 10000.0f;
+  int32_t sliding_window = 0;  // 0 = full causal attention
+  float scale = 0;             // score scale (1/sqrt(head_dim) unless the arch says otherwise)
+};
+
+struct MlpBlock {
+  Norm norm;
+  Weight gate, up, down;
+  Activation act = Activation::kSilu;
+};
+
+struct Layer {
+  AttentionBlock attn;
+  MlpBlock mlp;
+};
+
+struct ModelGraph {
+  std::string arch;
+  int32_t n_vocab = 0, n_embd = 0, n_ctx_train = 0;
+  float norm_eps = 1e-5f;
+  Weight tok_embd;
+  float embd_scale = 1.0f;
+  std::vector<Layer> layers;
+  Norm output_norm;
+  Weight output;  // == tok_embd when the embeddings are tied
+  bool tied_embeddings = false;
+  std::vector<int32_t> eog_tokens;  // end-of-generation ids (eos, eot, ...)
+};
+
+}  // namespace bw24::arch

@@ -1,0 +1,114 @@
+// Model exports: params, open/close, info, metadata.
+#include "lib/capi/shim.h"
+
+using namespace bw24;
+using capi::finish;
+using capi::guarded;
+
+namespace {
+
+bw24_model_params model_defaults() {
+  bw24_model_params p{};
+  p.struct_size = sizeof p;
+  p.device = -1;
+  return p;
+}
+
+// Copy s into buf as a NUL-terminated string with the (ptr, cap, *n_out) convention.
+bw24_status copy_out(const std::string& s, char* buf, size_t cap, size_t* n_out) {
+  if (n_out) *n_out = s.size() + 1;
+  if (!buf && cap != 0) return BW24_ERR_INVALID_ARGUMENT;
+  if (cap < s.size() + 1) return BW24_ERR_BUFFER_TOO_SMALL;
+  std::memcpy(buf, s.data(), s.size());
+  buf[s.size()] = '\0';
+  return BW24_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+bw24_status bw24_model_params_default(bw24_model_params* p, uint32_t struct_size) {
+  return capi::write_default(p, struct_size, model_defaults());
+}
+
+bw24_status bw24_model_open(const char* path, const bw24_model_params* params, bw24_model** out,
+                            bw24_errbuf* err) {
+  if (out) *out = nullptr;
+  absl::Status st = guarded([&]() -> absl::Status {
+    if (!path) return make_status(Code::kInvalidArgument, "path is NULL");
+    if (!out) return make_status(Code::kInvalidArgument, "out is NULL");
+    bw24_model_params p = model_defaults();
+    BW24_RETURN_IF_ERROR(capi::read_params(params, &p, "bw24_model_params"));
+    if (p.flags != 0) return error(Code::kInvalidArgument, "bw24_model_params.flags {} has unknown bits", p.flags);
+    engine::ModelOptions opt;
+    opt.device = p.device;
+    opt.n_threads = p.n_threads;
+    opt.vram_budget_bytes = p.vram_budget_bytes;
+    if (p.progress) {
+      bw24_progress_fn fn = p.progress;
+      void* user = p.progress_user;
+      opt.progress = [fn, user](float f) { return fn(f, user) == 0; };
+    }
+    if (p.options) opt.options = p.options;
+    BW24_ASSIGN_OR_RETURN(auto model, engine::Model::open(path, opt));
+    *out = new bw24_model{std::move(model)};
+    return absl::OkStatus();
+  });
+  return finish(st, err);
+}
+
+void bw24_model_close(bw24_model* model) { delete model; }
+
+bw24_status bw24_model_get_info(const bw24_model* model, bw24_model_info* info) {
+  if (!model || !info) return BW24_ERR_INVALID_ARGUMENT;
+  uint32_t size = info->struct_size;
+  if (size < sizeof(uint32_t) || size > capi::kMaxStructSize) return BW24_ERR_STRUCT_SIZE;
+  const engine::Model& m = *model->model;
+  bw24_model_info full{};
+  full.struct_size = sizeof full;
+  full.n_vocab = m.graph().n_vocab;
+  full.n_ctx_train = m.graph().n_ctx_train;
+  full.n_layer = static_cast<int32_t>(m.graph().layers.size());
+  full.n_embd = m.graph().n_embd;
+  full.device = m.options().device;
+  full.n_params = m.n_params();
+  full.n_bytes = m.n_bytes();
+  full.arch = m.graph().arch.c_str();
+  full.name = m.name().c_str();
+  std::memset(info, 0, size);
+  std::memcpy(info, &full, std::min<size_t>(size, sizeof full));
+  info->struct_size = size;
+  return BW24_OK;
+}
+
+int32_t bw24_model_meta_count(const bw24_model* model) {
+  if (!model) return -1;
+  return static_cast<int32_t>(model->model->dir().meta_entries().size());
+}
+
+bw24_status bw24_model_meta_key(const bw24_model* model, int32_t i, char* buf, size_t cap,
+                                size_t* n_out) {
+  if (!model) return BW24_ERR_INVALID_ARGUMENT;
+  const auto& entries = model->model->dir().meta_entries();
+  if (i < 0 || static_cast<size_t>(i) >= entries.size()) return BW24_ERR_NOT_FOUND;
+  try {
+    return copy_out(entries[static_cast<size_t>(i)].first, buf, cap, n_out);
+  } catch (...) {
+    return BW24_ERR_OUT_OF_MEMORY;
+  }
+}
+
+bw24_status bw24_model_meta(const bw24_model* model, const char* key, char* buf, size_t cap,
+                            size_t* n_out) {
+  if (!model || !key) return BW24_ERR_INVALID_ARGUMENT;
+  const loaders::MetaValue* v = model->model->dir().meta(key);
+  if (!v) return BW24_ERR_NOT_FOUND;
+  try {
+    return copy_out(v->to_text(), buf, cap, n_out);
+  } catch (...) {
+    return BW24_ERR_OUT_OF_MEMORY;
+  }
+}
+
+}  // extern "C"

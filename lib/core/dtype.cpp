@@ -1,0 +1,96 @@
+#include "lib/core/dtype.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace bw24 {
+namespace {
+
+struct Entry {
+  uint32_t id;
+  TypeInfo info;
+};
+
+// formats.md §2.1. Removed ids (4, 5, 31..33, 36..38) are absent on purpose.
+constexpr Entry kTypes[] = {
+    {0, {"F32", 1, 4}},        {1, {"F16", 1, 2}},         {2, {"Q4_0", 32, 18}},
+    {3, {"Q4_1", 32, 20}},     {6, {"Q5_0", 32, 22}},      {7, {"Q5_1", 32, 24}},
+    {8, {"Q8_0", 32, 34}},     {9, {"Q8_1", 32, 36}},      {10, {"Q2_K", 256, 84}},
+    {11, {"Q3_K", 256, 110}},  {12, {"Q4_K", 256, 144}},   {13, {"Q5_K", 256, 176}},
+    {14, {"Q6_K", 256, 210}},  {15, {"Q8_K", 256, 292}},   {16, {"IQ2_XXS", 256, 66}},
+    {17, {"IQ2_XS", 256, 74}}, {18, {"IQ3_XXS", 256, 98}}, {19, {"IQ1_S", 256, 50}},
+    {20, {"IQ4_NL", 32, 18}},  {21, {"IQ3_S", 256, 110}},  {22, {"IQ2_S", 256, 82}},
+    {23, {"IQ4_XS", 256, 136}}, {24, {"I8", 1, 1}},        {25, {"I16", 1, 2}},
+    {26, {"I32", 1, 4}},       {27, {"I64", 1, 8}},        {28, {"F64", 1, 8}},
+    {29, {"IQ1_M", 256, 56}},  {30, {"BF16", 1, 2}},       {34, {"TQ1_0", 256, 54}},
+    {35, {"TQ2_0", 256, 66}},  {39, {"MXFP4", 32, 17}},    {40, {"NVFP4", 64, 36}},
+    {41, {"Q1_0", 128, 18}},   {42, {"Q2_0", 64, 18}},
+};
+
+}  // namespace
+
+const TypeInfo* type_info(uint32_t type) {
+  for (const Entry& e : kTypes)
+    if (e.id == type) return &e.info;
+  return nullptr;
+}
+
+std::string_view type_name(uint32_t type) {
+  const TypeInfo* t = type_info(type);
+  return t ? t->name : std::string_view("?");
+}
+
+float fp16_to_f32(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  uint32_t exp = (h >> 10) & 0x1f;
+  uint32_t man = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0) {
+    if (man == 0) {
+      bits = sign;
+    } else {  // subnormal: value = man * 2^-24
+      float f = std::ldexp(static_cast<float>(man), -24);
+      return sign ? -f : f;
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | (man << 13);
+  } else {
+    bits = sign | ((exp + 112) << 23) | (man << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t f32_to_fp16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000;
+  uint32_t abs = x & 0x7fffffff;
+  if (abs >= 0x7f800000u)  // inf or nan
+    return static_cast<uint16_t>(sign | 0x7c00 | (abs > 0x7f800000u ? 0x200 : 0));
+  if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00);  // rounds to inf
+  if (abs < 0x38800000u) {  // result is subnormal or zero: round(abs_value * 2^24)
+    float a;
+    std::memcpy(&a, &abs, 4);
+    float scaled = a * 16777216.0f;  // exact power-of-two scaling
+    uint32_t m = static_cast<uint32_t>(std::nearbyint(scaled));
+    return static_cast<uint16_t>(sign | m);
+  }
+  uint32_t mant = abs & 0x7fffff;
+  uint32_t exp = (abs >> 23) - 112;
+  uint32_t h = (exp << 10) | (mant >> 13);
+  uint32_t rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) ++h;  // round to nearest even
+  return static_cast<uint16_t>(sign | h);
+}
+
+uint16_t f32_to_bf16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffff) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40);  // nan
+  x += 0x7fff + ((x >> 16) & 1);
+  return static_cast<uint16_t>(x >> 16);
+}
+
+}  // namespace bw24

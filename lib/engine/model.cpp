@@ -1,0 +1,106 @@
+#include "lib/engine/model.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "lib/arch/registry.h"
+#include "lib/core/log.h"
+#include "lib/core/options.h"
+#include "lib/core/status.h"
+#include "loaders/open.h"
+
+#ifdef BW24_WITH_CUDA
+#include "cuda/common/device.h"
+#endif
+
+namespace bw24::engine {
+
+int cuda_device_count() {
+#ifdef BW24_WITH_CUDA
+  return bw24::cuda::device_count();
+#else
+  return 0;
+#endif
+}
+
+const char* cuda_build_info() {
+#ifdef BW24_WITH_CUDA
+  return "CUDA " BW24_CUDA_VERSION ", sm " BW24_CUDA_ARCH_LIST;
+#else
+  return "no CUDA";
+#endif
+}
+
+namespace {
+
+constexpr std::string_view kPrefault = "prefault";
+
+absl::Status check_device(int32_t device) {
+  if (device < -1) return error(Code::kInvalidArgument, "device {} is invalid (-1 = CPU, >= 0 = CUDA)", device);
+  if (device == -1) return absl::OkStatus();
+#ifndef BW24_WITH_CUDA
+  return error(Code::kDevice, "CUDA device {} requested but this libbw24 was built without CUDA", device);
+#else
+  int n = cuda_device_count();
+  if (device >= n)
+    return error(Code::kDevice, "CUDA device {} requested but {} usable device(s) found", device, n);
+  return error(Code::kUnsupported, "the CUDA backend has no kernels yet (they land with the CUDA "
+               "issue); open the model with device -1 (CPU)");
+#endif
+}
+
+}  // namespace
+
+bool Model::is_eog(int32_t token) const {
+  return std::find(graph_.eog_tokens.begin(), graph_.eog_tokens.end(), token) != graph_.eog_tokens.end();
+}
+
+absl::StatusOr<std::shared_ptr<const Model>> Model::open(const std::string& path,
+                                                         const ModelOptions& opt) {
+  BW24_ASSIGN_OR_RETURN(OptionMap options, parse_options(opt.options, {kPrefault}));
+  bool prefault = true;
+  if (auto it = options.find(std::string(kPrefault)); it != options.end()) {
+    if (it->second != "0" && it->second != "1")
+      return error(Code::kInvalidArgument, "option prefault={} must be 0 or 1", it->second);
+    prefault = it->second == "1";
+  }
+  if (opt.n_threads < 0) return error(Code::kInvalidArgument, "n_threads {} is negative", opt.n_threads);
+  BW24_RETURN_IF_ERROR(check_device(opt.device));
+  auto report = [&](float f) -> absl::Status {
+    if (opt.progress && !opt.progress(f)) return error(Code::kAborted, "load aborted by the progress callback");
+    return absl::OkStatus();
+  };
+  BW24_RETURN_IF_ERROR(report(0.0f));
+
+  std::shared_ptr<Model> m(new Model());
+  m->opt_ = opt;
+  BW24_ASSIGN_OR_RETURN(m->dir_, loaders::open_model_source(path));
+  BW24_ASSIGN_OR_RETURN(m->graph_, arch::build_graph(*m->dir_));
+  for (const auto& t : m->dir_->tensors()) {
+    m->n_params_ += static_cast<uint64_t>(t.n_elements());
+    m->n_bytes_ += t.n_bytes;
+  }
+  const loaders::MetaValue* name = m->dir_->meta("general.name");
+  m->name_ = name && name->type == loaders::MetaType::STRING
+                 ? name->s
+                 : std::filesystem::path(path).filename().string();
+  BW24_RETURN_IF_ERROR(report(0.05f));
+
+  // Touch every page of the weights now (one byte per 4 KiB page), so the first token is not the
+  // one that reads the file and the progress callback reports real reading.
+  if (prefault) {
+    uint64_t done = 0;
+    volatile uint8_t sink = 0;
+    for (const auto& t : m->dir_->tensors()) {
+      for (uint64_t off = 0; off < t.n_bytes; off += 4096) sink = sink + t.data[off];
+      done += t.n_bytes;
+      if (m->n_bytes_) BW24_RETURN_IF_ERROR(report(0.05f + 0.95f * static_cast<float>(done) / m->n_bytes_));
+    }
+  }
+  BW24_RETURN_IF_ERROR(report(1.0f));
+  log(LogLevel::kInfo, "loaded {} ({}, {} layers, {} params, {:.1f} MiB)", m->name_, m->graph_.arch,
+      m->graph_.layers.size(), m->n_params_, m->n_bytes_ / 1048576.0);
+  return std::shared_ptr<const Model>(std::move(m));
+}
+
+}  // namespace bw24::engine

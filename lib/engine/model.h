@@ -1,0 +1,50 @@
+// Model: the immutable, shareable result of opening a file: tensor directory (mapped weights),
+// the arch graph built over it, and where it runs. Sessions hold a shared_ptr to it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "lib/arch/graph.h"
+#include "loaders/common/tensor_directory.h"
+
+namespace bw24::engine {
+
+struct ModelOptions {
+  int32_t device = -1;   // -1 CPU reference; >= 0 CUDA ordinal
+  int32_t n_threads = 0;
+  uint64_t vram_budget_bytes = 0;
+  std::function<bool(float)> progress;  // return false to abort
+  std::string options;   // "key=value;..." (see docs/abi.md)
+};
+
+class Model {
+ public:
+  static absl::StatusOr<std::shared_ptr<const Model>> open(const std::string& path,
+                                                           const ModelOptions& opt);
+
+  const loaders::TensorDirectory& dir() const { return *dir_; }
+  const arch::ModelGraph& graph() const { return graph_; }
+  const ModelOptions& options() const { return opt_; }
+  const std::string& name() const { return name_; }
+  uint64_t n_params() const { return n_params_; }
+  uint64_t n_bytes() const { return n_bytes_; }
+  bool is_eog(int32_t token) const;
+
+ private:
+  Model() = default;
+  std::unique_ptr<loaders::TensorDirectory> dir_;
+  arch::ModelGraph graph_;
+  ModelOptions opt_;
+  std::string name_;
+  uint64_t n_params_ = 0, n_bytes_ = 0;
+};
+
+// Device queries that work whether or not the CUDA backend is compiled in.
+int cuda_device_count();  // 0 without CUDA or without a usable device
+const char* cuda_build_info();
+
+}  // namespace bw24::engine

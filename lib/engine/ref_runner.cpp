@@ -1,0 +1,136 @@
+// The CPU reference runner: walks the ModelGraph block by block with lib/ref ops, all tokens of a
+// request at once (each weight row is dequantized once per request, not once per token).
+#include <algorithm>
+#include <vector>
+
+#include "lib/core/status.h"
+#include "lib/core/thread_pool.h"
+#include "lib/engine/runner.h"
+#include "lib/ref/ops.h"
+
+namespace bw24::engine {
+namespace {
+
+using arch::AttentionBlock;
+using arch::MlpBlock;
+using arch::ModelGraph;
+using arch::Norm;
+
+class RefRunner final : public Runner {
+ public:
+  RefRunner(const ModelGraph& g, const RunnerOptions& opt, kv::HostKvCache kv)
+      : g_(g), opt_(opt), pool_(opt.n_threads), kv_(std::move(kv)) {}
+
+  uint64_t state_bytes() const override { return kv_.bytes(); }
+
+  absl::Status forward(const ForwardRequest& req) override {
+    const int64_t n = req.n, E = g_.n_embd;
+    std::vector<float> x(n * E), h(n * E);
+    for (int64_t t = 0; t < n; ++t) {
+      ref::dequant_row(*g_.tok_embd.t, req.tokens[t], &x[t * E]);
+      if (g_.embd_scale != 1.0f)
+        for (int64_t i = 0; i < E; ++i) x[t * E + i] *= g_.embd_scale;
+    }
+    for (size_t il = 0; il < g_.layers.size(); ++il) {
+      if (req.cancel && req.cancel->load(std::memory_order_relaxed))
+        return error(Code::kCancelled, "cancelled at layer {}", il);
+      const arch::Layer& L = g_.layers[il];
+      norm_rows(L.attn.norm, x.data(), h.data(), n, E);
+      attention(L.attn, static_cast<int32_t>(il), h.data(), n, req.pos, x.data());
+      norm_rows(L.mlp.norm, x.data(), h.data(), n, E);
+      mlp(L.mlp, h.data(), n, x.data());
+    }
+    // Only the rows whose logits were asked for go through the head.
+    const int64_t first = req.all_logits ? 0 : n - 1, rows = n - first;
+    norm_rows(g_.output_norm, x.data() + first * E, h.data(), rows, E);
+    ref::matmul(pool_, *g_.output.t, h.data(), rows, req.logits);
+    return absl::OkStatus();
+  }
+
+ private:
+  void norm_rows(const Norm& nm, const float* in, float* out, int64_t n, int64_t width) {
+    std::vector<float> w(width);
+    ref::dequant_row(*nm.w.t, 0, w.data());
+    for (int64_t t = 0; t < n; ++t)
+      ref::rmsnorm(out + t * width, in + t * width, w.data(), width, g_.norm_eps, nm.one_plus);
+  }
+
+  // x += attention(h) for n tokens at positions pos .. pos + n - 1.
+  void attention(const AttentionBlock& a, int32_t layer, const float* h, int64_t n, int64_t pos,
+                 float* x) {
+    const int64_t D = a.head_dim, qw = int64_t{a.n_head} * D, kw = int64_t{a.n_head_kv} * D;
+    std::vector<float> q(n * qw), k(n * kw), v(n * kw), o(n * qw), proj(n * g_.n_embd);
+    ref::matmul(pool_, *a.wq.t, h, n, q.data());
+    ref::matmul(pool_, *a.wk.t, h, n, k.data());
+    ref::matmul(pool_, *a.wv.t, h, n, v.data());
+    std::vector<float> qn(D), kn(D);
+    if (a.q_norm.w) ref::dequant_row(*a.q_norm.w.t, 0, qn.data());
+    if (a.k_norm.w) ref::dequant_row(*a.k_norm.w.t, 0, kn.data());
+    const bool neox = a.rope_style == arch::RopeStyle::kNeox;
+    for (int64_t t = 0; t < n; ++t) {
+      for (int32_t hh = 0; hh < a.n_head; ++hh) {
+        float* qh = &q[t * qw + hh * D];
+        if (a.q_norm.w) ref::rmsnorm(qh, qh, qn.data(), D, g_.norm_eps, a.q_norm.one_plus);
+        ref::rope(qh, a.rope_dims, pos + t, a.rope_theta, neox);
+      }
+      for (int32_t hh = 0; hh < a.n_head_kv; ++hh) {
+        float* kh = &k[t * kw + hh * D];
+        if (a.k_norm.w) ref::rmsnorm(kh, kh, kn.data(), D, g_.norm_eps, a.k_norm.one_plus);
+        ref::rope(kh, a.rope_dims, pos + t, a.rope_theta, neox);
+      }
+      kv_.store(layer, pos + t, &k[t * kw], &v[t * kw]);
+    }
+    // Each kv head's history [lo, pos + n - 1] is gathered once, then every query head of its
+    // group and every new token attends to its causal (and windowed) slice of it.
+    const int64_t last_pos = pos + n - 1;
+    const int64_t lo = a.sliding_window > 0 ? std::max<int64_t>(0, pos - a.sliding_window + 1) : 0;
+    const int32_t group = a.n_head / a.n_head_kv;
+    pool_.parallel_for(a.n_head_kv, 1, [&](int64_t g0, int64_t g1) {
+      std::vector<float> kh((last_pos - lo + 1) * D), vh((last_pos - lo + 1) * D), scratch(last_pos + 1);
+      for (int64_t g = g0; g < g1; ++g) {
+        kv_.gather(layer, static_cast<int32_t>(g), lo, last_pos, kh.data(), vh.data());
+        for (int64_t t = 0; t < n; ++t) {
+          const int64_t p = pos + t;
+          const int64_t first = a.sliding_window > 0 ? std::max<int64_t>(0, p - a.sliding_window + 1) : 0;
+          for (int32_t j = 0; j < group; ++j) {
+            const int64_t head = g * group + j;
+            ref::attend_head(&o[t * qw + head * D], &q[t * qw + head * D], kh.data(), D, vh.data(),
+                             D, first - lo, p - lo, a.head_dim, a.scale, scratch.data());
+          }
+        }
+      }
+    });
+    ref::matmul(pool_, *a.wo.t, o.data(), n, proj.data());
+    for (int64_t i = 0; i < n * g_.n_embd; ++i) x[i] += proj[i];
+  }
+
+  // x += down(act(gate(h)) * up(h))
+  void mlp(const MlpBlock& m, const float* h, int64_t n, float* x) {
+    const int64_t F = m.gate.rows();
+    std::vector<float> gate(n * F), up(n * F), proj(n * g_.n_embd);
+    ref::matmul(pool_, *m.gate.t, h, n, gate.data());
+    ref::matmul(pool_, *m.up.t, h, n, up.data());
+    if (m.act == arch::Activation::kSilu) ref::silu_mul(gate.data(), gate.data(), up.data(), n * F);
+    else ref::gelu_tanh_mul(gate.data(), gate.data(), up.data(), n * F);
+    ref::matmul(pool_, *m.down.t, gate.data(), n, proj.data());
+    for (int64_t i = 0; i < n * g_.n_embd; ++i) x[i] += proj[i];
+  }
+
+  const ModelGraph& g_;
+  RunnerOptions opt_;
+  ThreadPool pool_;
+  kv::HostKvCache kv_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Runner>> make_ref_runner(const ModelGraph& graph,
+                                                        const RunnerOptions& opt) {
+  if (graph.layers.empty()) return error(Code::kModel, "model has no layers");
+  const arch::AttentionBlock& a = graph.layers[0].attn;
+  kv::KvShape shape{static_cast<int32_t>(graph.layers.size()), opt.n_ctx, a.n_head_kv, a.head_dim};
+  BW24_ASSIGN_OR_RETURN(kv::HostKvCache cache, kv::HostKvCache::create(shape, opt.k_type, opt.v_type));
+  return std::unique_ptr<Runner>(new RefRunner(graph, opt, std::move(cache)));
+}
+
+}  // namespace bw24::engine

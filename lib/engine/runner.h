@@ -1,0 +1,42 @@
+// A Runner executes a ModelGraph for one session on one backend and owns that session's device
+// state (KV cache, scratch). The CPU reference runner is ref_runner.cpp; the CUDA runner joins in
+// the CUDA issue behind the same interface.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "lib/arch/graph.h"
+#include "lib/kv/kv_cache.h"
+
+namespace bw24::engine {
+
+struct ForwardRequest {
+  const int32_t* tokens = nullptr;  // validated ids, n of them
+  int32_t n = 0;
+  int64_t pos = 0;                  // position of tokens[0]; pos + n <= n_ctx
+  bool all_logits = false;          // logits for every token, else only for the last
+  float* logits = nullptr;          // [all_logits ? n : 1][n_vocab]
+  const std::atomic<bool>* cancel = nullptr;  // checked between layers
+};
+
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  // On error (incl. Code::kCancelled) positions >= pos hold garbage; callers keep their old position.
+  virtual absl::Status forward(const ForwardRequest& req) = 0;
+  virtual uint64_t state_bytes() const = 0;
+};
+
+struct RunnerOptions {
+  int32_t n_ctx = 0;
+  kv::KvType k_type = kv::KvType::kF32, v_type = kv::KvType::kF32;
+  int32_t n_threads = 0;
+};
+
+absl::StatusOr<std::unique_ptr<Runner>> make_ref_runner(const arch::ModelGraph& graph,
+                                                        const RunnerOptions& opt);
+
+}  // namespace bw24::engine

@@ -1,0 +1,148 @@
+#include "lib/engine/session.h"
+
+#include <algorithm>
+
+#include "lib/core/status.h"
+
+namespace bw24::engine {
+namespace {
+
+constexpr int32_t kMicroBatch = 512;  // prefill chunk: bounds the reference backend's scratch
+
+absl::StatusOr<kv::KvType> kv_type(int32_t t, const char* which) {
+  switch (t) {
+    case -1:
+    case 0: return kv::KvType::kF32;
+    case 1: return kv::KvType::kF16;
+    case 2: case 3: case 4: case 5:
+      return error(Code::kUnsupported, "KV type {} for {} is not supported by the CPU backend "
+                   "(f32 = 0 and f16 = 1 are)", t, which);
+    default: return error(Code::kInvalidArgument, "KV type {} for {} is not a BW24_KV_* value", t, which);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> model,
+                                                         const SessionOptions& opt) {
+  const arch::ModelGraph& g = model->graph();
+  if (opt.n_ctx < 0) return error(Code::kInvalidArgument, "n_ctx {} is negative", opt.n_ctx);
+  int32_t n_ctx = opt.n_ctx ? opt.n_ctx : std::min(g.n_ctx_train > 0 ? g.n_ctx_train : 4096, 4096);
+  if (n_ctx > (1 << 24)) return error(Code::kInvalidArgument, "n_ctx {} is larger than 2^24", n_ctx);
+  RunnerOptions ro;
+  ro.n_ctx = n_ctx;
+  BW24_ASSIGN_OR_RETURN(ro.k_type, kv_type(opt.kv_type_k, "K"));
+  BW24_ASSIGN_OR_RETURN(ro.v_type, kv_type(opt.kv_type_v, "V"));
+  ro.n_threads = model->options().n_threads;
+  std::unique_ptr<Session> s(new Session());
+  BW24_ASSIGN_OR_RETURN(s->runner_, make_ref_runner(g, ro));
+  s->model_ = std::move(model);
+  s->n_ctx_ = n_ctx;
+  s->sampler_.reseed(opt.seed);
+  s->tokens_.reserve(static_cast<size_t>(std::min(n_ctx, 1 << 16)));
+  return s;
+}
+
+absl::Status Session::run(const int32_t* tokens, int32_t n, bool all_logits) {
+  const int32_t V = model_->graph().n_vocab;
+  const int32_t start = position();
+  logits_.resize(static_cast<size_t>(all_logits ? n : 1) * V);
+  for (int32_t done = 0; done < n;) {
+    int32_t chunk = std::min(kMicroBatch, n - done);
+    ForwardRequest req;
+    req.tokens = tokens + done;
+    req.n = chunk;
+    req.pos = start + done;
+    req.all_logits = all_logits;
+    // Without all_logits only the last chunk's last row matters; earlier chunks still need a
+    // destination, so they write into row 0 and are overwritten.
+    req.logits = logits_.data() + (all_logits ? static_cast<size_t>(done) * V : 0);
+    req.cancel = &cancel_;
+    absl::Status st = runner_->forward(req);
+    if (!st.ok()) {
+      tokens_.resize(start);
+      logits_rows_ = 0;
+      return st;
+    }
+    tokens_.insert(tokens_.end(), tokens + done, tokens + done + chunk);
+    done += chunk;
+  }
+  logits_rows_ = all_logits ? n : 1;
+  return absl::OkStatus();
+}
+
+absl::Status Session::prefill(const int32_t* tokens, int32_t n, bool all_logits) {
+  cancel_.store(false, std::memory_order_relaxed);
+  if (n <= 0) return error(Code::kInvalidArgument, "prefill of {} tokens", n);
+  const int32_t V = model_->graph().n_vocab;
+  for (int32_t i = 0; i < n; ++i)
+    if (tokens[i] < 0 || tokens[i] >= V)
+      return error(Code::kTokenOutOfRange, "token {} at index {} is outside the vocabulary [0, {})",
+                   tokens[i], i, V);
+  if (static_cast<int64_t>(position()) + n > n_ctx_)
+    return error(Code::kContextFull, "prefill of {} tokens at position {} exceeds the context of {}",
+                 n, position(), n_ctx_);
+  return run(tokens, n, all_logits);
+}
+
+absl::Status Session::ensure_logits() {
+  if (logits_rows_ > 0) return absl::OkStatus();
+  if (position() == 0) return error(Code::kState, "no logits yet: prefill the prompt first");
+  // After a rewind the logits of the last kept position are recomputed from its token.
+  int32_t last = tokens_.back();
+  tokens_.pop_back();
+  return run(&last, 1, false);
+}
+
+absl::Status Session::logits(const float** out, int32_t* n_rows, int32_t* n_vocab) {
+  BW24_RETURN_IF_ERROR(ensure_logits());
+  *out = logits_.data();
+  *n_rows = logits_rows_;
+  *n_vocab = model_->graph().n_vocab;
+  return absl::OkStatus();
+}
+
+absl::Status Session::decode(const sampling::Params& p, std::optional<uint64_t> reseed,
+                             bool ignore_eog, int32_t* out, int32_t cap, DecodeResult* result) {
+  cancel_.store(false, std::memory_order_relaxed);
+  *result = DecodeResult{};
+  if (cap < 0) return error(Code::kInvalidArgument, "decode capacity {} is negative", cap);
+  if (position() >= n_ctx_)
+    return error(Code::kContextFull, "the context of {} positions is full", n_ctx_);
+  BW24_RETURN_IF_ERROR(ensure_logits());
+  if (reseed) sampler_.reseed(*reseed);
+  const int32_t V = model_->graph().n_vocab;
+  for (int32_t i = 0; i < cap; ++i) {
+    if (cancel_.load(std::memory_order_relaxed))
+      return error(Code::kCancelled, "decode cancelled after {} tokens", result->n_tokens);
+    const float* row = logits_.data() + static_cast<size_t>(logits_rows_ - 1) * V;
+    int32_t tok = sampler_.sample(row, V, p, tokens_);
+    out[result->n_tokens++] = tok;
+    if (!ignore_eog && model_->is_eog(tok)) {
+      result->stop = StopReason::kEog;
+      return absl::OkStatus();
+    }
+    if (position() >= n_ctx_) {
+      result->stop = StopReason::kContextFull;
+      return absl::OkStatus();
+    }
+    absl::Status st = run(&tok, 1, false);
+    if (!st.ok()) {
+      --result->n_tokens;  // not committed
+      return st;
+    }
+  }
+  result->stop = StopReason::kLength;
+  return absl::OkStatus();
+}
+
+absl::Status Session::rewind(int32_t n_keep) {
+  if (n_keep < 0 || n_keep > position())
+    return error(Code::kInvalidArgument, "rewind to {} outside [0, {}]", n_keep, position());
+  if (n_keep == position()) return absl::OkStatus();
+  tokens_.resize(n_keep);
+  logits_rows_ = 0;  // recomputed on demand by ensure_logits()
+  return absl::OkStatus();
+}
+
+}  // namespace bw24::engine

@@ -1,0 +1,64 @@
+// Session: one conversation's state over a shared Model: the runner (KV cache), the token
+// history, the latest logits, the sampler RNG and the cancel flag. One thread at a time.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "lib/engine/model.h"
+#include "lib/engine/runner.h"
+#include "lib/sampling/sampler.h"
+
+namespace bw24::engine {
+
+struct SessionOptions {
+  int32_t n_ctx = 0;       // 0 = min(n_ctx_train, 4096)
+  int32_t kv_type_k = -1;  // BW24_KV_* (-1 = backend default)
+  int32_t kv_type_v = -1;
+  uint64_t seed = 0x5eed;
+};
+
+enum class StopReason : int32_t { kLength = 0, kEog = 1, kContextFull = 2 };
+
+struct DecodeResult {
+  int32_t n_tokens = 0;
+  StopReason stop = StopReason::kLength;
+};
+
+class Session {
+ public:
+  static absl::StatusOr<std::unique_ptr<Session>> create(std::shared_ptr<const Model> model,
+                                                         const SessionOptions& opt);
+
+  absl::Status prefill(const int32_t* tokens, int32_t n, bool all_logits);
+  // Writes up to cap tokens to out; on error result->n_tokens still counts the committed ones.
+  absl::Status decode(const sampling::Params& p, std::optional<uint64_t> reseed, bool ignore_eog,
+                      int32_t* out, int32_t cap, DecodeResult* result);
+  absl::Status rewind(int32_t n_keep);
+  absl::Status logits(const float** out, int32_t* n_rows, int32_t* n_vocab);
+
+  int32_t position() const { return static_cast<int32_t>(tokens_.size()); }
+  int32_t n_ctx() const { return n_ctx_; }
+  void cancel() { cancel_.store(true, std::memory_order_relaxed); }
+  const Model& model() const { return *model_; }
+
+ private:
+  Session() : sampler_(0) {}
+  absl::Status run(const int32_t* tokens, int32_t n, bool all_logits);
+  absl::Status ensure_logits();
+
+  std::shared_ptr<const Model> model_;
+  std::unique_ptr<Runner> runner_;
+  int32_t n_ctx_ = 0;
+  std::vector<int32_t> tokens_;  // the context, one id per position
+  std::vector<float> logits_;
+  int32_t logits_rows_ = 0;      // 0 = no valid logits
+  sampling::Sampler sampler_;
+  std::atomic<bool> cancel_{false};
+};
+
+}  // namespace bw24::engine

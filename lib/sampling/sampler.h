@@ -1,0 +1,42 @@
+// Token sampling on the host. The chain, in order: penalties (repetition, presence, frequency over
+// the last penalty_last_n tokens) -> greedy if temperature <= 0 -> top-k -> temperature ->
+// softmax -> top-p -> min-p -> draw. The RNG is the session's, so a seed reproduces a run.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace bw24::sampling {
+
+struct Params {
+  float temperature = 0.0f;
+  int32_t top_k = 0;
+  float top_p = 1.0f;
+  float min_p = 0.0f;
+  float repeat_penalty = 1.0f;
+  float presence_penalty = 0.0f;
+  float frequency_penalty = 0.0f;
+  int32_t penalty_last_n = 64;  // -1 = all history
+};
+
+class Sampler {
+ public:
+  explicit Sampler(uint64_t seed) : rng_(seed) {}
+  void reseed(uint64_t seed) { rng_.seed(seed); }
+
+  // history: the tokens in the context so far (for penalties).
+  int32_t sample(const float* logits, int32_t n_vocab, const Params& p,
+                 const std::vector<int32_t>& history);
+
+ private:
+  double uniform();  // [0, 1), 53 random bits; identical on every platform
+  std::mt19937_64 rng_;
+  std::vector<float> work_;
+  std::vector<int32_t> ids_;
+};
+
+// argmax with the lowest index winning ties.
+int32_t argmax(const float* x, int32_t n);
+
+}  // namespace bw24::sampling

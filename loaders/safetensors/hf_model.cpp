@@ -1,0 +1,252 @@
+#include "loaders/safetensors/hf_model.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "lib/core/dtype.h"
+#include "lib/core/log.h"
+#include "lib/core/status.h"
+#include "loaders/safetensors/safetensors.h"
+#include "nlohmann/json.hpp"
+
+namespace bw24::loaders {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// HF per-layer suffix -> GGUF per-block suffix (formats.md §1.4).
+constexpr std::pair<std::string_view, std::string_view> kLayerNames[] = {
+    {"input_layernorm", "attn_norm"},
+    {"post_attention_layernorm", "ffn_norm"},
+    {"self_attn.q_proj", "attn_q"},
+    {"self_attn.k_proj", "attn_k"},
+    {"self_attn.v_proj", "attn_v"},
+    {"self_attn.o_proj", "attn_output"},
+    {"self_attn.q_norm", "attn_q_norm"},
+    {"self_attn.k_norm", "attn_k_norm"},
+    {"mlp.gate_proj", "ffn_gate"},
+    {"mlp.up_proj", "ffn_up"},
+    {"mlp.down_proj", "ffn_down"},
+};
+
+constexpr std::pair<std::string_view, std::string_view> kGlobalNames[] = {
+    {"model.embed_tokens.weight", "token_embd.weight"},
+    {"model.norm.weight", "output_norm.weight"},
+    {"lm_head.weight", "output.weight"},
+};
+
+// model_type -> llama.cpp architecture name.
+constexpr std::pair<std::string_view, std::string_view> kArchNames[] = {
+    {"llama", "llama"},
+    {"qwen3", "qwen3"},
+};
+
+absl::StatusOr<json> read_json(const fs::path& p) {
+  BW24_ASSIGN_OR_RETURN(auto f, MappedFile::open(p.string()));
+  const char* b = reinterpret_cast<const char*>(f->data());
+  json j = json::parse(b, b + f->size(), nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    return error(Code::kFormat, "'{}' is not a JSON object", p.string());
+  return j;
+}
+
+absl::Status add_int(TensorDirectory& d, const json& cfg, const char* hf_key, const std::string& key) {
+  auto it = cfg.find(hf_key);
+  if (it == cfg.end() || it->is_null()) return absl::OkStatus();
+  if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() > INT32_MAX)
+    return error(Code::kModel, "config.json '{}' is not a non-negative 32-bit integer", hf_key);
+  return d.add_meta(key, MetaValue::of_u32(static_cast<uint32_t>(it->get<int64_t>())));
+}
+
+absl::Status add_float(TensorDirectory& d, const json* v, const char* what, const std::string& key) {
+  if (!v || v->is_null()) return absl::OkStatus();
+  if (!v->is_number()) return error(Code::kModel, "config.json '{}' is not a number", what);
+  return d.add_meta(key, MetaValue::of_f32(v->get<float>()));
+}
+
+const json* find(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it == j.end() ? nullptr : &*it;
+}
+
+absl::Status map_config(const json& cfg, const fs::path& dir, TensorDirectory& d) {
+  if (const json* q = find(cfg, "quantization_config"); q && !q->is_null()) {
+    std::string method = "unknown";
+    if (q->is_object() && q->contains("quant_method") && (*q)["quant_method"].is_string())
+      method = (*q)["quant_method"].get<std::string>();
+    return error(Code::kUnsupported, "quantized Hugging Face checkpoint (quant_method '{}') is "
+                 "not supported yet: FP8, NVFP4 and W4A16 arrive in their own issue", method);
+  }
+  const json* mt = find(cfg, "model_type");
+  if (!mt || !mt->is_string()) return error(Code::kModel, "config.json has no model_type");
+  std::string model_type = mt->get<std::string>();
+  std::string arch = model_type;  // unknown types fall through to the arch registry's error
+  for (auto [hf, gg] : kArchNames)
+    if (model_type == hf) arch = std::string(gg);
+  BW24_RETURN_IF_ERROR(d.add_meta("general.architecture", MetaValue::of_string(arch)));
+  std::string name = dir.filename().string();
+  if (name.empty()) name = dir.parent_path().filename().string();
+  BW24_RETURN_IF_ERROR(d.add_meta("general.name", MetaValue::of_string(name)));
+  const std::string a = arch + ".";
+  BW24_RETURN_IF_ERROR(add_int(d, cfg, "max_position_embeddings", a + "context_length"));
+  BW24_RETURN_IF_ERROR(add_int(d, cfg, "hidden_size", a + "embedding_length"));
+  BW24_RETURN_IF_ERROR(add_int(d, cfg, "num_hidden_layers", a + "block_count"));
+  BW24_RETURN_IF_ERROR(add_int(d, cfg, "intermediate_size", a + "feed_forward_length"));
+  BW24_RETURN_IF_ERROR(add_int(d, cfg, "num_attention_heads", a + "attention.head_count"));
+  BW24_RETURN_IF_ERROR(add_int(d, cfg, "num_key_value_heads", a + "attention.head_count_kv"));
+  BW24_RETURN_IF_ERROR(add_int(d, cfg, "head_dim", a + "attention.key_length"));
+  BW24_RETURN_IF_ERROR(add_int(d, cfg, "head_dim", a + "attention.value_length"));
+  BW24_RETURN_IF_ERROR(add_int(d, cfg, "vocab_size", a + "vocab_size"));
+  BW24_RETURN_IF_ERROR(add_float(d, find(cfg, "rms_norm_eps"), "rms_norm_eps",
+                                 a + "attention.layer_norm_rms_epsilon"));
+  // transformers 5 moved rope_theta into rope_parameters.
+  const json* theta = find(cfg, "rope_theta");
+  const json* rope_params = find(cfg, "rope_parameters");
+  if (!theta && rope_params && rope_params->is_object()) theta = find(*rope_params, "rope_theta");
+  BW24_RETURN_IF_ERROR(add_float(d, theta, "rope_theta", a + "rope.freq_base"));
+  const json* scaling = find(cfg, "rope_scaling");
+  if (!scaling || scaling->is_null()) scaling = rope_params;
+  if (scaling && scaling->is_object()) {
+    std::string type;
+    for (const char* k : {"rope_type", "type"})
+      if (scaling->contains(k) && (*scaling)[k].is_string()) type = (*scaling)[k].get<std::string>();
+    if (!type.empty() && type != "default")
+      BW24_RETURN_IF_ERROR(d.add_meta(a + "rope.scaling.type", MetaValue::of_string(type)));
+  }
+  if (const json* tie = find(cfg, "tie_word_embeddings"); tie && tie->is_boolean())
+    BW24_RETURN_IF_ERROR(d.add_meta("hf.tie_word_embeddings", MetaValue::of_bool(tie->get<bool>())));
+  return absl::OkStatus();
+}
+
+// Which file holds which tensor: the index when sharded, else every *.safetensors file.
+absl::StatusOr<std::vector<fs::path>> shard_files(const fs::path& dir, std::set<std::string>* listed) {
+  std::vector<fs::path> files;
+  fs::path index = dir / "model.safetensors.index.json";
+  std::error_code ec;
+  if (fs::exists(index, ec)) {
+    BW24_ASSIGN_OR_RETURN(json j, read_json(index));
+    const json* wm = find(j, "weight_map");
+    if (!wm || !wm->is_object())
+      return error(Code::kFormat, "'{}' has no weight_map object", index.string());
+    std::set<std::string> names;
+    for (auto it = wm->begin(); it != wm->end(); ++it) {
+      if (!it.value().is_string())
+        return error(Code::kFormat, "'{}': weight_map['{}'] is not a file name", index.string(), it.key());
+      std::string f = it.value().get<std::string>();
+      if (f.find('/') != std::string::npos || f == "..")
+        return error(Code::kFormat, "'{}': shard name '{}' is not a plain file name", index.string(), f);
+      names.insert(f);
+      listed->insert(it.key());
+    }
+    for (const auto& n : names) files.push_back(dir / n);
+    return files;
+  }
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".safetensors") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) return error(Code::kIo, "'{}' holds no *.safetensors file", dir.string());
+  return files;
+}
+
+absl::StatusOr<uint32_t> ggml_type_of(const SafetensorsEntry& e, std::string* refusal) {
+  if (e.dtype == "F32") return static_cast<uint32_t>(GgmlType::F32);
+  if (e.dtype == "F16") return static_cast<uint32_t>(GgmlType::F16);
+  if (e.dtype == "BF16") return static_cast<uint32_t>(GgmlType::BF16);
+  if (e.dtype.starts_with("F8_"))
+    *refusal = "dtype " + e.dtype + " (FP8) is not supported yet";
+  else if (e.name.ends_with("weight_packed") || e.name.ends_with("qweight"))
+    *refusal = "dtype " + e.dtype + ": packed int4 (W4A16) tensors are not supported yet";
+  else
+    *refusal = "dtype " + e.dtype + " is not a weight type bw24 reads";
+  return 0u;
+}
+
+}  // namespace
+
+std::string hf_to_gguf_name(const std::string& hf_name) {
+  std::string n = hf_name;
+  if (n.starts_with("model.language_model.")) n = "model." + n.substr(21);
+  for (auto [hf, gg] : kGlobalNames)
+    if (n == hf) return std::string(gg);
+  constexpr std::string_view kLayers = "model.layers.";
+  if (!n.starts_with(kLayers)) return "";
+  size_t dot = n.find('.', kLayers.size());
+  if (dot == std::string::npos) return "";
+  std::string idx = n.substr(kLayers.size(), dot - kLayers.size());
+  if (idx.empty() || idx.size() > 6 || idx.find_first_not_of("0123456789") != std::string::npos) return "";
+  int layer = std::stoi(idx);
+  std::string rest = n.substr(dot + 1);
+  for (auto [hf, gg] : kLayerNames) {
+    for (std::string_view kind : {".weight", ".bias"})
+      if (rest == std::string(hf) + std::string(kind))
+        return fmt::format("blk.{}.{}{}", layer, gg, kind);
+  }
+  return "";
+}
+
+absl::StatusOr<std::unique_ptr<TensorDirectory>> load_hf_directory(const std::string& dir_str) {
+  fs::path dir(dir_str);
+  auto d = std::make_unique<TensorDirectory>();
+  d->origin = Origin::kHuggingFace;
+  d->source_path = dir_str;
+  std::error_code ec;
+  if (!fs::exists(dir / "config.json", ec))
+    return error(Code::kIo, "'{}' is a directory without config.json: not a Hugging Face model",
+                 dir_str);
+  BW24_ASSIGN_OR_RETURN(json cfg, read_json(dir / "config.json"));
+  // Multimodal checkpoints keep the text model's config under text_config.
+  if (cfg.contains("text_config") && cfg["text_config"].is_object()) {
+    json text = cfg["text_config"];
+    if (cfg.contains("quantization_config")) text["quantization_config"] = cfg["quantization_config"];
+    cfg = text;
+  }
+  BW24_RETURN_IF_ERROR(map_config(cfg, dir, *d));
+
+  std::set<std::string> listed;
+  BW24_ASSIGN_OR_RETURN(auto files, shard_files(dir, &listed));
+  std::set<std::string> found;
+  for (const fs::path& p : files) {
+    BW24_ASSIGN_OR_RETURN(auto file, MappedFile::open(p.string()));
+    auto entries = parse_safetensors(file->data(), file->size());
+    if (!entries.ok()) return with_context(entries.status(), p.string());
+    for (SafetensorsEntry& e : *entries) {
+      found.insert(e.name);
+      std::string name = hf_to_gguf_name(e.name);
+      if (name.empty()) {
+        if (e.name.starts_with("model.visual.") || e.name.starts_with("mtp."))
+          log(LogLevel::kDebug, "skipping tensor '{}'", e.name);
+        name = e.name;  // kept under its own name, unused by the arch files
+      }
+      std::string refusal;
+      BW24_ASSIGN_OR_RETURN(uint32_t type, ggml_type_of(e, &refusal));
+      if (!refusal.empty()) {
+        d->add_refusal(name, fmt::format("tensor '{}' in {}: {}", e.name, p.filename().string(), refusal));
+        continue;
+      }
+      if (e.shape.size() > 4)
+        return error(Code::kUnsupported, "tensor '{}' has {} dimensions (max 4)", e.name, e.shape.size());
+      TensorInfo t;
+      t.name = name;
+      t.type = type;
+      t.n_dims = static_cast<int32_t>(e.shape.size());
+      for (size_t k = 0; k < e.shape.size(); ++k) t.ne[k] = e.shape[e.shape.size() - 1 - k];
+      t.data = e.data;
+      t.n_bytes = e.n_bytes;
+      BW24_RETURN_IF_ERROR(d->add_tensor(std::move(t)));
+    }
+    d->keep_alive(std::move(file));
+  }
+  for (const auto& n : listed)
+    if (!found.count(n))
+      return error(Code::kFormat, "tensor '{}' is listed in model.safetensors.index.json but no "
+                   "shard holds it", n);
+  if (const MetaValue* tie = d->meta("hf.tie_word_embeddings");
+      tie && tie->u == 0 && !d->tensor("output.weight") && !d->refusal("output.weight"))
+    return error(Code::kModel, "config.json says tie_word_embeddings=false but there is no "
+                 "lm_head.weight");
+  return d;
+}
+
+}  // namespace bw24::loaders
