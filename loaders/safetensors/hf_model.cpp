@@ -115,6 +115,14 @@ absl::Status map_config(const json& cfg, const fs::path& dir, TensorDirectory& d
     if (!type.empty() && type != "default")
       BW24_RETURN_IF_ERROR(d.add_meta(a + "rope.scaling.type", MetaValue::of_string(type)));
   }
+  // Special token ids (a list of eos ids keeps the first; generation_config.json may add more).
+  for (auto [hf, gg] : {std::pair{"bos_token_id", "tokenizer.ggml.bos_token_id"},
+                        std::pair{"eos_token_id", "tokenizer.ggml.eos_token_id"}}) {
+    const json* v = find(cfg, hf);
+    if (v && v->is_array() && !v->empty()) v = &(*v)[0];
+    if (v && v->is_number_unsigned() && v->get<uint64_t>() <= UINT32_MAX)
+      BW24_RETURN_IF_ERROR(d.add_meta(gg, MetaValue::of_u32(v->get<uint32_t>())));
+  }
   if (const json* tie = find(cfg, "tie_word_embeddings"); tie && tie->is_boolean())
     BW24_RETURN_IF_ERROR(d.add_meta("hf.tie_word_embeddings", MetaValue::of_bool(tie->get<bool>())));
   return absl::OkStatus();
@@ -242,10 +250,6 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> load_hf_directory(const std::st
     if (!found.count(n))
       return error(Code::kFormat, "tensor '{}' is listed in model.safetensors.index.json but no "
                    "shard holds it", n);
-  if (const MetaValue* tie = d->meta("hf.tie_word_embeddings");
-      tie && tie->u == 0 && !d->tensor("output.weight") && !d->refusal("output.weight"))
-    return error(Code::kModel, "config.json says tie_word_embeddings=false but there is no "
-                 "lm_head.weight");
   return d;
 }
 

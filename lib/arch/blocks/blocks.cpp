@@ -137,6 +137,9 @@ absl::Status embeddings_and_head(const TensorDirectory& dir, const Hparams& hp, 
   g->output_norm.one_plus = norm_one_plus;
   BW24_ASSIGN_OR_RETURN(g->output, optional_weight(dir, "output.weight", {hp.n_embd, hp.n_vocab}));
   if (!g->output) {
+    const loaders::MetaValue* tie = dir.meta("hf.tie_word_embeddings");
+    if (tie && tie->u == 0)
+      return error(Code::kModel, "config.json says tie_word_embeddings=false but there is no lm_head.weight");
     g->output = g->tok_embd;
     g->tied_embeddings = true;
   }

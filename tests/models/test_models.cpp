@@ -1,0 +1,198 @@
+// Model-level tests through the public C ABI: transformers goldens (safetensors and GGUF forms),
+// stories260K's reference greedy ids, and model files that must be refused with a named reason.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "bw24.h"
+#include "nlohmann/json.hpp"
+#include "tests/common/gguf_writer.h"
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Handles {
+  bw24_model* model = nullptr;
+  bw24_session* session = nullptr;
+  ~Handles() {
+    bw24_session_destroy(session);
+    bw24_model_close(model);
+  }
+};
+
+void open(Handles& h, const std::string& path, int32_t kv = BW24_KV_F32) {
+  bw24_errbuf err;
+  REQUIRE(bw24_model_open(path.c_str(), nullptr, &h.model, &err) == BW24_OK);
+  bw24_session_params sp;
+  bw24_session_params_default(&sp, sizeof sp);
+  sp.kv_type_k = sp.kv_type_v = kv;
+  REQUIRE(bw24_session_create(h.model, &sp, &h.session, &err) == BW24_OK);
+}
+
+std::vector<int32_t> greedy(bw24_session* s, int n) {
+  bw24_sampling sp;
+  bw24_sampling_default(&sp, sizeof sp);
+  sp.flags = BW24_SAMPLE_IGNORE_EOG;
+  std::vector<int32_t> out(static_cast<size_t>(n));
+  int32_t n_out = 0;
+  REQUIRE(bw24_session_decode(s, &sp, out.data(), n, &n_out, nullptr) == BW24_OK);
+  REQUIRE(n_out == n);
+  return out;
+}
+
+std::vector<float> read_f32(const std::string& path) {
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
+  std::vector<float> v(static_cast<size_t>(f.tellg()) / 4);
+  f.seekg(0);
+  f.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(v.size() * 4));
+  return v;
+}
+
+std::string write_temp(const std::string& name, const std::vector<uint8_t>& bytes) {
+  fs::path p = fs::temp_directory_path() / name;
+  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                            static_cast<std::streamsize>(bytes.size()));
+  return p.string();
+}
+
+bw24_status open_status(const std::string& path, std::string* msg) {
+  bw24_errbuf err;
+  bw24_model* m = nullptr;
+  bw24_status st = bw24_model_open(path.c_str(), nullptr, &m, &err);
+  *msg = err.msg;
+  CHECK(err.code == st);
+  if (st != BW24_OK) CHECK(m == nullptr);
+  bw24_model_close(m);
+  return st;
+}
+
+}  // namespace
+
+TEST_CASE("goldens: CPU reference matches transformers fp32 (safetensors and GGUF)", "[golden]") {
+  for (std::string name : {"llama", "qwen3", "qwen3_tied"}) {
+    std::string dir = std::string(BW24_TEST_DATA_DIR) + "/golden/" + name;
+    std::ifstream gf(dir + "/golden.json");
+    json g = json::parse(gf);
+    auto prompt = g["prompt_ids"].get<std::vector<int32_t>>();
+    auto expect_ids = g["greedy_ids"].get<std::vector<int32_t>>();
+    auto ref = read_f32(dir + "/logits.f32");
+    for (std::string form : {"", "/model.gguf"}) {
+      INFO(name << form);
+      Handles h;
+      open(h, dir + form);
+      REQUIRE(bw24_session_prefill(h.session, prompt.data(), static_cast<int32_t>(prompt.size()),
+                                   BW24_PREFILL_ALL_LOGITS) == BW24_OK);
+      const float* logits;
+      int32_t rows, vocab;
+      REQUIRE(bw24_session_logits(h.session, &logits, &rows, &vocab) == BW24_OK);
+      REQUIRE(size_t(rows) * vocab == ref.size());
+      // Max relative error: max |x - ref| over all positions and ids / max |ref|.
+      double max_err = 0, max_ref = 0;
+      for (size_t i = 0; i < ref.size(); ++i) {
+        REQUIRE(std::isfinite(logits[i]));
+        max_err = std::max(max_err, double(std::fabs(logits[i] - ref[i])));
+        max_ref = std::max(max_ref, double(std::fabs(ref[i])));
+      }
+      std::cout << "golden " << name << (form.empty() ? " safetensors" : " gguf")
+                << ": max rel logit err " << max_err / max_ref << "\n";
+      CHECK(max_err / max_ref < 1e-4);
+      CHECK(greedy(h.session, static_cast<int>(expect_ids.size())) == expect_ids);
+    }
+  }
+}
+
+TEST_CASE("stories260K reproduces llama.cpp CI's reference greedy ids", "[shared][stories260K]") {
+  std::string model = std::string(BW24_SHARED_DIR) + "/models/stories260K.gguf";
+  std::string refp = std::string(BW24_SHARED_DIR) + "/models/reference/stories260K_greedy_reference.json";
+  if (!fs::exists(model) || !fs::exists(refp)) {
+    std::cout << "SKIPPED: " << model << " not found (../shared is absent)" << std::endl;
+    std::exit(77);
+  }
+  std::ifstream rf(refp);
+  json r = json::parse(rf);
+  for (auto& c : r["cases"]) {
+    INFO(c["name"].get<std::string>());
+    Handles h;
+    open(h, model);
+    auto prompt = c["prompt_ids"].get<std::vector<int32_t>>();
+    REQUIRE(bw24_session_prefill(h.session, prompt.data(), static_cast<int32_t>(prompt.size()), 0) == BW24_OK);
+    auto expect = c["generated_ids"].get<std::vector<int32_t>>();
+    CHECK(greedy(h.session, static_cast<int>(expect.size())) == expect);
+  }
+}
+
+TEST_CASE("model files that must be refused, each with a named reason", "[errors]") {
+  std::string msg;
+  bw24::test::TinyLlama ok;
+  CHECK(open_status(write_temp("bw24_ok.gguf", ok.bytes()), &msg) == BW24_OK);
+
+  bw24::test::TinyLlama unknown;
+  unknown.arch = "mamba9";
+  CHECK(open_status(write_temp("bw24_arch.gguf", unknown.bytes()), &msg) == BW24_ERR_UNSUPPORTED);
+  CHECK(msg.find("unknown architecture 'mamba9'") != std::string::npos);
+
+  bw24::test::TinyLlama missing;
+  missing.skip_ffn_down = true;
+  CHECK(open_status(write_temp("bw24_missing.gguf", missing.bytes()), &msg) == BW24_ERR_MODEL);
+  CHECK(msg.find("missing tensor 'blk.0.ffn_down.weight'") != std::string::npos);
+
+  bw24::test::TinyLlama shape;
+  shape.wrong_q_shape = true;
+  CHECK(open_status(write_temp("bw24_shape.gguf", shape.bytes()), &msg) == BW24_ERR_MODEL);
+  CHECK(msg.find("blk.0.attn_q.weight' has shape [32, 33], expected [32, 32]") != std::string::npos);
+
+  bw24::test::TinyLlama heads;
+  heads.n_head_kv = 3;
+  CHECK(open_status(write_temp("bw24_heads.gguf", heads.bytes()), &msg) == BW24_ERR_MODEL);
+
+  auto bytes = ok.bytes();
+  bytes.resize(bytes.size() - 100);
+  CHECK(open_status(write_temp("bw24_trunc.gguf", bytes), &msg) == BW24_ERR_FORMAT);
+  CHECK(msg.find("truncated") != std::string::npos);
+
+  CHECK(open_status("/nonexistent/x.gguf", &msg) == BW24_ERR_IO);
+  CHECK(open_status(write_temp("bw24_empty.gguf", {}), &msg) == BW24_ERR_FORMAT);
+
+  bw24_errbuf err;
+  bw24_model* m = nullptr;
+  bw24_model_params p;
+  bw24_model_params_default(&p, sizeof p);
+  p.options = "prefault=0;colour=blue";
+  CHECK(bw24_model_open(write_temp("bw24_ok2.gguf", ok.bytes()).c_str(), &p, &m, &err) == BW24_ERR_UNSUPPORTED);
+  CHECK(std::string(err.msg).find("unknown option 'colour'") != std::string::npos);
+  p.options = nullptr;
+  p.progress = [](float f, void*) -> int32_t { return f > 0.5f; };
+  CHECK(bw24_model_open(write_temp("bw24_ok3.gguf", ok.bytes()).c_str(), &p, &m, &err) == BW24_ERR_ABORTED);
+  p.progress = nullptr;
+  p.device = 0;
+  bw24_status st = bw24_model_open(write_temp("bw24_ok4.gguf", ok.bytes()).c_str(), &p, &m, &err);
+  CHECK((st == BW24_ERR_DEVICE || st == BW24_ERR_UNSUPPORTED));
+  CHECK(m == nullptr);
+}
+
+TEST_CASE("HF golden directory with an FP8 tensor is refused by name", "[errors]") {
+  fs::path src = fs::path(BW24_TEST_DATA_DIR) / "golden" / "llama";
+  fs::path dir = fs::temp_directory_path() / "bw24_fp8";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy_file(src / "config.json", dir / "config.json");
+  // A one-tensor safetensors file whose weight is F8_E4M3.
+  std::string header = R"({"model.embed_tokens.weight":{"dtype":"F8_E4M3","shape":[256,64],"data_offsets":[0,16384]}})";
+  std::vector<uint8_t> b(8);
+  uint64_t n = header.size();
+  std::memcpy(b.data(), &n, 8);
+  b.insert(b.end(), header.begin(), header.end());
+  b.resize(b.size() + 16384);
+  std::ofstream(dir / "model.safetensors", std::ios::binary).write(reinterpret_cast<char*>(b.data()), b.size());
+  std::string msg;
+  CHECK(open_status(dir.string(), &msg) == BW24_ERR_UNSUPPORTED);
+  CHECK(msg.find("F8_E4M3 (FP8)") != std::string::npos);
+  fs::remove_all(dir);
+}

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Golden fixtures from an independent implementation (Hugging Face transformers, fp32, CPU).
+
+For each tiny random-initialized model this writes tests/data/golden/<name>/:
+  config.json + model.safetensors  the HF checkpoint (save_pretrained)
+  model.gguf                       the same weights under llama.cpp's names, written with the
+                                   `gguf` package the way convert_hf_to_gguf.py does (llama Q/K
+                                   rows permuted for adjacent-pair RoPE; qwen3 not permuted)
+  logits.f32                       transformers' logits for the prompt, float32 [n_prompt][vocab]
+  golden.json                      prompt ids, 32-token greedy continuation, smallest top-2 margin
+
+Norm weights are randomized (1 + 0.5 * N(0,1)) so a loader that ignores them fails.
+Run: python tests/reference/make_goldens.py   (needs torch, transformers, safetensors, gguf, numpy)
+"""
+import json
+import os
+import sys
+
+import numpy as np
+import torch
+import gguf
+from transformers import LlamaConfig, LlamaForCausalLM, Qwen3Config, Qwen3ForCausalLM
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "golden")
+PROMPT = [1, 17, 42, 99, 3, 200, 77, 5, 128, 64]
+N_GREEDY = 32
+
+COMMON = dict(vocab_size=256, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+              num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
+              bos_token_id=1, eos_token_id=2, attention_bias=False)
+
+MODELS = {
+    "llama": (LlamaConfig, LlamaForCausalLM,
+              dict(COMMON, rms_norm_eps=1e-5, rope_theta=10000.0, tie_word_embeddings=False)),
+    "qwen3": (Qwen3Config, Qwen3ForCausalLM,
+              dict(COMMON, head_dim=32, rms_norm_eps=1e-6, rope_theta=1000000.0,
+                   tie_word_embeddings=False)),
+    "qwen3_tied": (Qwen3Config, Qwen3ForCausalLM,
+                   dict(COMMON, head_dim=32, rms_norm_eps=1e-6, rope_theta=1000000.0,
+                        tie_word_embeddings=True)),
+}
+
+
+def randomize(model, seed):
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.endswith("norm.weight"):
+                p.copy_(1.0 + 0.5 * torch.randn(p.shape, generator=g))
+            elif "embed_tokens" in name:
+                p.copy_(torch.randn(p.shape, generator=g))
+            else:
+                p.copy_(torch.randn(p.shape, generator=g) * (1.5 / p.shape[-1] ** 0.5))
+
+
+def greedy(model, prompt, n):
+    ids = list(prompt)
+    margins = []
+    with torch.no_grad():
+        for _ in range(n):
+            logits = model(torch.tensor([ids])).logits[0, -1]
+            top2 = torch.topk(logits, 2).values
+            margins.append(float(top2[0] - top2[1]))
+            ids.append(int(torch.argmax(logits)))
+    return ids[len(prompt):], min(margins)
+
+
+def llama_permute(w, n_head):
+    # convert_hf_to_gguf.py LlamaModel.permute: half-split rows -> adjacent pairs per head.
+    return (w.reshape(n_head, 2, w.shape[0] // n_head // 2, *w.shape[1:])
+            .swapaxes(1, 2).reshape(w.shape))
+
+
+def write_gguf(path, arch, cfg, state):
+    w = gguf.GGUFWriter(path, arch)
+    w.add_name(f"bw24 golden {arch}")
+    w.add_context_length(cfg.max_position_embeddings)
+    w.add_embedding_length(cfg.hidden_size)
+    w.add_block_count(cfg.num_hidden_layers)
+    w.add_feed_forward_length(cfg.intermediate_size)
+    w.add_head_count(cfg.num_attention_heads)
+    w.add_head_count_kv(cfg.num_key_value_heads)
+    w.add_layer_norm_rms_eps(cfg.rms_norm_eps)
+    theta = getattr(cfg, "rope_theta", None) or cfg.rope_parameters["rope_theta"]
+    w.add_rope_freq_base(theta)
+    head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
+    if arch == "qwen3":
+        w.add_key_length(head_dim)
+        w.add_value_length(head_dim)
+    w.add_rope_dimension_count(head_dim)
+    w.add_bos_token_id(cfg.bos_token_id)
+    w.add_eos_token_id(cfg.eos_token_id)
+    names = {
+        "model.embed_tokens.weight": "token_embd.weight",
+        "model.norm.weight": "output_norm.weight",
+        "lm_head.weight": "output.weight",
+    }
+    per_layer = {
+        "input_layernorm.weight": "attn_norm.weight",
+        "post_attention_layernorm.weight": "ffn_norm.weight",
+        "self_attn.q_proj.weight": "attn_q.weight",
+        "self_attn.k_proj.weight": "attn_k.weight",
+        "self_attn.v_proj.weight": "attn_v.weight",
+        "self_attn.o_proj.weight": "attn_output.weight",
+        "self_attn.q_norm.weight": "attn_q_norm.weight",
+        "self_attn.k_norm.weight": "attn_k_norm.weight",
+        "mlp.gate_proj.weight": "ffn_gate.weight",
+        "mlp.up_proj.weight": "ffn_up.weight",
+        "mlp.down_proj.weight": "ffn_down.weight",
+    }
+    for hf_name, t in state.items():
+        if hf_name == "lm_head.weight" and cfg.tie_word_embeddings:
+            continue
+        if hf_name in names:
+            name = names[hf_name]
+        else:
+            parts = hf_name.split(".")
+            name = f"blk.{parts[2]}." + per_layer[".".join(parts[3:])]
+        data = t.detach().float().numpy().copy()
+        if arch == "llama" and name.endswith("attn_q.weight"):
+            data = llama_permute(data, cfg.num_attention_heads)
+        if arch == "llama" and name.endswith("attn_k.weight"):
+            data = llama_permute(data, cfg.num_key_value_heads)
+        w.add_tensor(name, data)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def main():
+    torch.set_num_threads(2)
+    for i, (name, (cfg_cls, model_cls, kwargs)) in enumerate(MODELS.items()):
+        out = os.path.join(OUT, name)
+        os.makedirs(out, exist_ok=True)
+        cfg = cfg_cls(**kwargs)
+        torch.manual_seed(i)
+        model = model_cls(cfg).float().eval()
+        randomize(model, 1000 + i)
+        model.save_pretrained(out, safe_serialization=True)
+        with torch.no_grad():
+            logits = model(torch.tensor([PROMPT])).logits[0].float().numpy()
+        logits.astype("<f4").tofile(os.path.join(out, "logits.f32"))
+        ids, margin = greedy(model, PROMPT, N_GREEDY)
+        arch = "llama" if name == "llama" else "qwen3"
+        write_gguf(os.path.join(out, "model.gguf"), arch, cfg, model.state_dict())
+        for extra in ("generation_config.json",):
+            p = os.path.join(out, extra)
+            if os.path.exists(p):
+                os.remove(p)
+        golden = {"model": name, "arch": arch, "prompt_ids": PROMPT, "n_vocab": cfg.vocab_size,
+                  "greedy_ids": ids, "min_top2_margin": margin,
+                  "transformers": __import__("transformers").__version__,
+                  "torch": torch.__version__}
+        with open(os.path.join(out, "golden.json"), "w") as f:
+            json.dump(golden, f, indent=1)
+        print(f"{name}: greedy {ids[:8]}... min margin {margin:.4f}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

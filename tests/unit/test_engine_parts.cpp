@@ -1,0 +1,80 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <map>
+#include <vector>
+
+#include "lib/ref/ops.h"
+#include "lib/sampling/sampler.h"
+
+using namespace bw24;
+
+TEST_CASE("rmsnorm plain and (1+w)", "[ref]") {
+  float x[4] = {1, 2, 3, 4}, w[4] = {1, 0.5f, 2, 0}, y[4];
+  float inv = 1.0f / std::sqrt((1 + 4 + 9 + 16) / 4.0f + 1e-5f);
+  ref::rmsnorm(y, x, w, 4, 1e-5f, false);
+  CHECK(y[0] == Approx(1 * inv));
+  CHECK(y[2] == Approx(6 * inv));
+  CHECK(y[3] == 0.0f);
+  ref::rmsnorm(y, x, w, 4, 1e-5f, true);
+  CHECK(y[1] == Approx(2 * inv * 1.5f));
+}
+
+TEST_CASE("rope: adjacent-pair and half-split rotate the same pairs differently", "[ref]") {
+  // With 4 dims: norm rotates (0,1),(2,3); neox rotates (0,2),(1,3). Pair 0 has angle = pos.
+  float a[4] = {1, 0, 0, 0}, b[4] = {1, 0, 0, 0};
+  ref::rope(a, 4, 1, 10000.0f, false);
+  ref::rope(b, 4, 1, 10000.0f, true);
+  CHECK(a[0] == Approx(std::cos(1.0)));
+  CHECK(a[1] == Approx(std::sin(1.0)));
+  CHECK(b[0] == Approx(std::cos(1.0)));
+  CHECK(b[2] == Approx(std::sin(1.0)));
+  CHECK(b[1] == 0.0f);
+  // Position 0 is the identity; partial rope leaves the tail alone.
+  float c[6] = {1, 2, 3, 4, 5, 6};
+  ref::rope(c, 4, 0, 10000.0f, true);
+  CHECK(c[0] == 1.0f);
+  ref::rope(c, 4, 7, 10000.0f, true);
+  CHECK(c[4] == 5.0f);
+  CHECK(c[5] == 6.0f);
+}
+
+TEST_CASE("attention of one query over identical keys averages the values", "[ref]") {
+  float q[2] = {1, 1}, k[6] = {1, 0, 1, 0, 1, 0}, v[6] = {1, 2, 3, 4, 5, 6}, out[2], scratch[3];
+  ref::attend_head(out, q, k, 2, v, 2, 0, 2, 2, 1.0f, scratch);
+  CHECK(out[0] == Approx(3.0f));
+  CHECK(out[1] == Approx(4.0f));
+}
+
+TEST_CASE("sampler: greedy, ties, penalties, determinism, top-k/p, min-p", "[sampling]") {
+  sampling::Sampler s(1);
+  sampling::Params greedy;
+  std::vector<float> l = {0.1f, 2.0f, 2.0f, -1.0f};
+  CHECK(s.sample(l.data(), 4, greedy, {}) == 1);  // lowest id wins the tie
+  sampling::Params rep = greedy;
+  rep.repeat_penalty = 2.0f;
+  CHECK(s.sample(l.data(), 4, rep, {1}) == 2);
+  sampling::Params hot;
+  hot.temperature = 1.0f;
+  hot.top_k = 2;
+  std::map<int, int> seen;
+  for (int i = 0; i < 2000; ++i) seen[s.sample(l.data(), 4, hot, {})]++;
+  CHECK(seen.size() == 2);
+  CHECK(seen[1] > 800);
+  CHECK(seen[2] > 800);
+  sampling::Sampler a(42), b(42);
+  hot.top_k = 0;
+  for (int i = 0; i < 100; ++i) REQUIRE(a.sample(l.data(), 4, hot, {}) == b.sample(l.data(), 4, hot, {}));
+  sampling::Params minp;
+  minp.temperature = 1.0f;
+  minp.min_p = 0.5f;
+  std::vector<float> m = {0.0f, 5.0f, 0.0f, 4.9f};
+  for (int i = 0; i < 200; ++i) {
+    int t = s.sample(m.data(), 4, minp, {});
+    REQUIRE((t == 1 || t == 3));
+  }
+  sampling::Params topp;
+  topp.temperature = 1.0f;
+  topp.top_p = 0.1f;
+  for (int i = 0; i < 100; ++i) REQUIRE(s.sample(m.data(), 4, topp, {}) == 1);
+}
