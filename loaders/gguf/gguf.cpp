@@ -35,7 +35,7 @@ class Reader {
   }
 
   absl::Status read_string(std::string* s, const char* what) {
-    uint64_t len;
+    uint64_t len = 0;
     size_t at = pos_;
     BW24_RETURN_IF_ERROR(read(&len, what));
     if (len > remaining())
@@ -68,8 +68,8 @@ absl::Status read_value(Reader& r, MetaType type, MetaValue* v, const std::strin
 absl::Status read_array(Reader& r, MetaValue* v, const std::string& key, int depth) {
   if (depth >= kMaxArrayDepth)
     return error(Code::kFormat, "GGUF key '{}': arrays nested deeper than {}", key, kMaxArrayDepth);
-  uint32_t et;
-  uint64_t count;
+  uint32_t et = 0;
+  uint64_t count = 0;
   size_t at = r.pos();
   BW24_RETURN_IF_ERROR(r.read(&et, "array element type"));
   if (!valid_meta_type(et))
@@ -108,18 +108,18 @@ absl::Status read_array(Reader& r, MetaValue* v, const std::string& key, int dep
 absl::Status read_value(Reader& r, MetaType type, MetaValue* v, const std::string& key, int depth) {
   v->type = type;
   switch (type) {
-    case MetaType::U8: { uint8_t x; BW24_RETURN_IF_ERROR(r.read(&x, "u8")); v->u = x; break; }
-    case MetaType::I8: { int8_t x; BW24_RETURN_IF_ERROR(r.read(&x, "i8")); v->i = x; break; }
-    case MetaType::U16: { uint16_t x; BW24_RETURN_IF_ERROR(r.read(&x, "u16")); v->u = x; break; }
-    case MetaType::I16: { int16_t x; BW24_RETURN_IF_ERROR(r.read(&x, "i16")); v->i = x; break; }
-    case MetaType::U32: { uint32_t x; BW24_RETURN_IF_ERROR(r.read(&x, "u32")); v->u = x; break; }
-    case MetaType::I32: { int32_t x; BW24_RETURN_IF_ERROR(r.read(&x, "i32")); v->i = x; break; }
-    case MetaType::U64: { uint64_t x; BW24_RETURN_IF_ERROR(r.read(&x, "u64")); v->u = x; break; }
-    case MetaType::I64: { int64_t x; BW24_RETURN_IF_ERROR(r.read(&x, "i64")); v->i = x; break; }
-    case MetaType::F32: { float x; BW24_RETURN_IF_ERROR(r.read(&x, "f32")); v->f = x; break; }
-    case MetaType::F64: { double x; BW24_RETURN_IF_ERROR(r.read(&x, "f64")); v->f = x; break; }
+    case MetaType::U8: { uint8_t x = 0; BW24_RETURN_IF_ERROR(r.read(&x, "u8")); v->u = x; break; }
+    case MetaType::I8: { int8_t x = 0; BW24_RETURN_IF_ERROR(r.read(&x, "i8")); v->i = x; break; }
+    case MetaType::U16: { uint16_t x = 0; BW24_RETURN_IF_ERROR(r.read(&x, "u16")); v->u = x; break; }
+    case MetaType::I16: { int16_t x = 0; BW24_RETURN_IF_ERROR(r.read(&x, "i16")); v->i = x; break; }
+    case MetaType::U32: { uint32_t x = 0; BW24_RETURN_IF_ERROR(r.read(&x, "u32")); v->u = x; break; }
+    case MetaType::I32: { int32_t x = 0; BW24_RETURN_IF_ERROR(r.read(&x, "i32")); v->i = x; break; }
+    case MetaType::U64: { uint64_t x = 0; BW24_RETURN_IF_ERROR(r.read(&x, "u64")); v->u = x; break; }
+    case MetaType::I64: { int64_t x = 0; BW24_RETURN_IF_ERROR(r.read(&x, "i64")); v->i = x; break; }
+    case MetaType::F32: { float x = 0; BW24_RETURN_IF_ERROR(r.read(&x, "f32")); v->f = x; break; }
+    case MetaType::F64: { double x = 0; BW24_RETURN_IF_ERROR(r.read(&x, "f64")); v->f = x; break; }
     case MetaType::BOOL: {
-      uint8_t x;
+      uint8_t x = 0;
       BW24_RETURN_IF_ERROR(r.read(&x, "bool"));
       if (x > 1) return error(Code::kFormat, "GGUF key '{}': bool value is {}", key, x);
       v->u = x;
@@ -135,13 +135,13 @@ absl::Status read_value(Reader& r, MetaType type, MetaValue* v, const std::strin
 
 absl::Status parse_gguf(const uint8_t* data, size_t size, TensorDirectory* out) {
   Reader r(data, size);
-  uint32_t magic, version;
+  uint32_t magic = 0, version = 0;
   BW24_RETURN_IF_ERROR(r.read(&magic, "magic"));
   if (magic != kMagic) return error(Code::kFormat, "not a GGUF file (magic 0x{:08x})", magic);
   BW24_RETURN_IF_ERROR(r.read(&version, "version"));
   if (version != 2 && version != 3)
     return error(Code::kFormat, "GGUF version {} is not supported (2 and 3 are)", version);
-  uint64_t n_tensors, n_kv;
+  uint64_t n_tensors = 0, n_kv = 0;
   BW24_RETURN_IF_ERROR(r.read(&n_tensors, "tensor count"));
   BW24_RETURN_IF_ERROR(r.read(&n_kv, "metadata count"));
   // A key/value pair takes at least 8 (key length) + 4 (type) + 1 bytes; a tensor info at least
@@ -154,7 +154,7 @@ absl::Status parse_gguf(const uint8_t* data, size_t size, TensorDirectory* out) 
   for (uint64_t k = 0; k < n_kv; ++k) {
     std::string key;
     BW24_RETURN_IF_ERROR(r.read_string(&key, "metadata key"));
-    uint32_t type;
+    uint32_t type = 0;
     size_t at = r.pos();
     BW24_RETURN_IF_ERROR(r.read(&type, "metadata type"));
     if (!valid_meta_type(type))
@@ -188,14 +188,14 @@ absl::Status parse_gguf(const uint8_t* data, size_t size, TensorDirectory* out) 
     if (ti.name.size() > kMaxNameBytes)
       return error(Code::kFormat, "GGUF tensor name at byte {} is {} bytes long (max {})", at,
                    ti.name.size(), kMaxNameBytes);
-    uint32_t n_dims;
+    uint32_t n_dims = 0;
     BW24_RETURN_IF_ERROR(r.read(&n_dims, "tensor n_dims"));
     if (n_dims > kMaxDims)
       return error(Code::kFormat, "GGUF tensor '{}' has {} dimensions (max {})", ti.name, n_dims,
                    kMaxDims);
     ti.n_dims = static_cast<int32_t>(n_dims);
     for (uint32_t d = 0; d < n_dims; ++d) {
-      uint64_t ne;
+      uint64_t ne = 0;
       BW24_RETURN_IF_ERROR(r.read(&ne, "tensor dimension"));
       if (ne > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
         return error(Code::kFormat, "GGUF tensor '{}' dimension {} is {}", ti.name, d, ne);
