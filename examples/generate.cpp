@@ -2,7 +2,7 @@
 //
 //   bw24-generate -m PATH (-p TEXT | --prompt-ids 1,2,3) [-n N] [--temp T] [--top-k K]
 //                 [--top-p P] [--min-p P] [--seed S] [--device cpu|cuda[:N]] [--ctx N]
-//                 [--json] [--dump-logits FILE]
+//                 [--json] [--dump-logits FILE] [--chat] [--tokenize-only]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -18,7 +18,8 @@ void usage(FILE* f) {
   std::fprintf(f,
       "usage: bw24-generate -m PATH (-p TEXT | --prompt-ids 1,2,3) [options]\n"
       "  -m PATH              a .gguf file or a Hugging Face model directory\n"
-      "  -p TEXT              prompt text (needs the tokenizer; not available yet)\n"
+      "  -p TEXT              prompt text, tokenized by the model's tokenizer (BOS added if the\n"
+      "                       model asks for it; special tokens such as <|im_start|> parsed)\n"
       "  --prompt-ids LIST    comma-separated token ids, used exactly as given (no BOS added)\n"
       "  -n N                 tokens to generate (default 32)\n"
       "  --temp T             temperature, 0 = greedy (default 0)\n"
@@ -30,7 +31,10 @@ void usage(FILE* f) {
       "  --ctx N              context positions (default: min(training context, 4096))\n"
       "  --json               print one JSON line with ids, text and speeds\n"
       "  --dump-logits FILE   write the prefill logits of every prompt position as float32\n"
-      "                       [n_prompt][n_vocab], little-endian\n");
+      "                       [n_prompt][n_vocab], little-endian\n"
+      "  --chat               wrap -p TEXT as one user turn of the model's chat template\n"
+      "  --tokenize-only      print the prompt's ids (with --json: {\"ids\":[...]}) and exit;\n"
+      "                       works on vocab-only GGUFs\n");
 }
 
 double now_s() {
@@ -63,6 +67,53 @@ bool parse_device(const char* s, int32_t* device) {
   return true;
 }
 
+// Length of the longest prefix of s that does not end inside a UTF-8 character.
+size_t complete_utf8_prefix(const std::string& s) {
+  size_t n = s.size(), i = n;
+  for (int back = 0; back < 4 && i > 0; ++back) {
+    auto c = static_cast<unsigned char>(s[i - 1]);
+    if ((c & 0xC0) == 0x80) { --i; continue; }       // continuation byte
+    if (c < 0x80) return n;                          // ASCII ends everything before it
+    int len = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
+    return (n - (i - 1)) >= static_cast<size_t>(len) ? n : i - 1;
+  }
+  return n;
+}
+
+std::string detokenize(const bw24_model* model, const std::vector<int32_t>& ids) {
+  size_t need = 0;
+  if (bw24_detokenize(model, ids.data(), static_cast<int32_t>(ids.size()), 0, nullptr, 0, &need) !=
+      BW24_ERR_BUFFER_TOO_SMALL)
+    return "";
+  std::string out(need + 1, '\0');
+  if (bw24_detokenize(model, ids.data(), static_cast<int32_t>(ids.size()), 0, out.data(), out.size(), &need) != BW24_OK)
+    return "";
+  out.resize(need);
+  return out;
+}
+
+std::string json_escape(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out;
+}
+
 int fail(const char* what, const char* msg, bw24_status st) {
   std::fprintf(stderr, "bw24-generate: %s: %s (%s)\n", what, msg, bw24_status_string(st));
   return 1;
@@ -76,7 +127,7 @@ int main(int argc, char** argv) {
   const char* dump_path = nullptr;
   std::vector<int32_t> prompt;
   int32_t n_predict = 32, n_ctx = 0, device = -1;
-  bool json = false;
+  bool json = false, chat = false, tokenize_only = false;
   bw24_sampling sp;
   bw24_sampling_default(&sp, sizeof sp);
   sp.seed = 1234;
@@ -104,6 +155,8 @@ int main(int argc, char** argv) {
       if (!parse_device(value(), &device)) { std::fprintf(stderr, "bw24-generate: bad --device\n"); return 2; }
     } else if (a == "--ctx") n_ctx = std::atoi(value());
     else if (a == "--json") json = true;
+    else if (a == "--chat") chat = true;
+    else if (a == "--tokenize-only") tokenize_only = true;
     else if (a == "--dump-logits") dump_path = value();
     else if (a == "-h" || a == "--help") { usage(stdout); return 0; }
     else { std::fprintf(stderr, "bw24-generate: unknown argument '%s'\n", a.c_str()); usage(stderr); return 2; }
@@ -112,9 +165,8 @@ int main(int argc, char** argv) {
     usage(stderr);
     return 2;
   }
-  if (text) {
-    std::fprintf(stderr, "bw24-generate: -p needs the tokenizer, which is not in this build yet; "
-                         "use --prompt-ids\n");
+  if (chat && !text) {
+    std::fprintf(stderr, "bw24-generate: --chat needs -p TEXT\n");
     return 2;
   }
 
@@ -122,19 +174,57 @@ int main(int argc, char** argv) {
   bw24_model_params mp;
   bw24_model_params_default(&mp, sizeof mp);
   mp.device = device;
+  if (tokenize_only) mp.flags |= BW24_MODEL_VOCAB_ONLY;
   bw24_model* model = nullptr;
   double t0 = now_s();
   bw24_status st = bw24_model_open(model_path, &mp, &model, &err);
   if (st != BW24_OK) return fail("cannot open model", err.msg, st);
   double load_s = now_s() - t0;
 
+  if (text) {
+    std::string prompt_text = text;
+    if (chat) {
+      bw24_chat_message msg{"user", text};
+      size_t need = 0;
+      st = bw24_chat_render(model, &msg, 1, BW24_CHAT_ADD_GENERATION_PROMPT, nullptr, nullptr, 0, &need, &err);
+      if (st == BW24_ERR_BUFFER_TOO_SMALL) {
+        prompt_text.assign(need + 1, '\0');
+        st = bw24_chat_render(model, &msg, 1, BW24_CHAT_ADD_GENERATION_PROMPT, nullptr, prompt_text.data(),
+                              prompt_text.size(), &need, &err);
+        prompt_text.resize(need);
+      }
+      if (st != BW24_OK) return fail("chat template", err.msg, st);
+    }
+    int32_t n = 0;
+    uint32_t tflags = BW24_TOKENIZE_ADD_SPECIAL | BW24_TOKENIZE_PARSE_SPECIAL;
+    st = bw24_tokenize(model, prompt_text.data(), prompt_text.size(), tflags, nullptr, 0, &n);
+    if (st != BW24_OK && st != BW24_ERR_BUFFER_TOO_SMALL) return fail("tokenize", "the model has no usable tokenizer", st);
+    prompt.resize(static_cast<size_t>(n));
+    st = bw24_tokenize(model, prompt_text.data(), prompt_text.size(), tflags, prompt.data(), n, &n);
+    if (st != BW24_OK) return fail("tokenize", "tokenization failed", st);
+    if (prompt.empty()) {
+      std::fprintf(stderr, "bw24-generate: the prompt tokenizes to nothing\n");
+      return 2;
+    }
+  }
+  if (tokenize_only) {
+    std::string ids;
+    for (size_t i = 0; i < prompt.size(); ++i) ids += (i ? "," : "") + std::to_string(prompt[i]);
+    if (json) std::printf("{\"ids\":[%s]}\n", ids.c_str());
+    else std::printf("%s\n", ids.c_str());
+    bw24_model_close(model);
+    return 0;
+  }
+
   bw24_session_params spar;
   bw24_session_params_default(&spar, sizeof spar);
   spar.n_ctx = n_ctx;
   bw24_session* s = nullptr;
   st = bw24_session_create(model, &spar, &s, &err);
-  bw24_model_close(model);
-  if (st != BW24_OK) return fail("cannot create session", err.msg, st);
+  if (st != BW24_OK) {
+    bw24_model_close(model);
+    return fail("cannot create session", err.msg, st);
+  }
 
   double t1 = now_s();
   st = bw24_session_prefill(s, prompt.data(), static_cast<int32_t>(prompt.size()),
@@ -156,14 +246,39 @@ int main(int argc, char** argv) {
     std::fclose(f);
   }
 
-  std::vector<int32_t> ids(static_cast<size_t>(n_predict));
-  int32_t n_out = 0, stop = 0;
+  // Pull one token at a time so text streams as it is produced; bytes of a UTF-8 character split
+  // across tokens are held back until the character is complete.
+  std::vector<int32_t> ids;
+  int32_t n_out = 0, stop = BW24_STOP_LENGTH;
+  std::string pending;
+  const bool stream = !json && bw24_token_to_piece(model, 0, 0, nullptr, 0, nullptr) != BW24_ERR_UNSUPPORTED;
   double t2 = now_s();
-  st = bw24_session_decode(s, &sp, ids.data(), n_predict, &n_out, &stop);
+  while (static_cast<int32_t>(ids.size()) < n_predict) {
+    int32_t tok;
+    st = bw24_session_decode(s, &sp, &tok, 1, &n_out, &stop);
+    if (st != BW24_OK) return fail("decode", bw24_session_errmsg(s), st);
+    if (n_out == 0) break;
+    ids.push_back(tok);
+    if (stream) {
+      char piece[256];
+      size_t len = 0;
+      if (bw24_token_to_piece(model, tok, 0, piece, sizeof piece, &len) == BW24_OK) pending.append(piece, len);
+      size_t cut = complete_utf8_prefix(pending);
+      std::fwrite(pending.data(), 1, cut, stdout);
+      std::fflush(stdout);
+      pending.erase(0, cut);
+    }
+    if (stop != BW24_STOP_LENGTH) break;
+  }
   double decode_s = now_s() - t2;
-  if (st != BW24_OK) return fail("decode", bw24_session_errmsg(s), st);
-  ids.resize(static_cast<size_t>(n_out));
+  if (stream) {
+    std::printf("%s\n", pending.c_str());
+    std::fflush(stdout);
+  }
+  n_out = static_cast<int32_t>(ids.size());
   bw24_session_destroy(s);
+  std::string out_text = detokenize(model, ids);
+  bw24_model_close(model);
 
   double prefill_tps = prefill_s > 0 ? prompt.size() / prefill_s : 0;
   double decode_tps = decode_s > 0 && n_out > 0 ? n_out / decode_s : 0;
@@ -173,11 +288,12 @@ int main(int argc, char** argv) {
     return out;
   };
   if (json) {
-    std::printf("{\"prompt_ids\":[%s],\"ids\":[%s],\"text\":\"\",\"load_s\":%.4f,"
+    std::printf("{\"prompt_ids\":[%s],\"ids\":[%s],\"text\":\"%s\",\"load_s\":%.4f,"
                 "\"prefill_tok_s\":%.2f,\"decode_tok_s\":%.2f}\n",
-                join(prompt).c_str(), join(ids).c_str(), load_s, prefill_tps, decode_tps);
+                join(prompt).c_str(), join(ids).c_str(), json_escape(out_text).c_str(), load_s, prefill_tps,
+                decode_tps);
   } else {
-    std::printf("%s\n", join(ids).c_str());
+    if (!stream) std::printf("%s\n", join(ids).c_str());
     std::fprintf(stderr, "load %.3f s | prefill %zu tok, %.1f tok/s | decode %d tok, %.1f tok/s%s\n",
                  load_s, prompt.size(), prefill_tps, n_out, decode_tps,
                  stop == BW24_STOP_EOG ? " | stopped at end-of-generation" : "");

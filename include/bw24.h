@@ -133,7 +133,7 @@ typedef int32_t (*bw24_progress_fn)(float fraction, void* user);
 
 typedef struct bw24_model_params {
     uint32_t struct_size;       /* sizeof(bw24_model_params) as the caller compiled it        */
-    uint32_t flags;             /* reserved, must be 0                                         */
+    uint32_t flags;             /* BW24_MODEL_*                                                */
     int32_t device;             /* -1 = CPU reference backend; >= 0 = CUDA device ordinal      */
     int32_t n_threads;          /* CPU threads; 0 = all hardware threads                       */
     uint64_t vram_budget_bytes; /* 0 = no limit beyond the device's free memory                */
@@ -141,6 +141,8 @@ typedef struct bw24_model_params {
     void* progress_user;
     const char* options;        /* nullable; "key=value;key=value" (docs/abi.md lists keys)    */
 } bw24_model_params;
+
+#define BW24_MODEL_VOCAB_ONLY (1u << 0) /* load metadata and tokenizer only (no weights, no sessions) */
 
 /** Fill *p with defaults for its first struct_size bytes (device -1, all threads).
  *  Returns BW24_ERR_INVALID_ARGUMENT for NULL, BW24_ERR_STRUCT_SIZE if struct_size < 4. @since 0.1 */
@@ -176,8 +178,9 @@ BW24_API bw24_status bw24_model_get_info(const bw24_model* model, bw24_model_inf
  *  GGUF key names). Returns -1 for NULL. @since 0.1 */
 BW24_API int32_t bw24_model_meta_count(const bw24_model* model);
 
-/** Key of metadata entry i, copied NUL-terminated into buf. If cap is too small, returns
- *  BW24_ERR_BUFFER_TOO_SMALL and *n_out = bytes needed (including the NUL). @since 0.1 */
+/** Key of metadata entry i, copied NUL-terminated into buf. *n_out = its length in bytes
+ *  (without the NUL); if cap < length + 1, returns BW24_ERR_BUFFER_TOO_SMALL and writes nothing.
+ *  @since 0.1 */
 BW24_API bw24_status bw24_model_meta_key(const bw24_model* model, int32_t i, char* buf,
                                          size_t cap, size_t* n_out);
 
@@ -186,6 +189,80 @@ BW24_API bw24_status bw24_model_meta_key(const bw24_model* model, int32_t i, cha
  *  BW24_ERR_NOT_FOUND. Thread-safe. @since 0.1 */
 BW24_API bw24_status bw24_model_meta(const bw24_model* model, const char* key, char* buf,
                                      size_t cap, size_t* n_out);
+
+/* ============================================================================================ */
+/* Tokenizer (from the model's GGUF metadata or its tokenizer.json)                               */
+/* All calls are thread-safe; BW24_ERR_UNSUPPORTED if the model carries no tokenizer.             */
+/* ============================================================================================ */
+
+#define BW24_TOKENIZE_ADD_SPECIAL   (1u << 0) /* add BOS/EOS as the model's metadata asks        */
+#define BW24_TOKENIZE_PARSE_SPECIAL (1u << 1) /* control tokens written in the text ("<|im_end|>")
+                                                 become their ids instead of plain text         */
+
+/** Text (len bytes, any bytes: invalid UTF-8 is read as U+FFFD) -> token ids. *n_out = number of
+ *  ids; if cap is too small, BW24_ERR_BUFFER_TOO_SMALL and *n_out = the number needed.
+ *  @since 0.1 */
+BW24_API bw24_status bw24_tokenize(const bw24_model* model, const char* text, size_t len,
+                                   uint32_t flags, int32_t* tokens, int32_t cap, int32_t* n_out);
+
+#define BW24_DETOKENIZE_RENDER_SPECIAL     (1u << 0) /* write control tokens' text            */
+#define BW24_DETOKENIZE_KEEP_SPACE_PREFIX  (1u << 1) /* SentencePiece: keep the leading space */
+
+/** Token ids -> text bytes, NUL-terminated. *n_out = length without the NUL; cap must be at least
+ *  length + 1, else BW24_ERR_BUFFER_TOO_SMALL. Out-of-range ids: BW24_ERR_TOKEN_OUT_OF_RANGE.
+ *  @since 0.1 */
+BW24_API bw24_status bw24_detokenize(const bw24_model* model, const int32_t* tokens, int32_t n,
+                                     uint32_t flags, char* buf, size_t cap, size_t* n_out);
+
+/** The bytes of one token (may be an incomplete UTF-8 sequence: join pieces before printing).
+ *  Same buffer rules as bw24_detokenize; flags: BW24_DETOKENIZE_RENDER_SPECIAL. @since 0.1 */
+BW24_API bw24_status bw24_token_to_piece(const bw24_model* model, int32_t token, uint32_t flags,
+                                         char* buf, size_t cap, size_t* n_out);
+
+#define BW24_SPECIAL_ADD_BOS (1u << 0)
+#define BW24_SPECIAL_ADD_EOS (1u << 1)
+typedef struct bw24_special_tokens {
+    uint32_t struct_size;  /* set by the caller                                                  */
+    uint32_t flags;        /* BW24_SPECIAL_*: what BW24_TOKENIZE_ADD_SPECIAL adds                */
+    int32_t bos, eos, eot, unk, pad, sep;  /* -1 = none                                           */
+} bw24_special_tokens;
+
+/** Special token ids of the model's tokenizer. @since 0.1 */
+BW24_API bw24_status bw24_model_special_tokens(const bw24_model* model, bw24_special_tokens* out);
+
+/** 1 if token ends a generation (eos, eot, a chat format's turn end), 0 if not, -1 for NULL.
+ *  @since 0.1 */
+BW24_API int32_t bw24_token_is_eog(const bw24_model* model, int32_t token);
+
+/* ============================================================================================ */
+/* Chat templates                                                                                 */
+/* ============================================================================================ */
+
+typedef struct bw24_chat_message {
+    const char* role;     /* "system", "user", "assistant", "tool", ...                          */
+    const char* content;  /* UTF-8 text                                                          */
+} bw24_chat_message;
+
+#define BW24_CHAT_ADD_GENERATION_PROMPT (1u << 0) /* end with the assistant turn's opening     */
+
+/** Render a conversation as the model's prompt text (NUL-terminated; *n_out = length without the
+ *  NUL; cap must be at least length + 1, else BW24_ERR_BUFFER_TOO_SMALL).
+ *  template_override: NULL = the model's chat template; else template text, or one of the
+ *  built-in formats "chatml", "gemma", "phi3", "llama3". A model template outside the supported
+ *  Jinja subset falls back to the built-in format its special tokens point to (logged as a
+ *  warning); with no such format the call fails with BW24_ERR_UNSUPPORTED and err says why.
+ *  err may be NULL. Thread-safe. @since 0.1 */
+BW24_API bw24_status bw24_chat_render(const bw24_model* model, const bw24_chat_message* messages,
+                                      int32_t n_messages, uint32_t flags,
+                                      const char* template_override, char* buf, size_t cap,
+                                      size_t* n_out, bw24_errbuf* err);
+
+/** As bw24_chat_render, with the whole template context as a JSON object:
+ *  {"messages": [{"role": ..., "content": ..., "tool_calls": [...]}, ...], "tools": [...],
+ *   "enable_thinking": false, ...} (any extra keys become template variables). @since 0.1 */
+BW24_API bw24_status bw24_chat_render_json(const bw24_model* model, const char* context_json,
+                                           uint32_t flags, const char* template_override,
+                                           char* buf, size_t cap, size_t* n_out, bw24_errbuf* err);
 
 /* ============================================================================================ */
 /* Sessions                                                                                       */

@@ -14,17 +14,9 @@ bw24_model_params model_defaults() {
   return p;
 }
 
-// Copy s into buf as a NUL-terminated string with the (ptr, cap, *n_out) convention.
-bw24_status copy_out(const std::string& s, char* buf, size_t cap, size_t* n_out) {
-  if (n_out) *n_out = s.size() + 1;
-  if (!buf && cap != 0) return BW24_ERR_INVALID_ARGUMENT;
-  if (cap < s.size() + 1) return BW24_ERR_BUFFER_TOO_SMALL;
-  std::memcpy(buf, s.data(), s.size());
-  buf[s.size()] = '\0';
-  return BW24_OK;
-}
-
 }  // namespace
+
+using capi::copy_out;
 
 extern "C" {
 
@@ -39,9 +31,11 @@ bw24_status bw24_model_open(const char* path, const bw24_model_params* params, b
     if (!path) return make_status(Code::kInvalidArgument, "path is NULL");
     if (!out) return make_status(Code::kInvalidArgument, "out is NULL");
     bw24_model_params p = model_defaults();
-    BW24_RETURN_IF_ERROR(capi::read_params(params, &p, "bw24_model_params"));
-    if (p.flags != 0) return error(Code::kInvalidArgument, "bw24_model_params.flags {} has unknown bits", p.flags);
     engine::ModelOptions opt;
+    BW24_RETURN_IF_ERROR(capi::read_params(params, &p, "bw24_model_params"));
+    if (p.flags & ~BW24_MODEL_VOCAB_ONLY)
+      return error(Code::kInvalidArgument, "bw24_model_params.flags 0x{:x} has unknown bits", p.flags);
+    opt.vocab_only = (p.flags & BW24_MODEL_VOCAB_ONLY) != 0;
     opt.device = p.device;
     opt.n_threads = p.n_threads;
     opt.vram_budget_bytes = p.vram_budget_bytes;
@@ -67,7 +61,7 @@ bw24_status bw24_model_get_info(const bw24_model* model, bw24_model_info* info) 
   const engine::Model& m = *model->model;
   bw24_model_info full{};
   full.struct_size = sizeof full;
-  full.n_vocab = m.graph().n_vocab;
+  full.n_vocab = m.n_vocab();
   full.n_ctx_train = m.graph().n_ctx_train;
   full.n_layer = static_cast<int32_t>(m.graph().layers.size());
   full.n_embd = m.graph().n_embd;

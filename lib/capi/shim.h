@@ -63,6 +63,16 @@ bw24_status write_default(T* p, uint32_t struct_size, const T& defaults) {
   return BW24_OK;
 }
 
+// Copy s into buf as a NUL-terminated string: *n_out = length, cap must be >= length + 1.
+inline bw24_status copy_out(const std::string& s, char* buf, size_t cap, size_t* n_out) {
+  if (n_out) *n_out = s.size();
+  if (!buf && cap != 0) return BW24_ERR_INVALID_ARGUMENT;
+  if (cap < s.size() + 1) return BW24_ERR_BUFFER_TOO_SMALL;
+  std::memcpy(buf, s.data(), s.size());
+  buf[s.size()] = '\0';
+  return BW24_OK;
+}
+
 // Run f (returning absl::Status) with every exception turned into a status.
 template <typename F>
 absl::Status guarded(F&& f) {

@@ -51,7 +51,13 @@ absl::Status check_device(int32_t device) {
 
 }  // namespace
 
+int32_t Model::n_vocab() const {
+  if (!graph_.layers.empty() || !tokenizer_) return graph_.n_vocab;
+  return tokenizer_->vocab().n_tokens();
+}
+
 bool Model::is_eog(int32_t token) const {
+  if (tokenizer_) return tokenizer_->vocab().is_eog(token);
   return std::find(graph_.eog_tokens.begin(), graph_.eog_tokens.end(), token) != graph_.eog_tokens.end();
 }
 
@@ -75,7 +81,21 @@ absl::StatusOr<std::shared_ptr<const Model>> Model::open(const std::string& path
   std::shared_ptr<Model> m(new Model());
   m->opt_ = opt;
   BW24_ASSIGN_OR_RETURN(m->dir_, loaders::open_model_source(path));
+  auto tok = tokenizer::Tokenizer::create(*m->dir_);
+  if (tok.ok()) {
+    m->tokenizer_ = std::move(tok).value();
+  } else if (code_of(tok.status()) != Code::kNotFound) {
+    return with_context(tok.status(), "tokenizer");
+  }
+  if (opt.vocab_only) {
+    if (!m->tokenizer_) return error(Code::kUnsupported, "vocab-only open of '{}', which has no tokenizer", path);
+    m->name_ = std::filesystem::path(path).filename().string();
+    return std::shared_ptr<const Model>(std::move(m));
+  }
   BW24_ASSIGN_OR_RETURN(m->graph_, arch::build_graph(*m->dir_));
+  if (m->tokenizer_ && m->tokenizer_->vocab().n_tokens() > m->graph_.n_vocab)
+    return error(Code::kModel, "the tokenizer has {} tokens but the embedding only {} rows",
+                 m->tokenizer_->vocab().n_tokens(), m->graph_.n_vocab);
   for (const auto& t : m->dir_->tensors()) {
     m->n_params_ += static_cast<uint64_t>(t.n_elements());
     m->n_bytes_ += t.n_bytes;

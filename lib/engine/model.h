@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "lib/arch/graph.h"
+#include "lib/tokenizer/tokenizer.h"
 #include "loaders/common/tensor_directory.h"
 
 namespace bw24::engine {
@@ -19,6 +20,7 @@ struct ModelOptions {
   uint64_t vram_budget_bytes = 0;
   std::function<bool(float)> progress;  // return false to abort
   std::string options;   // "key=value;..." (see docs/abi.md)
+  bool vocab_only = false;  // metadata + tokenizer; no graph, no sessions
 };
 
 class Model {
@@ -28,6 +30,9 @@ class Model {
 
   const loaders::TensorDirectory& dir() const { return *dir_; }
   const arch::ModelGraph& graph() const { return graph_; }
+  // nullptr when the file carries no tokenizer.
+  const tokenizer::Tokenizer* tokenizer() const { return tokenizer_.get(); }
+  int32_t n_vocab() const;
   const ModelOptions& options() const { return opt_; }
   const std::string& name() const { return name_; }
   uint64_t n_params() const { return n_params_; }
@@ -38,6 +43,7 @@ class Model {
   Model() = default;
   std::unique_ptr<loaders::TensorDirectory> dir_;
   arch::ModelGraph graph_;
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
   ModelOptions opt_;
   std::string name_;
   uint64_t n_params_ = 0, n_bytes_ = 0;

@@ -26,6 +26,8 @@ absl::StatusOr<kv::KvType> kv_type(int32_t t, const char* which) {
 absl::StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> model,
                                                          const SessionOptions& opt) {
   const arch::ModelGraph& g = model->graph();
+  if (model->options().vocab_only)
+    return error(Code::kState, "the model was opened with BW24_MODEL_VOCAB_ONLY: no sessions");
   if (opt.n_ctx < 0) return error(Code::kInvalidArgument, "n_ctx {} is negative", opt.n_ctx);
   int32_t n_ctx = opt.n_ctx ? opt.n_ctx : std::min(g.n_ctx_train > 0 ? g.n_ctx_train : 4096, 4096);
   if (n_ctx > (1 << 24)) return error(Code::kInvalidArgument, "n_ctx {} is larger than 2^24", n_ctx);

@@ -7,6 +7,7 @@
 #include "lib/core/dtype.h"
 #include "lib/core/log.h"
 #include "lib/core/status.h"
+#include "loaders/safetensors/hf_tokenizer.h"
 #include "loaders/safetensors/safetensors.h"
 #include "nlohmann/json.hpp"
 
@@ -120,7 +121,7 @@ absl::Status map_config(const json& cfg, const fs::path& dir, TensorDirectory& d
                         std::pair{"eos_token_id", "tokenizer.ggml.eos_token_id"}}) {
     const json* v = find(cfg, hf);
     if (v && v->is_array() && !v->empty()) v = &(*v)[0];
-    if (v && v->is_number_unsigned() && v->get<uint64_t>() <= UINT32_MAX)
+    if (v && v->is_number_unsigned() && v->get<uint64_t>() <= UINT32_MAX && !d.meta(gg))
       BW24_RETURN_IF_ERROR(d.add_meta(gg, MetaValue::of_u32(v->get<uint32_t>())));
   }
   if (const json* tie = find(cfg, "tie_word_embeddings"); tie && tie->is_boolean())
@@ -210,6 +211,8 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> load_hf_directory(const std::st
     if (cfg.contains("quantization_config")) text["quantization_config"] = cfg["quantization_config"];
     cfg = text;
   }
+  // The tokenizer first: its special ids (tokenizer_config.json) take precedence over config.json's.
+  if (fs::exists(dir / "tokenizer.json", ec)) BW24_RETURN_IF_ERROR(load_hf_tokenizer(dir_str, d.get()));
   BW24_RETURN_IF_ERROR(map_config(cfg, dir, *d));
 
   std::set<std::string> listed;
