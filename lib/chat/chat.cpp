@@ -60,7 +60,7 @@ absl::StatusOr<std::string> render_builtin(const std::string& family, const Json
       std::string role = m.value("role", ""), c = text_of(m.value("content", Json("")));
       if (role == "user") out += "<|user|>\n" + c + "<|end|>\n<|assistant|>\n";
       else if (role == "assistant") out += c + "<|end|>\n";
-      else if (role == "system") out += "<|system|>\n" + c + "<|end|>\n";
+      // Phi-3's template drops every other role (system prompts included).
     }
     return out;
   }
