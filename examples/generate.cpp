@@ -196,7 +196,8 @@ int main(int argc, char** argv) {
       if (st != BW24_OK) return fail("chat template", err.msg, st);
     }
     int32_t n = 0;
-    uint32_t tflags = BW24_TOKENIZE_ADD_SPECIAL | BW24_TOKENIZE_PARSE_SPECIAL;
+    // A rendered chat template already holds the BOS it wants (as apply_chat_template does).
+    uint32_t tflags = BW24_TOKENIZE_PARSE_SPECIAL | (chat ? 0u : BW24_TOKENIZE_ADD_SPECIAL);
     st = bw24_tokenize(model, prompt_text.data(), prompt_text.size(), tflags, nullptr, 0, &n);
     if (st != BW24_OK && st != BW24_ERR_BUFFER_TOO_SMALL) return fail("tokenize", "the model has no usable tokenizer", st);
     prompt.resize(static_cast<size_t>(n));

@@ -34,14 +34,16 @@ struct AttentionBlock {
   int32_t rope_dims = 0;   // leading channels of each head that rotate
   RopeStyle rope_style = RopeStyle::kNorm;
   float rope_theta = 10000.0f;
-  int32_t sliding_window = 0;  // 0 = full causal attention
+  int32_t sliding_window = 0;  // 0 = full causal attention; else keys in (pos - window, pos]
   float scale = 0;             // score scale (1/sqrt(head_dim) unless the arch says otherwise)
+  Norm post_norm;              // Gemma: RMSNorm of the block output before the residual add
 };
 
 struct MlpBlock {
   Norm norm;
   Weight gate, up, down;
   Activation act = Activation::kSilu;
+  Norm post_norm;  // Gemma: RMSNorm of the MLP output before the residual add
 };
 
 struct Layer {

@@ -101,6 +101,7 @@ class RefRunner final : public Runner {
       }
     });
     ref::matmul(pool_, *a.wo.t, o.data(), n, proj.data());
+    if (a.post_norm.w) norm_rows(a.post_norm, proj.data(), proj.data(), n, g_.n_embd);
     for (int64_t i = 0; i < n * g_.n_embd; ++i) x[i] += proj[i];
   }
 
@@ -113,6 +114,7 @@ class RefRunner final : public Runner {
     if (m.act == arch::Activation::kSilu) ref::silu_mul(gate.data(), gate.data(), up.data(), n * F);
     else ref::gelu_tanh_mul(gate.data(), gate.data(), up.data(), n * F);
     ref::matmul(pool_, *m.down.t, gate.data(), n, proj.data());
+    if (m.post_norm.w) norm_rows(m.post_norm, proj.data(), proj.data(), n, g_.n_embd);
     for (int64_t i = 0; i < n * g_.n_embd; ++i) x[i] += proj[i];
   }
 

@@ -38,10 +38,20 @@ constexpr std::pair<std::string_view, std::string_view> kGlobalNames[] = {
     {"lm_head.weight", "output.weight"},
 };
 
+// Gemma 3 names its norms by position: post_attention_layernorm is the norm of the attention
+// output, not the pre-MLP norm as in llama.
+constexpr std::pair<std::string_view, std::string_view> kGemmaLayerNames[] = {
+    {"post_attention_layernorm", "post_attention_norm"},
+    {"pre_feedforward_layernorm", "ffn_norm"},
+    {"post_feedforward_layernorm", "post_ffw_norm"},
+};
+
 // model_type -> llama.cpp architecture name.
 constexpr std::pair<std::string_view, std::string_view> kArchNames[] = {
     {"llama", "llama"},
     {"qwen3", "qwen3"},
+    {"gemma3_text", "gemma3"},
+    {"gemma3", "gemma3"},
 };
 
 absl::StatusOr<json> read_json(const fs::path& p) {
@@ -70,6 +80,40 @@ absl::Status add_float(TensorDirectory& d, const json* v, const char* what, cons
 const json* find(const json& j, const char* key) {
   auto it = j.find(key);
   return it == j.end() ? nullptr : &*it;
+}
+
+// Gemma 3 extras: window, attention scalar, per-layer types and the two RoPE bases (transformers 5
+// keeps them in rope_parameters per layer type; older configs use rope_theta and
+// rope_local_base_freq).
+absl::Status map_gemma3(const json& cfg, const std::string& a, TensorDirectory& d) {
+  BW24_RETURN_IF_ERROR(add_int(d, cfg, "sliding_window", a + "attention.sliding_window"));
+  BW24_RETURN_IF_ERROR(add_float(d, find(cfg, "query_pre_attn_scalar"), "query_pre_attn_scalar",
+                                 a + "attention.query_pre_attn_scalar"));
+  if (const json* lt = find(cfg, "layer_types"); lt && lt->is_array()) {
+    MetaValue v;
+    v.type = MetaType::ARRAY;
+    v.elem_type = MetaType::STRING;
+    for (const json& t : *lt) v.strings.push_back(t.is_string() ? t.get<std::string>() : "");
+    v.count = v.strings.size();
+    BW24_RETURN_IF_ERROR(d.add_meta(a + "attention.layer_types", std::move(v)));
+  }
+  const json* rp = find(cfg, "rope_parameters");
+  if (rp && rp->is_object() && rp->contains("sliding_attention")) {
+    const json& full = (*rp)["full_attention"];
+    const json& local = (*rp)["sliding_attention"];
+    for (const json* p : {&full, &local})
+      if (p->is_object() && p->value("rope_type", "default") != "default")
+        return error(Code::kUnsupported, "Gemma 3 RoPE type '{}' is not supported yet", p->value("rope_type", ""));
+    if (full.is_object() && !d.meta(a + "rope.freq_base"))
+      BW24_RETURN_IF_ERROR(add_float(d, find(full, "rope_theta"), "rope_theta", a + "rope.freq_base"));
+    if (local.is_object()) BW24_RETURN_IF_ERROR(add_float(d, find(local, "rope_theta"), "rope_theta", a + "rope.local.freq_base"));
+  } else {
+    BW24_RETURN_IF_ERROR(add_float(d, find(cfg, "rope_local_base_freq"), "rope_local_base_freq", a + "rope.local.freq_base"));
+  }
+  for (const char* cap : {"final_logit_softcapping", "attn_logit_softcapping"})
+    if (const json* c = find(cfg, cap); c && !c->is_null())
+      return error(Code::kUnsupported, "Gemma 3 {} is not supported", cap);
+  return absl::OkStatus();
 }
 
 absl::Status map_config(const json& cfg, const fs::path& dir, TensorDirectory& d) {
@@ -124,6 +168,7 @@ absl::Status map_config(const json& cfg, const fs::path& dir, TensorDirectory& d
     if (v && v->is_number_unsigned() && v->get<uint64_t>() <= UINT32_MAX && !d.meta(gg))
       BW24_RETURN_IF_ERROR(d.add_meta(gg, MetaValue::of_u32(v->get<uint32_t>())));
   }
+  if (arch == "gemma3") BW24_RETURN_IF_ERROR(map_gemma3(cfg, a, d));
   if (const json* tie = find(cfg, "tie_word_embeddings"); tie && tie->is_boolean())
     BW24_RETURN_IF_ERROR(d.add_meta("hf.tie_word_embeddings", MetaValue::of_bool(tie->get<bool>())));
   return absl::OkStatus();
@@ -174,7 +219,7 @@ absl::StatusOr<uint32_t> ggml_type_of(const SafetensorsEntry& e, std::string* re
 
 }  // namespace
 
-std::string hf_to_gguf_name(const std::string& hf_name) {
+std::string hf_to_gguf_name(const std::string& hf_name, const std::string& arch) {
   std::string n = hf_name;
   if (n.starts_with("model.language_model.")) n = "model." + n.substr(21);
   for (auto [hf, gg] : kGlobalNames)
@@ -187,6 +232,9 @@ std::string hf_to_gguf_name(const std::string& hf_name) {
   if (idx.empty() || idx.size() > 6 || idx.find_first_not_of("0123456789") != std::string::npos) return "";
   int layer = std::stoi(idx);
   std::string rest = n.substr(dot + 1);
+  if (arch == "gemma3")
+    for (auto [hf, gg] : kGemmaLayerNames)
+      if (rest == std::string(hf) + ".weight") return fmt::format("blk.{}.{}.weight", layer, gg);
   for (auto [hf, gg] : kLayerNames) {
     for (std::string_view kind : {".weight", ".bias"})
       if (rest == std::string(hf) + std::string(kind))
@@ -224,7 +272,7 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> load_hf_directory(const std::st
     if (!entries.ok()) return with_context(entries.status(), p.string());
     for (SafetensorsEntry& e : *entries) {
       found.insert(e.name);
-      std::string name = hf_to_gguf_name(e.name);
+      std::string name = hf_to_gguf_name(e.name, d->meta("general.architecture")->s);
       if (name.empty()) {
         if (e.name.starts_with("model.visual.") || e.name.starts_with("mtp."))
           log(LogLevel::kDebug, "skipping tensor '{}'", e.name);

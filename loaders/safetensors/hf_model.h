@@ -15,6 +15,6 @@ namespace bw24::loaders {
 absl::StatusOr<std::unique_ptr<TensorDirectory>> load_hf_directory(const std::string& dir);
 
 // Maps one HF tensor name to its GGUF name ("" when the name is not a known weight).
-std::string hf_to_gguf_name(const std::string& hf_name);
+std::string hf_to_gguf_name(const std::string& hf_name, const std::string& arch = "");
 
 }  // namespace bw24::loaders

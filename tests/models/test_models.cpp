@@ -76,7 +76,7 @@ bw24_status open_status(const std::string& path, std::string* msg) {
 }  // namespace
 
 TEST_CASE("goldens: CPU reference matches transformers fp32 (safetensors and GGUF)", "[golden]") {
-  for (std::string name : {"llama", "qwen3", "qwen3_tied"}) {
+  for (std::string name : {"llama", "qwen3", "qwen3_tied", "gemma3"}) {
     std::string dir = std::string(BW24_TEST_DATA_DIR) + "/golden/" + name;
     std::ifstream gf(dir + "/golden.json");
     json g = json::parse(gf);

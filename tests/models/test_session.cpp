@@ -68,7 +68,7 @@ std::string tiny_path() {
 }  // namespace
 
 TEST_CASE("argmax gate: prefill and token-by-token decode agree on every position", "[gate]") {
-  for (std::string path : {golden("llama"), golden("qwen3", ""), golden("qwen3_tied")}) {
+  for (std::string path : {golden("llama"), golden("qwen3", ""), golden("qwen3_tied"), golden("gemma3"), golden("gemma3", "")}) {
     for (int32_t kv : {BW24_KV_F32, BW24_KV_F16}) {
       INFO(path << " kv " << kv);
       Session all(path, 0, kv), step(path, 0, kv);

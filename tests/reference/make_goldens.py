@@ -19,7 +19,8 @@ import sys
 import numpy as np
 import torch
 import gguf
-from transformers import LlamaConfig, LlamaForCausalLM, Qwen3Config, Qwen3ForCausalLM
+from transformers import (Gemma3ForCausalLM, Gemma3TextConfig, LlamaConfig, LlamaForCausalLM,
+                          Qwen3Config, Qwen3ForCausalLM)
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "golden")
 PROMPT = [1, 17, 42, 99, 3, 200, 77, 5, 128, 64]
@@ -38,6 +39,15 @@ MODELS = {
     "qwen3_tied": (Qwen3Config, Qwen3ForCausalLM,
                    dict(COMMON, head_dim=32, rms_norm_eps=1e-6, rope_theta=1000000.0,
                         tie_word_embeddings=True)),
+    # Six layers so the 5:1 sliding/global pattern appears; a window of 4 so it bites within the
+    # prompt; the local and global RoPE bases llama.cpp assumes for gemma3 GGUFs.
+    "gemma3": (Gemma3TextConfig, Gemma3ForCausalLM,
+               dict(COMMON, num_hidden_layers=6, head_dim=32, query_pre_attn_scalar=32,
+                    sliding_window=4, rms_norm_eps=1e-6, hidden_activation="gelu_pytorch_tanh",
+                    rope_parameters={"full_attention": {"rope_type": "default", "rope_theta": 1000000.0},
+                                     "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}},
+                    tie_word_embeddings=True, final_logit_softcapping=None,
+                    attn_logit_softcapping=None)),
 }
 
 
@@ -48,7 +58,9 @@ def randomize(model, seed):
             if name.endswith("norm.weight"):
                 p.copy_(1.0 + 0.5 * torch.randn(p.shape, generator=g))
             elif "embed_tokens" in name:
-                p.copy_(torch.randn(p.shape, generator=g))
+                # Gemma multiplies embeddings by sqrt(hidden); keep its residual stream at unit scale.
+                scale = model.config.hidden_size ** -0.5 if model.config.model_type.startswith("gemma") else 1.0
+                p.copy_(torch.randn(p.shape, generator=g) * scale)
             else:
                 p.copy_(torch.randn(p.shape, generator=g) * (1.5 / p.shape[-1] ** 0.5))
 
@@ -81,12 +93,15 @@ def write_gguf(path, arch, cfg, state):
     w.add_head_count(cfg.num_attention_heads)
     w.add_head_count_kv(cfg.num_key_value_heads)
     w.add_layer_norm_rms_eps(cfg.rms_norm_eps)
-    theta = getattr(cfg, "rope_theta", None) or cfg.rope_parameters["rope_theta"]
+    rp = getattr(cfg, "rope_parameters", None) or {}
+    theta = getattr(cfg, "rope_theta", None) or rp.get("rope_theta") or rp["full_attention"]["rope_theta"]
     w.add_rope_freq_base(theta)
     head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
-    if arch == "qwen3":
+    if arch in ("qwen3", "gemma3"):
         w.add_key_length(head_dim)
         w.add_value_length(head_dim)
+    if arch == "gemma3":
+        w.add_sliding_window(cfg.sliding_window)
     w.add_rope_dimension_count(head_dim)
     w.add_bos_token_id(cfg.bos_token_id)
     w.add_eos_token_id(cfg.eos_token_id)
@@ -108,8 +123,12 @@ def write_gguf(path, arch, cfg, state):
         "mlp.up_proj.weight": "ffn_up.weight",
         "mlp.down_proj.weight": "ffn_down.weight",
     }
+    if arch == "gemma3":  # Gemma names norms by position (convert_hf_to_gguf.py Gemma3Model)
+        per_layer.update({"post_attention_layernorm.weight": "post_attention_norm.weight",
+                          "pre_feedforward_layernorm.weight": "ffn_norm.weight",
+                          "post_feedforward_layernorm.weight": "post_ffw_norm.weight"})
     for hf_name, t in state.items():
-        if hf_name == "lm_head.weight" and cfg.tie_word_embeddings:
+        if hf_name == "lm_head.weight" and getattr(cfg, "tie_word_embeddings", False):
             continue
         if hf_name in names:
             name = names[hf_name]
@@ -117,6 +136,8 @@ def write_gguf(path, arch, cfg, state):
             parts = hf_name.split(".")
             name = f"blk.{parts[2]}." + per_layer[".".join(parts[3:])]
         data = t.detach().float().numpy().copy()
+        if arch == "gemma3" and name.endswith("norm.weight"):
+            data = data + 1.0  # llama.cpp folds Gemma's (1 + w) into the stored weight
         if arch == "llama" and name.endswith("attn_q.weight"):
             data = llama_permute(data, cfg.num_attention_heads)
         if arch == "llama" and name.endswith("attn_k.weight"):
@@ -142,7 +163,7 @@ def main():
             logits = model(torch.tensor([PROMPT])).logits[0].float().numpy()
         logits.astype("<f4").tofile(os.path.join(out, "logits.f32"))
         ids, margin = greedy(model, PROMPT, N_GREEDY)
-        arch = "llama" if name == "llama" else "qwen3"
+        arch = {"llama": "llama", "gemma3": "gemma3"}.get(name, "qwen3")
         write_gguf(os.path.join(out, "model.gguf"), arch, cfg, model.state_dict())
         for extra in ("generation_config.json",):
             p = os.path.join(out, extra)

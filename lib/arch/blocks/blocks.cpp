@@ -98,7 +98,8 @@ absl::StatusOr<AttentionBlock> attention(const TensorDirectory& dir, int layer, 
   a.rope_style = opt.rope_style;
   a.rope_theta = hp.rope_theta;
   a.sliding_window = opt.sliding_window;
-  a.scale = 1.0f / std::sqrt(static_cast<float>(hp.head_dim));
+  if (opt.rope_theta > 0) a.rope_theta = opt.rope_theta;
+  a.scale = opt.scale > 0 ? opt.scale : 1.0f / std::sqrt(static_cast<float>(hp.head_dim));
   const int64_t q_out = int64_t{hp.n_head} * hp.head_dim, kv_out = int64_t{hp.n_head_kv} * hp.head_dim;
   BW24_ASSIGN_OR_RETURN(a.norm.w, weight(dir, blk(layer, "attn_norm.weight"), {hp.n_embd}));
   a.norm.one_plus = opt.norm_one_plus;
@@ -110,6 +111,10 @@ absl::StatusOr<AttentionBlock> attention(const TensorDirectory& dir, int layer, 
     BW24_ASSIGN_OR_RETURN(a.q_norm.w, weight(dir, blk(layer, "attn_q_norm.weight"), {hp.head_dim}));
     BW24_ASSIGN_OR_RETURN(a.k_norm.w, weight(dir, blk(layer, "attn_k_norm.weight"), {hp.head_dim}));
     a.q_norm.one_plus = a.k_norm.one_plus = opt.norm_one_plus;
+  }
+  if (opt.post_norm) {
+    BW24_ASSIGN_OR_RETURN(a.post_norm.w, weight(dir, blk(layer, "post_attention_norm.weight"), {hp.n_embd}));
+    a.post_norm.one_plus = opt.norm_one_plus;
   }
   return a;
 }
@@ -123,6 +128,10 @@ absl::StatusOr<MlpBlock> gated_mlp(const TensorDirectory& dir, int layer, const 
   BW24_ASSIGN_OR_RETURN(m.gate, weight(dir, blk(layer, "ffn_gate.weight"), {hp.n_embd, hp.n_ff}));
   BW24_ASSIGN_OR_RETURN(m.up, weight(dir, blk(layer, "ffn_up.weight"), {hp.n_embd, hp.n_ff}));
   BW24_ASSIGN_OR_RETURN(m.down, weight(dir, blk(layer, "ffn_down.weight"), {hp.n_ff, hp.n_embd}));
+  if (opt.post_norm) {
+    BW24_ASSIGN_OR_RETURN(m.post_norm.w, weight(dir, blk(layer, "post_ffw_norm.weight"), {hp.n_embd}));
+    m.post_norm.one_plus = opt.norm_one_plus;
+  }
   return m;
 }
 

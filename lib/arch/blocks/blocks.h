@@ -31,7 +31,10 @@ struct AttentionOptions {
   RopeStyle rope_style = RopeStyle::kNorm;
   bool qk_norm = false;
   bool norm_one_plus = false;
+  bool post_norm = false;      // blk.N.post_attention_norm after the output projection
   int32_t sliding_window = 0;
+  float rope_theta = 0;        // 0: the model's rope.freq_base
+  float scale = 0;             // 0: 1/sqrt(head_dim)
 };
 absl::StatusOr<AttentionBlock> attention(const loaders::TensorDirectory& dir, int layer,
                                          const Hparams& hp, const AttentionOptions& opt);
@@ -39,6 +42,7 @@ absl::StatusOr<AttentionBlock> attention(const loaders::TensorDirectory& dir, in
 struct MlpOptions {
   Activation act = Activation::kSilu;
   bool norm_one_plus = false;
+  bool post_norm = false;  // blk.N.post_ffw_norm after the down projection
 };
 absl::StatusOr<MlpBlock> gated_mlp(const loaders::TensorDirectory& dir, int layer,
                                    const Hparams& hp, const MlpOptions& opt);
