@@ -7,7 +7,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
+
+#include "nlohmann/json.hpp"
 
 #include "lib/core/status.h"
 #include "lib/tokenizer/tokenizer.h"
@@ -106,3 +109,81 @@ TEST_CASE("llama.cpp qwen2 vectors with the real Qwen3 tokenizer.json", "[shared
   CHECK((*tok)->vocab().n_tokens() == 151669);
   check_vectors(**tok, d / "ggml-vocab-qwen2.gguf.inp", d / "ggml-vocab-qwen2.gguf.out", true);
 }
+
+// Agreement with the Hugging Face tokenizers package on the generated corpus
+// (tests/reference/make_tokenizer_corpus.py): encode without BOS/EOS, special-token text parsed.
+namespace {
+
+std::unique_ptr<tokenizer::Tokenizer> corpus_tokenizer(const std::string& name, std::string* source) {
+  const fs::path shared = fs::path(BW24_SHARED_DIR) / "models";
+  const fs::path models = fs::path(BW24_SOURCE_DIR) / "models";
+  static const std::map<std::string, fs::path> kGguf = {
+      {"gpt-2", shared / "llama.cpp-vocab" / "ggml-vocab-gpt-2.gguf"},
+      {"deepseek-coder", shared / "llama.cpp-vocab" / "ggml-vocab-deepseek-coder.gguf"},
+      {"llama-spm", shared / "llama.cpp-vocab" / "ggml-vocab-llama-spm.gguf"},
+      {"phi-3", shared / "llama.cpp-vocab" / "ggml-vocab-phi-3.gguf"},
+      {"smollm2", models / "SmolLM2-135M-Instruct.Q4_1.gguf"},
+      {"gemma3", models / "gemma-3-270m-q4_k_m.gguf"},
+  };
+  static std::vector<std::unique_ptr<loaders::TensorDirectory>> keep;
+  if (name == "qwen3") {
+    fs::path dir = shared / "qwen3-tokenizer";
+    *source = dir.string();
+    if (!fs::exists(dir / "tokenizer.json")) return nullptr;
+    auto d = std::make_unique<loaders::TensorDirectory>();
+    REQUIRE(loaders::load_hf_tokenizer(dir.string(), d.get()).ok());
+    auto t = tokenizer::Tokenizer::create(*d);
+    REQUIRE(t.ok());
+    keep.push_back(std::move(d));
+    return std::move(t).value();
+  }
+  fs::path p = kGguf.at(name);
+  *source = p.string();
+  if (!fs::exists(p)) return nullptr;
+  auto d = loaders::load_gguf(p.string());
+  REQUIRE(d.ok());
+  auto t = tokenizer::Tokenizer::create(**d);
+  REQUIRE(t.ok());
+  keep.push_back(std::move(d).value());
+  return std::move(t).value();
+}
+
+void check_corpus(const std::string& name) {
+  std::string source;
+  auto tok = corpus_tokenizer(name, &source);
+  if (!tok) {
+    std::cout << "SKIPPED: " << source << " not found" << std::endl;
+    std::exit(77);
+  }
+  const std::string data = std::string(BW24_TEST_DATA_DIR) + "/tokenizer/";
+  auto corpus = nlohmann::json::parse(slurp(data + "corpus.json"));
+  auto expected = nlohmann::json::parse(slurp(data + name + ".ids.json"));
+  REQUIRE(corpus.size() == expected.size());
+  REQUIRE(corpus.size() >= 2000);
+  size_t same = 0;
+  for (size_t i = 0; i < corpus.size(); ++i) {
+    std::string text;
+    if (corpus[i].contains("text")) {
+      text = corpus[i]["text"].get<std::string>();
+    } else {
+      std::string hex = corpus[i]["hex"];
+      for (size_t k = 0; k + 1 < hex.size(); k += 2) text += static_cast<char>(std::stoi(hex.substr(k, 2), nullptr, 16));
+    }
+    auto ids = tok->encode(text, /*add_special=*/false, /*parse_special=*/true);
+    auto want = expected[i].get<std::vector<int32_t>>();
+    INFO(name << " string " << i << ": " << corpus[i].dump());
+    CHECK(ids == want);
+    same += ids == want;
+  }
+  std::cout << name << ": " << same << "/" << corpus.size() << " strings identical to HF tokenizers\n";
+}
+
+}  // namespace
+
+TEST_CASE("HF tokenizers agreement: qwen3", "[corpus][qwen3]") { check_corpus("qwen3"); }
+TEST_CASE("HF tokenizers agreement: gpt-2", "[corpus][gpt-2]") { check_corpus("gpt-2"); }
+TEST_CASE("HF tokenizers agreement: deepseek-coder", "[corpus][deepseek-coder]") { check_corpus("deepseek-coder"); }
+TEST_CASE("HF tokenizers agreement: smollm2", "[corpus][smollm2]") { check_corpus("smollm2"); }
+TEST_CASE("HF tokenizers agreement: llama-spm", "[corpus][llama-spm]") { check_corpus("llama-spm"); }
+TEST_CASE("HF tokenizers agreement: phi-3", "[corpus][phi-3]") { check_corpus("phi-3"); }
+TEST_CASE("HF tokenizers agreement: gemma3", "[corpus][gemma3]") { check_corpus("gemma3"); }
