@@ -174,6 +174,7 @@ std::vector<Tok> tokenize_expr(const std::string& s, int line) {
     }
     if (!matched) throw TemplateError(fmt::format("line {}: unexpected character '{}'", line, c));
   }
+  if (out.size() > 4096) throw TemplateError(fmt::format("line {}: expression longer than 4096 tokens", line));
   out.push_back({Tok::kEnd, ""});
   return out;
 }
@@ -182,7 +183,13 @@ class ExprParser {
  public:
   ExprParser(std::vector<Tok> toks, int line) : t_(std::move(toks)), line_(line) {}
 
-  ExprPtr parse_expr() { return ternary(); }
+  ExprPtr parse_expr() {
+    // Bounded recursion: a template is data, and "((((..." must not exhaust the stack.
+    if (++depth_ > kMaxDepth) fail("expression nested too deeply");
+    ExprPtr e = ternary();
+    --depth_;
+    return e;
+  }
   bool at_end() const { return t_[p_].kind == Tok::kEnd; }
   bool peek_name(const char* n) const { return t_[p_].kind == Tok::kName && t_[p_].text == n; }
   bool peek_op(const char* o) const { return t_[p_].kind == Tok::kOp && t_[p_].text == o; }
@@ -318,6 +325,11 @@ class ExprParser {
     }
   }
   ExprPtr unary() {
+    if (++unary_depth_ > kMaxDepth) fail("expression nested too deeply");
+    struct Leave {
+      int& d;
+      ~Leave() { --d; }
+    } leave{unary_depth_};
     if (accept_op("-")) {
       Expr e{Expr::kUnary};
       e.name = "-";
@@ -441,6 +453,7 @@ class ExprParser {
           e.kind = Expr::kSlice;
           for (auto& p : parts) e.kids.push_back(std::move(p));
         } else {
+          if (!parts[0]) fail("empty subscript");
           e.kids.push_back(std::move(parts[0]));
         }
         a = make(std::move(e));
@@ -462,9 +475,11 @@ class ExprParser {
     }
   }
 
+  static constexpr int kMaxDepth = 200;
   std::vector<Tok> t_;
   size_t p_ = 0;
   int line_;
+  int depth_ = 0, unary_depth_ = 0;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -488,6 +503,11 @@ class StmtParser {
   // Parses nodes into `into` until a statement whose keyword is in `stops`; returns that
   // statement's keyword ("" at end of input) and leaves its parser in `last_`.
   std::string parse_block(Node& into, const std::vector<std::string>& stops) {
+    if (++depth_ > 200) throw TemplateError("blocks nested too deeply");
+    struct Leave {
+      int& d;
+      ~Leave() { --d; }
+    } leave{depth_};
     while (pos_ < pieces_.size()) {
       const Piece& pc = pieces_[pos_++];
       if (pc.kind == Piece::kText) {
@@ -589,6 +609,7 @@ class StmtParser {
 
   std::vector<Piece> pieces_;
   size_t pos_ = 0;
+  int depth_ = 0;
   std::unique_ptr<ExprParser> last_;
 };
 

@@ -31,6 +31,8 @@ class Renderer {
   }
 
   void node(const Template::Node& n) {
+    // A budget on work and output: templates are data and must not run forever.
+    if (++steps_ > kMaxSteps || out.size() > kMaxOutput) throw TemplateError("template exceeds the rendering budget");
     switch (n.kind) {
       case Template::Node::kBlock: block(n); break;
       case Template::Node::kText: out += n.text; break;
@@ -218,6 +220,9 @@ class Renderer {
                            : fmt::format("function '{}' is not supported", e.name));
   }
 
+  static constexpr uint64_t kMaxSteps = 5'000'000;
+  static constexpr size_t kMaxOutput = 16u << 20;
+  uint64_t steps_ = 0;
   std::vector<std::map<std::string, Value>> scopes_;
 };
 

@@ -9,6 +9,8 @@
 
 extern "C" int bw24_fuzz_gguf(const uint8_t* data, size_t size);
 extern "C" int bw24_fuzz_safetensors(const uint8_t* data, size_t size);
+extern "C" int bw24_fuzz_tokenizer(const uint8_t* data, size_t size);
+extern "C" int bw24_fuzz_template(const uint8_t* data, size_t size);
 
 int main(int argc, char** argv) {
   int n = 0;
@@ -19,9 +21,11 @@ int main(int argc, char** argv) {
       std::vector<uint8_t> b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
       bw24_fuzz_gguf(b.data(), b.size());
       bw24_fuzz_safetensors(b.data(), b.size());
+      bw24_fuzz_tokenizer(b.data(), b.size());
+      bw24_fuzz_template(b.data(), b.size());
       ++n;
     }
   }
-  std::printf("replayed %d inputs through both readers\n", n);
+  std::printf("replayed %d inputs through the GGUF, safetensors, tokenizer and template fuzz targets\n", n);
   return n > 0 ? 0 : 1;
 }
