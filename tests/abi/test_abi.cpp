@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bw24.h"
+#include "tests/common/gguf_writer.h"
 
 // Offsets are part of the ABI: changing any of these is a break (append-only structs).
 static_assert(sizeof(bw24_errbuf) == 516);
@@ -41,6 +42,12 @@ static_assert(offsetof(bw24_sampling, frequency_penalty) == 32);
 static_assert(offsetof(bw24_sampling, penalty_last_n) == 36);
 static_assert(offsetof(bw24_sampling, seed) == 40);
 static_assert(sizeof(bw24_sampling) == 48);
+static_assert(offsetof(bw24_special_tokens, flags) == 4);
+static_assert(offsetof(bw24_special_tokens, bos) == 8);
+static_assert(offsetof(bw24_special_tokens, sep) == 28);
+static_assert(sizeof(bw24_special_tokens) == 32);
+static_assert(offsetof(bw24_chat_message, content) == 8);
+static_assert(sizeof(bw24_chat_message) == 16);
 static_assert(BW24_ERR_INTERNAL == 16 && BW24_ERR_BUFFER_TOO_SMALL == 10 && BW24_ERR_CONTEXT_FULL == 9);
 
 namespace {
@@ -170,4 +177,109 @@ TEST_CASE("log callback receives lines from any thread and can be reset", "[abi]
   bw24_model_close(m);
   CHECK(lines >= 1);
   bw24_set_log_callback(nullptr, nullptr);
+}
+
+namespace {
+// A vocab-only GGUF with a tiny byte-level BPE tokenizer and ChatML specials.
+std::string tiny_vocab_gguf() {
+  bw24::test::GgufWriter w;
+  w.kv_str("general.architecture", "llama");
+  w.kv_str("tokenizer.ggml.model", "gpt2");
+  w.kv_str("tokenizer.ggml.pre", "qwen2");
+  std::vector<std::string> toks = {"h", "i", "Ġ", "hi", "Ġhi", "!", "<|im_start|>", "<|im_end|>", "Ċ", "u", "s", "e", "r",
+                                   "a", "t", "n"};
+  w.kv_arr_str("tokenizer.ggml.tokens", toks);
+  std::vector<uint8_t> types;
+  for (size_t i = 0; i < toks.size(); ++i) {
+    int32_t t = toks[i][0] == '<' ? 3 : 1;
+    uint8_t b[4];
+    std::memcpy(b, &t, 4);
+    types.insert(types.end(), b, b + 4);
+  }
+  std::vector<uint8_t> payload;
+  bw24::test::GgufWriter::put(payload, uint32_t{5});
+  bw24::test::GgufWriter::put(payload, uint64_t(toks.size()));
+  payload.insert(payload.end(), types.begin(), types.end());
+  w.kv_raw("tokenizer.ggml.token_type", 9, payload);
+  w.kv_arr_str("tokenizer.ggml.merges", {"h i", "Ġ hi"});
+  w.kv_u32("tokenizer.ggml.eos_token_id", 7);
+  std::string path = "/tmp/bw24_abi_vocab.gguf";
+  w.write(path);
+  return path;
+}
+}  // namespace
+
+TEST_CASE("tokenizer and chat exports: buffers, NULLs, vocab-only models", "[abi]") {
+  bw24_errbuf err;
+  bw24_model* m = nullptr;
+  bw24_model_params mp;
+  bw24_model_params_default(&mp, sizeof mp);
+  mp.flags = BW24_MODEL_VOCAB_ONLY;
+  REQUIRE(bw24_model_open(tiny_vocab_gguf().c_str(), &mp, &m, &err) == BW24_OK);
+  bw24_session* s = nullptr;
+  CHECK(bw24_session_create(m, nullptr, &s, &err) == BW24_ERR_STATE);
+  int32_t ids[8], n = 0;
+  CHECK(bw24_tokenize(nullptr, "hi", 2, 0, ids, 8, &n) == BW24_ERR_INVALID_ARGUMENT);
+  CHECK(bw24_tokenize(m, nullptr, 2, 0, ids, 8, &n) == BW24_ERR_INVALID_ARGUMENT);
+  CHECK(bw24_tokenize(m, "hi", 2, 0x80, ids, 8, &n) == BW24_ERR_INVALID_ARGUMENT);
+  CHECK(bw24_tokenize(m, "hi hi!", 6, 0, nullptr, 0, &n) == BW24_ERR_BUFFER_TOO_SMALL);
+  CHECK(n == 3);
+  REQUIRE(bw24_tokenize(m, "hi hi!", 6, 0, ids, 8, &n) == BW24_OK);
+  CHECK(n == 3);
+  CHECK(ids[0] == 3);
+  CHECK(ids[1] == 4);
+  CHECK(ids[2] == 5);
+  REQUIRE(bw24_tokenize(m, "<|im_end|>", 10, BW24_TOKENIZE_PARSE_SPECIAL, ids, 8, &n) == BW24_OK);
+  CHECK((n == 1 && ids[0] == 7));
+  char buf[32];
+  size_t len = 0;
+  int32_t hi[3] = {3, 4, 5};
+  CHECK(bw24_detokenize(m, hi, 3, 0, buf, 3, &len) == BW24_ERR_BUFFER_TOO_SMALL);
+  CHECK(len == 6);
+  REQUIRE(bw24_detokenize(m, hi, 3, 0, buf, sizeof buf, &len) == BW24_OK);
+  CHECK(std::string(buf) == "hi hi!");
+  int32_t bad = 99;
+  CHECK(bw24_detokenize(m, &bad, 1, 0, buf, sizeof buf, &len) == BW24_ERR_TOKEN_OUT_OF_RANGE);
+  CHECK(bw24_token_to_piece(m, 4, 0, buf, sizeof buf, &len) == BW24_OK);
+  CHECK(std::string(buf) == " hi");
+  CHECK(bw24_token_to_piece(m, 7, 0, buf, sizeof buf, &len) == BW24_OK);
+  CHECK(len == 0);
+  CHECK(bw24_token_to_piece(m, 7, BW24_DETOKENIZE_RENDER_SPECIAL, buf, sizeof buf, &len) == BW24_OK);
+  CHECK(std::string(buf) == "<|im_end|>");
+  CHECK(bw24_token_to_piece(m, -1, 0, buf, sizeof buf, &len) == BW24_ERR_TOKEN_OUT_OF_RANGE);
+  CHECK(bw24_token_is_eog(m, 7) == 1);
+  CHECK(bw24_token_is_eog(m, 3) == 0);
+  CHECK(bw24_token_is_eog(nullptr, 3) == -1);
+  bw24_special_tokens sp;
+  sp.struct_size = sizeof sp;
+  REQUIRE(bw24_model_special_tokens(m, &sp) == BW24_OK);
+  CHECK(sp.eos == 7);
+  CHECK(sp.bos == -1);
+  CHECK(bw24_model_special_tokens(m, nullptr) == BW24_ERR_INVALID_ARGUMENT);
+
+  bw24_chat_message msgs[2] = {{"user", "hi"}, {"assistant", "hi!"}};
+  CHECK(bw24_chat_render(m, msgs, 2, BW24_CHAT_ADD_GENERATION_PROMPT, nullptr, nullptr, 0, &len, &err) ==
+        BW24_ERR_BUFFER_TOO_SMALL);
+  std::string expect = "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\nhi!<|im_end|>\n<|im_start|>assistant\n";
+  CHECK(len == expect.size());
+  std::vector<char> out(len + 1);
+  REQUIRE(bw24_chat_render(m, msgs, 2, BW24_CHAT_ADD_GENERATION_PROMPT, nullptr, out.data(), out.size(), &len, &err) == BW24_OK);
+  CHECK(std::string(out.data()) == expect);  // no template in the file: the ChatML fallback
+  CHECK(bw24_chat_render(m, msgs, 2, 0, "{{ messages[0].content }}{% if %}", out.data(), out.size(), &len, &err) ==
+        BW24_ERR_UNSUPPORTED);
+  CHECK(std::string(err.msg).find("chat template") != std::string::npos);
+  REQUIRE(bw24_chat_render_json(m, R"({"messages":[{"role":"user","content":"x"}],"who":"me"})", 0,
+                                "{{ who }}:{{ messages[0].content }}", out.data(), out.size(), &len, &err) == BW24_OK);
+  CHECK(std::string(out.data()) == "me:x");
+  CHECK(bw24_chat_render_json(m, "{not json", 0, nullptr, out.data(), out.size(), &len, &err) == BW24_ERR_INVALID_ARGUMENT);
+  CHECK(bw24_chat_render(nullptr, msgs, 2, 0, nullptr, out.data(), out.size(), &len, &err) == BW24_ERR_INVALID_ARGUMENT);
+  bw24_chat_message null_role = {nullptr, "x"};
+  CHECK(bw24_chat_render(m, &null_role, 1, 0, nullptr, out.data(), out.size(), &len, &err) == BW24_ERR_INVALID_ARGUMENT);
+  bw24_model_close(m);
+
+  // A model without a tokenizer says so.
+  REQUIRE(bw24_model_open(kModel.c_str(), nullptr, &m, &err) == BW24_OK);
+  CHECK(bw24_tokenize(m, "a", 1, 0, ids, 8, &n) == BW24_ERR_UNSUPPORTED);
+  CHECK(bw24_token_to_piece(m, 1, 0, buf, sizeof buf, &len) == BW24_ERR_UNSUPPORTED);
+  bw24_model_close(m);
 }
