@@ -210,6 +210,8 @@ absl::StatusOr<uint32_t> ggml_type_of(const SafetensorsEntry& e, std::string* re
   if (e.dtype == "BF16") return static_cast<uint32_t>(GgmlType::BF16);
   if (e.dtype.starts_with("F8_"))
     *refusal = "dtype " + e.dtype + " (FP8) is not supported yet";
+  else if (e.dtype == "U8" && e.name.ends_with("weight"))
+    *refusal = "dtype U8: packed FP4 (NVFP4) weights are not supported yet";
   else if (e.name.ends_with("weight_packed") || e.name.ends_with("qweight"))
     *refusal = "dtype " + e.dtype + ": packed int4 (W4A16) tensors are not supported yet";
   else

@@ -163,11 +163,44 @@ def references():
     return refs
 
 
+# Pre-tokenizers by name, as each model's tokenizer.json writes them (llama-bpe: Llama 3;
+# qwen35: Qwen3.5). Checked on their own (no vocabulary needed): the pieces HF's pre-tokenizer
+# produces, in GPT-2's byte-level form.
+PRE = {
+    "gpt-2": [pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)],
+    "llama-bpe": [pre_tokenizers.Split(Regex(
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"),
+        "isolated")],
+    "qwen2": [pre_tokenizers.Split(Regex(
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"),
+        "isolated")],
+    "qwen35": [pre_tokenizers.Split(Regex(
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"),
+        "isolated")],
+    "deepseek-coder": [pre_tokenizers.Split(Regex("[\r\n]"), "isolated"),
+                       pre_tokenizers.Split(Regex(r"\s?\p{L}+"), "isolated"),
+                       pre_tokenizers.Split(Regex(r"\s?\p{P}+"), "isolated"),
+                       pre_tokenizers.Split(Regex("[一-龥ࠀ-一가-퟿]+"), "isolated"),
+                       pre_tokenizers.Digits(individual_digits=True)],
+    "smollm": [pre_tokenizers.Digits(individual_digits=True),
+               pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)],
+}
+
+
+def pre_pieces(steps, text):
+    seq = pre_tokenizers.Sequence(steps + [pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]
+                                  if not isinstance(steps[-1], pre_tokenizers.ByteLevel) else steps)
+    return [p for p, _ in seq.pre_tokenize_str(text)]
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     corpus = make_corpus()
     with open(os.path.join(OUT, "corpus.json"), "w", encoding="utf-8") as f:
         json.dump(corpus, f, ensure_ascii=False, indent=0)
+    pre = {name: [pre_pieces(steps, text_of(e)) for e in corpus] for name, steps in PRE.items()}
+    with open(os.path.join(OUT, "pretokenizers.json"), "w", encoding="utf-8") as f:
+        json.dump(pre, f, ensure_ascii=False, separators=(",", ":"))
     for name, tok in references().items():
         ids = [tok.encode(text_of(e), add_special_tokens=False).ids for e in corpus]
         with open(os.path.join(OUT, name + ".ids.json"), "w") as f:

@@ -14,6 +14,7 @@
 
 #include "lib/core/status.h"
 #include "lib/tokenizer/tokenizer.h"
+#include "lib/tokenizer/unicode.h"
 #include "loaders/gguf/gguf.h"
 #include "loaders/safetensors/hf_tokenizer.h"
 
@@ -187,3 +188,31 @@ TEST_CASE("HF tokenizers agreement: smollm2", "[corpus][smollm2]") { check_corpu
 TEST_CASE("HF tokenizers agreement: llama-spm", "[corpus][llama-spm]") { check_corpus("llama-spm"); }
 TEST_CASE("HF tokenizers agreement: phi-3", "[corpus][phi-3]") { check_corpus("phi-3"); }
 TEST_CASE("HF tokenizers agreement: gemma3", "[corpus][gemma3]") { check_corpus("gemma3"); }
+
+TEST_CASE("pre-tokenizers split like HF tokenizers' pre_tokenize_str", "[pretokenizers]") {
+  const std::string data = std::string(BW24_TEST_DATA_DIR) + "/tokenizer/";
+  auto corpus = nlohmann::json::parse(slurp(data + "corpus.json"));
+  auto expected = nlohmann::json::parse(slurp(data + "pretokenizers.json"));
+  for (auto it = expected.begin(); it != expected.end(); ++it) {
+    auto pre = tokenizer::PreTokenizer::create(it.key());
+    REQUIRE(pre.ok());
+    size_t same = 0;
+    for (size_t i = 0; i < corpus.size(); ++i) {
+      std::string text;
+      if (corpus[i].contains("text")) {
+        text = corpus[i]["text"].get<std::string>();
+      } else {
+        std::string hex = corpus[i]["hex"];
+        for (size_t k = 0; k + 1 < hex.size(); k += 2) text += static_cast<char>(std::stoi(hex.substr(k, 2), nullptr, 16));
+      }
+      text = tokenizer::sanitize_utf8(text);
+      std::vector<std::string> got;
+      for (std::string_view p : (*pre)->split(text)) got.push_back(tokenizer::bytes_to_bpe_text(p));
+      auto want = it.value()[i].get<std::vector<std::string>>();
+      INFO(it.key() << " string " << i << ": " << corpus[i].dump());
+      CHECK(got == want);
+      same += got == want;
+    }
+    std::cout << "pre-tokenizer " << it.key() << ": " << same << "/" << corpus.size() << " identical to HF\n";
+  }
+}
