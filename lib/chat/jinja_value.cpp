@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "fmt/format.h"
+#include "lib/core/json_text.h"
 #include "lib/tokenizer/unicode.h"
 
 namespace bw24::chat {
@@ -44,24 +45,6 @@ std::string py_float(double d) {
 
 namespace {
 
-void json_string(std::string& out, const std::string& s) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (c < 0x20) out += fmt::format("\\u{:04x}", c);
-        else out += static_cast<char>(c);
-    }
-  }
-  out += '"';
-}
 
 void dump(std::string& out, const Json& j, int indent, int depth) {
   auto newline = [&](int d) {
@@ -74,7 +57,7 @@ void dump(std::string& out, const Json& j, int indent, int depth) {
   else if (j.is_number_float()) {
     double d = j.get<double>();
     out += std::isnan(d) ? "NaN" : std::isinf(d) ? (d > 0 ? "Infinity" : "-Infinity") : py_float(d);
-  } else if (j.is_string()) json_string(out, j.get_ref<const std::string&>());
+  } else if (j.is_string()) append_json_string(out, j.get_ref<const std::string&>());
   else if (j.is_array()) {
     if (j.empty()) { out += "[]"; return; }
     out += '[';
@@ -95,7 +78,7 @@ void dump(std::string& out, const Json& j, int indent, int depth) {
       if (!first) out += indent >= 0 ? "," : ", ";
       first = false;
       if (indent >= 0) newline(depth + 1);
-      json_string(out, it.key());
+      append_json_string(out, it.key());
       out += ": ";
       dump(out, it.value(), indent, depth + 1);
     }

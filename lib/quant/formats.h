@@ -2,8 +2,18 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+
+#include "lib/core/dtype.h"
 
 namespace bw24::quant {
+
+// The fp16 at p (block scales are stored unaligned).
+inline float half_at(const uint8_t* p) {
+  uint16_t h;
+  std::memcpy(&h, p, 2);
+  return fp16_to_f32(h);
+}
 
 #define BW24_DEQUANT(name) void dequant_##name(const uint8_t* src, float* dst, int64_t n)
 #define BW24_QUANTIZE(name) void quantize_##name(const float* src, uint8_t* dst, int64_t n)

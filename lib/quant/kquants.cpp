@@ -5,14 +5,6 @@
 #include "lib/quant/formats.h"
 
 namespace bw24::quant {
-namespace {
-inline float half_at(const uint8_t* p) {
-  uint16_t h;
-  std::memcpy(&h, p, 2);
-  return fp16_to_f32(h);
-}
-}  // namespace
-
 BW24_DEQUANT(q2_k) {  // 84 B: scales[16], qs[64], d, dmin
   for (int64_t b = 0; b < n / 256; ++b, src += 84) {
     const uint8_t* scales = src;

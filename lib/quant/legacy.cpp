@@ -7,14 +7,6 @@
 #include "lib/quant/formats.h"
 
 namespace bw24::quant {
-namespace {
-inline float half_at(const uint8_t* p) {
-  uint16_t h;
-  std::memcpy(&h, p, 2);
-  return fp16_to_f32(h);
-}
-}  // namespace
-
 const int8_t kIq4nlValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
                                  1,    13,   25,  38,  53,  69,  89,  113};
 const float kE2m1Values[16] = {0.0f, 0.5f,  1.0f,  1.5f,  2.0f,  3.0f,  4.0f,  6.0f,

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "fmt/format.h"
+#include "lib/core/json_text.h"
 #include "lib/core/status.h"
 
 namespace bw24::loaders {
@@ -48,22 +49,6 @@ std::optional<double> MetaValue::as_number() const {
   return std::nullopt;
 }
 
-static void append_json_string(std::string& out, const std::string& s) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) out += fmt::format("\\u{:04x}", c);
-        else out += static_cast<char>(c);
-    }
-  }
-  out += '"';
-}
 
 static void append_text(std::string& out, const MetaValue& v, bool quote_strings) {
   switch (v.type) {
@@ -168,6 +153,15 @@ MetaValue MetaValue::of_string(std::string v) {
   MetaValue m;
   m.type = MetaType::STRING;
   m.s = std::move(v);
+  return m;
+}
+
+MetaValue MetaValue::of_strings(std::vector<std::string> v) {
+  MetaValue m;
+  m.type = MetaType::ARRAY;
+  m.elem_type = MetaType::STRING;
+  m.count = v.size();
+  m.strings = std::move(v);
   return m;
 }
 

@@ -57,6 +57,7 @@ struct MetaValue {
   static MetaValue of_f32(float v);
   static MetaValue of_bool(bool v);
   static MetaValue of_string(std::string v);
+  static MetaValue of_strings(std::vector<std::string> v);  // ARRAY of STRING
 };
 
 enum class Origin { kGguf, kHuggingFace };

@@ -90,12 +90,9 @@ absl::Status map_gemma3(const json& cfg, const std::string& a, TensorDirectory& 
   BW24_RETURN_IF_ERROR(add_float(d, find(cfg, "query_pre_attn_scalar"), "query_pre_attn_scalar",
                                  a + "attention.query_pre_attn_scalar"));
   if (const json* lt = find(cfg, "layer_types"); lt && lt->is_array()) {
-    MetaValue v;
-    v.type = MetaType::ARRAY;
-    v.elem_type = MetaType::STRING;
-    for (const json& t : *lt) v.strings.push_back(t.is_string() ? t.get<std::string>() : "");
-    v.count = v.strings.size();
-    BW24_RETURN_IF_ERROR(d.add_meta(a + "attention.layer_types", std::move(v)));
+    std::vector<std::string> types;
+    for (const json& t : *lt) types.push_back(t.is_string() ? t.get<std::string>() : "");
+    BW24_RETURN_IF_ERROR(d.add_meta(a + "attention.layer_types", MetaValue::of_strings(std::move(types))));
   }
   const json* rp = find(cfg, "rope_parameters");
   if (rp && rp->is_object() && rp->contains("sliding_attention")) {

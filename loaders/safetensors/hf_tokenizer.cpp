@@ -24,15 +24,6 @@ absl::StatusOr<json> read_json(const fs::path& p) {
   return j;
 }
 
-MetaValue string_array(std::vector<std::string> v) {
-  MetaValue m;
-  m.type = MetaType::ARRAY;
-  m.elem_type = MetaType::STRING;
-  m.count = v.size();
-  m.strings = std::move(v);
-  return m;
-}
-
 MetaValue i32_array(const std::vector<int32_t>& v) {
   MetaValue m;
   m.type = MetaType::ARRAY;
@@ -117,14 +108,14 @@ absl::Status load(const fs::path& dir, TensorDirectory* out) {
   }
   BW24_RETURN_IF_ERROR(out->add_meta("tokenizer.ggml.model", MetaValue::of_string("gpt2")));
   BW24_RETURN_IF_ERROR(out->add_meta("tokenizer.ggml.pre", MetaValue::of_string("hf-tokenizer-json")));
-  BW24_RETURN_IF_ERROR(out->add_meta("tokenizer.bw24.pre_patterns", string_array(patterns)));
+  BW24_RETURN_IF_ERROR(out->add_meta("tokenizer.bw24.pre_patterns", MetaValue::of_strings(patterns)));
   if (model.value("ignore_merges", false))
     BW24_RETURN_IF_ERROR(out->add_meta("tokenizer.bw24.ignore_merges", MetaValue::of_bool(true)));
   std::map<std::string, int32_t> to_id;
   for (size_t i = 0; i < n; ++i) to_id.emplace(tokens[i], static_cast<int32_t>(i));
-  BW24_RETURN_IF_ERROR(out->add_meta("tokenizer.ggml.tokens", string_array(std::move(tokens))));
+  BW24_RETURN_IF_ERROR(out->add_meta("tokenizer.ggml.tokens", MetaValue::of_strings(std::move(tokens))));
   BW24_RETURN_IF_ERROR(out->add_meta("tokenizer.ggml.token_type", i32_array(types)));
-  BW24_RETURN_IF_ERROR(out->add_meta("tokenizer.ggml.merges", string_array(std::move(merges))));
+  BW24_RETURN_IF_ERROR(out->add_meta("tokenizer.ggml.merges", MetaValue::of_strings(std::move(merges))));
 
   // Special tokens and the chat template from tokenizer_config.json.
   std::error_code ec;

@@ -17,15 +17,6 @@ using bw24::loaders::MetaType;
 using bw24::loaders::MetaValue;
 using bw24::tokenizer::Tokenizer;
 
-MetaValue strings(std::vector<std::string> v) {
-  MetaValue m;
-  m.type = MetaType::ARRAY;
-  m.elem_type = MetaType::STRING;
-  m.count = v.size();
-  m.strings = std::move(v);
-  return m;
-}
-
 MetaValue numbers(MetaType t, const std::vector<float>& f, const std::vector<int32_t>& i) {
   MetaValue m;
   m.type = MetaType::ARRAY;
@@ -54,7 +45,7 @@ std::unique_ptr<Tokenizer> spm(bool space_prefix) {
   for (size_t i = 0; i < score.size(); ++i) score[i] = -static_cast<float>(i);
   bw24::loaders::TensorDirectory d;
   (void)d.add_meta("tokenizer.ggml.model", MetaValue::of_string("llama"));
-  (void)d.add_meta("tokenizer.ggml.tokens", strings(tok));
+  (void)d.add_meta("tokenizer.ggml.tokens", MetaValue::of_strings(tok));
   (void)d.add_meta("tokenizer.ggml.scores", numbers(MetaType::F32, score, {}));
   (void)d.add_meta("tokenizer.ggml.token_type", numbers(MetaType::I32, {}, type));
   (void)d.add_meta("tokenizer.ggml.add_space_prefix", MetaValue::of_bool(space_prefix));
@@ -80,9 +71,9 @@ std::unique_ptr<Tokenizer> bpe() {
   bw24::loaders::TensorDirectory d;
   (void)d.add_meta("tokenizer.ggml.model", MetaValue::of_string("gpt2"));
   (void)d.add_meta("tokenizer.ggml.pre", MetaValue::of_string("qwen2"));
-  (void)d.add_meta("tokenizer.ggml.tokens", strings(tok));
+  (void)d.add_meta("tokenizer.ggml.tokens", MetaValue::of_strings(tok));
   (void)d.add_meta("tokenizer.ggml.token_type", numbers(MetaType::I32, {}, type));
-  (void)d.add_meta("tokenizer.ggml.merges", strings(merges));
+  (void)d.add_meta("tokenizer.ggml.merges", MetaValue::of_strings(merges));
   return std::move(Tokenizer::create(d)).value();
 }
 

@@ -149,6 +149,14 @@ std::unique_ptr<tokenizer::Tokenizer> corpus_tokenizer(const std::string& name, 
   return std::move(t).value();
 }
 
+// A corpus entry's bytes: "text", or "hex" for strings that are not valid UTF-8.
+std::string corpus_text(const nlohmann::json& e) {
+  if (e.contains("text")) return e["text"].get<std::string>();
+  std::string hex = e["hex"], out;
+  for (size_t k = 0; k + 1 < hex.size(); k += 2) out += static_cast<char>(std::stoi(hex.substr(k, 2), nullptr, 16));
+  return out;
+}
+
 void check_corpus(const std::string& name) {
   std::string source;
   auto tok = corpus_tokenizer(name, &source);
@@ -163,13 +171,7 @@ void check_corpus(const std::string& name) {
   REQUIRE(corpus.size() >= 2000);
   size_t same = 0;
   for (size_t i = 0; i < corpus.size(); ++i) {
-    std::string text;
-    if (corpus[i].contains("text")) {
-      text = corpus[i]["text"].get<std::string>();
-    } else {
-      std::string hex = corpus[i]["hex"];
-      for (size_t k = 0; k + 1 < hex.size(); k += 2) text += static_cast<char>(std::stoi(hex.substr(k, 2), nullptr, 16));
-    }
+    std::string text = corpus_text(corpus[i]);
     auto ids = tok->encode(text, /*add_special=*/false, /*parse_special=*/true);
     auto want = expected[i].get<std::vector<int32_t>>();
     INFO(name << " string " << i << ": " << corpus[i].dump());
@@ -198,14 +200,7 @@ TEST_CASE("pre-tokenizers split like HF tokenizers' pre_tokenize_str", "[pretoke
     REQUIRE(pre.ok());
     size_t same = 0;
     for (size_t i = 0; i < corpus.size(); ++i) {
-      std::string text;
-      if (corpus[i].contains("text")) {
-        text = corpus[i]["text"].get<std::string>();
-      } else {
-        std::string hex = corpus[i]["hex"];
-        for (size_t k = 0; k + 1 < hex.size(); k += 2) text += static_cast<char>(std::stoi(hex.substr(k, 2), nullptr, 16));
-      }
-      text = tokenizer::sanitize_utf8(text);
+      std::string text = tokenizer::sanitize_utf8(corpus_text(corpus[i]));
       std::vector<std::string> got;
       for (std::string_view p : (*pre)->split(text)) got.push_back(tokenizer::bytes_to_bpe_text(p));
       auto want = it.value()[i].get<std::vector<std::string>>();
