@@ -32,6 +32,7 @@ struct Expr {
     kList,
     kDict,     // kids: key, value, key, value, ...
   };
+  explicit Expr(Kind k) : kind(k) {}
   Kind kind;
   std::string name;
   Value value;

@@ -54,7 +54,9 @@ absl::StatusOr<Vocab> load_vocab(const loaders::TensorDirectory& dir) {
     for (int32_t i = 0; i < n; ++i) v.score[static_cast<size_t>(i)] = static_cast<float>(*s->number_at(static_cast<uint64_t>(i)));
   }
   if (const MetaValue* t = dir.meta("tokenizer.ggml.token_type")) {
-    if (t->type != MetaType::ARRAY || t->count != tokens->count || !MetaValue{.type = t->elem_type}.is_integer())
+    MetaValue elem;
+    elem.type = t->elem_type;
+    if (t->type != MetaType::ARRAY || t->count != tokens->count || !elem.is_integer())
       return error(Code::kModel, "tokenizer.ggml.token_type must be an integer array of {} entries", n);
     for (int32_t i = 0; i < n; ++i) {
       int64_t ty = t->int_at(static_cast<uint64_t>(i)).value_or(1);
