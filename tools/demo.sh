@@ -9,6 +9,6 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DBW24_CUDA=AUTO -DBW24_
 cmake --build build -j "$(nproc)" --target bw24-chat bw24-generate
 bash tools/fetch-models.sh smollm2
 if command -v nvidia-smi >/dev/null 2>&1; then
-  echo "(a GPU is present, but the CUDA kernels land with the CUDA issue: answering on the CPU)" >&2
+  echo "(a GPU is present, but the CUDA runner is not implemented yet: answering on the CPU)" >&2
 fi
 ./build/bw24-chat -m models/SmolLM2-135M-Instruct.Q4_1.gguf --temp 0 -n 128 -p "$question"

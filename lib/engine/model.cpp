@@ -44,8 +44,8 @@ absl::Status check_device(int32_t device) {
   int n = cuda_device_count();
   if (device >= n)
     return error(Code::kDevice, "CUDA device {} requested but {} usable device(s) found", device, n);
-  return error(Code::kUnsupported, "the CUDA backend has no kernels yet (they land with the CUDA "
-               "issue); open the model with device -1 (CPU)");
+  return error(Code::kUnsupported, "the CUDA runner is not implemented yet (only its first kernels "
+               "exist); open the model with device -1 (CPU)");
 #endif
 }
 
