@@ -85,8 +85,8 @@ void check_rmsnorm(std::mt19937& rng, Result& r) {
 
 void check_gemv(std::mt19937& rng, ThreadPool& pool, Result& r) {
   std::normal_distribution<float> nd(0.0f, 1.0f);
-  const GgmlType types[] = {GgmlType::F32, GgmlType::F16, GgmlType::BF16, GgmlType::Q4_0, GgmlType::Q8_0,
-                            GgmlType::Q4_K, GgmlType::Q6_K};
+  const GgmlType types[] = {GgmlType::F32,  GgmlType::F16,  GgmlType::BF16, GgmlType::Q4_0, GgmlType::Q4_1,
+                            GgmlType::Q5_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K};
   for (GgmlType t : types) {
     const quant::QuantTraits* q = quant::traits(t);
     for (int64_t cols : {256, 512, 4096}) {

@@ -8,7 +8,7 @@ namespace bw24::cuda {
 namespace {
 
 // ggml type ids (formats.md §2.1) and block geometry of the formats this file handles.
-enum : uint32_t { kF32 = 0, kF16 = 1, kQ4_0 = 2, kQ8_0 = 8, kQ4_K = 12, kQ6_K = 14, kBF16 = 30 };
+enum : uint32_t { kF32 = 0, kF16 = 1, kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ8_0 = 8, kQ4_K = 12, kQ6_K = 14, kBF16 = 30 };
 
 __device__ __forceinline__ float half_at(const uint8_t* p) {
   unsigned short h = static_cast<unsigned short>(p[0] | (p[1] << 8));
@@ -59,6 +59,39 @@ struct Q4_0Fmt {  // d, qs[16]: low nibble element j, high nibble element j + 16
       float s = 0;
       for (int j = 0; j < 16; ++j)
         s += ((qs[j] & 0xF) - 8) * x[t * cols + j] + ((qs[j] >> 4) - 8) * x[t * cols + j + 16];
+      acc[t] += d * s;
+    }
+  }
+};
+struct Q4_1Fmt {  // d, m, qs[16]; q * d + m
+  static constexpr int kElems = 32, kBytes = 20;
+  __device__ static void dot(const uint8_t* b, const float* x, int64_t cols, int nt, float* acc) {
+    const float d = half_at(b), m = half_at(b + 2);
+    const uint8_t* qs = b + 4;
+    for (int t = 0; t < nt; ++t) {
+      float s = 0, sx = 0;
+      for (int j = 0; j < 16; ++j) {
+        const float x0 = x[t * cols + j], x1 = x[t * cols + j + 16];
+        s += (qs[j] & 0xF) * x0 + (qs[j] >> 4) * x1;
+        sx += x0 + x1;
+      }
+      acc[t] += d * s + m * sx;
+    }
+  }
+};
+struct Q5_0Fmt {  // d, qh (u32), qs[16]; 5th bit of element j is bit j of qh; (q - 16) * d
+  static constexpr int kElems = 32, kBytes = 22;
+  __device__ static void dot(const uint8_t* b, const float* x, int64_t cols, int nt, float* acc) {
+    const float d = half_at(b);
+    const uint32_t qh = b[2] | (b[3] << 8) | (b[4] << 16) | (static_cast<uint32_t>(b[5]) << 24);
+    const uint8_t* qs = b + 6;
+    for (int t = 0; t < nt; ++t) {
+      float s = 0;
+      for (int j = 0; j < 16; ++j) {
+        int q0 = ((qs[j] & 0xF) | (((qh >> j) & 1) << 4)) - 16;
+        int q1 = ((qs[j] >> 4) | (((qh >> (j + 16)) & 1) << 4)) - 16;
+        s += q0 * x[t * cols + j] + q1 * x[t * cols + j + 16];
+      }
       acc[t] += d * s;
     }
   }
@@ -149,7 +182,8 @@ cudaError_t launch(const void* w, int64_t rows, int64_t cols, const float* x, in
 }  // namespace
 
 bool gemv_supports(uint32_t t) {
-  return t == kF32 || t == kF16 || t == kBF16 || t == kQ4_0 || t == kQ8_0 || t == kQ4_K || t == kQ6_K;
+  return t == kF32 || t == kF16 || t == kBF16 || t == kQ4_0 || t == kQ4_1 || t == kQ5_0 || t == kQ8_0 ||
+         t == kQ4_K || t == kQ6_K;
 }
 
 // The dispatch table of the family: one entry per format.
@@ -161,6 +195,8 @@ cudaError_t gemv(const void* w, uint32_t type, int64_t rows, int64_t cols, const
     case kF16: return launch<F16Fmt>(w, rows, cols, x, nt, y, s);
     case kBF16: return launch<BF16Fmt>(w, rows, cols, x, nt, y, s);
     case kQ4_0: return launch<Q4_0Fmt>(w, rows, cols, x, nt, y, s);
+    case kQ4_1: return launch<Q4_1Fmt>(w, rows, cols, x, nt, y, s);
+    case kQ5_0: return launch<Q5_0Fmt>(w, rows, cols, x, nt, y, s);
     case kQ8_0: return launch<Q8_0Fmt>(w, rows, cols, x, nt, y, s);
     case kQ4_K: return launch<Q4_KFmt>(w, rows, cols, x, nt, y, s);
     case kQ6_K: return launch<Q6_KFmt>(w, rows, cols, x, nt, y, s);

@@ -11,6 +11,7 @@
 
 #ifdef BW24_WITH_CUDA
 #include "cuda/common/device.h"
+#include "lib/engine/cuda_runner.h"
 #endif
 
 namespace bw24::engine {
@@ -44,8 +45,7 @@ absl::Status check_device(int32_t device) {
   int n = cuda_device_count();
   if (device >= n)
     return error(Code::kDevice, "CUDA device {} requested but {} usable device(s) found", device, n);
-  return error(Code::kUnsupported, "the CUDA runner is not implemented yet (only its first kernels "
-               "exist); open the model with device -1 (CPU)");
+  return absl::OkStatus();
 #endif
 }
 
@@ -106,6 +106,14 @@ absl::StatusOr<std::shared_ptr<const Model>> Model::open(const std::string& path
                  : std::filesystem::path(path).filename().string();
   BW24_RETURN_IF_ERROR(report(0.05f));
 
+#ifdef BW24_WITH_CUDA
+  if (opt.device >= 0) {
+    BW24_ASSIGN_OR_RETURN(m->device_weights_,
+                          DeviceWeights::upload(*m->dir_, opt.device, opt.vram_budget_bytes,
+                                                [&](float f) { return report(0.05f + 0.95f * f); }));
+    prefault = false;  // the upload read every byte
+  }
+#endif
   // Touch every page of the weights now (one byte per 4 KiB page), so the first token is not the
   // one that reads the file and the progress callback reports real reading.
   if (prefault) {

@@ -14,6 +14,8 @@
 
 namespace bw24::engine {
 
+class DeviceWeights;  // lib/engine/cuda_runner.h (CUDA builds only)
+
 struct ModelOptions {
   int32_t device = -1;   // -1 CPU reference; >= 0 CUDA ordinal
   int32_t n_threads = 0;
@@ -38,12 +40,15 @@ class Model {
   uint64_t n_params() const { return n_params_; }
   uint64_t n_bytes() const { return n_bytes_; }
   bool is_eog(int32_t token) const;
+  // The weights on the CUDA device when device >= 0 (nullptr on the CPU).
+  const DeviceWeights* device_weights() const { return device_weights_.get(); }
 
  private:
   Model() = default;
   std::unique_ptr<loaders::TensorDirectory> dir_;
   arch::ModelGraph graph_;
   std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
+  std::shared_ptr<DeviceWeights> device_weights_;
   ModelOptions opt_;
   std::string name_;
   uint64_t n_params_ = 0, n_bytes_ = 0;

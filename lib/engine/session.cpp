@@ -3,6 +3,9 @@
 #include <algorithm>
 
 #include "lib/core/status.h"
+#ifdef BW24_WITH_CUDA
+#include "lib/engine/cuda_runner.h"
+#endif
 
 namespace bw24::engine {
 namespace {
@@ -37,7 +40,15 @@ absl::StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const M
   BW24_ASSIGN_OR_RETURN(ro.v_type, kv_type(opt.kv_type_v, "V"));
   ro.n_threads = model->options().n_threads;
   std::unique_ptr<Session> s(new Session());
-  BW24_ASSIGN_OR_RETURN(s->runner_, make_ref_runner(g, ro));
+  if (model->options().device >= 0) {
+#ifdef BW24_WITH_CUDA
+    BW24_ASSIGN_OR_RETURN(s->runner_, make_cuda_runner(g, *model->device_weights(), ro));
+#else
+    return error(Code::kDevice, "this libbw24 was built without CUDA");
+#endif
+  } else {
+    BW24_ASSIGN_OR_RETURN(s->runner_, make_ref_runner(g, ro));
+  }
   s->model_ = std::move(model);
   s->n_ctx_ = n_ctx;
   s->sampler_.reseed(opt.seed);

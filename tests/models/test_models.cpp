@@ -196,3 +196,60 @@ TEST_CASE("HF golden directory with an FP8 tensor is refused by name", "[errors]
   CHECK(msg.find("F8_E4M3 (FP8)") != std::string::npos);
   fs::remove_all(dir);
 }
+
+// The same goldens through the CUDA runner (label gpu; exit 77 = Skipped without a device):
+// logits within the fp32 tolerance of transformers, identical greedy continuation, and the argmax
+// gate (prefill and token-by-token decode agree on every position).
+TEST_CASE("goldens on the CUDA device", "[gpu]") {
+  if (!(bw24_capabilities() & BW24_CAP_CUDA_DEVICE)) {
+    std::cout << "SKIPPED: no CUDA device" << std::endl;
+    std::exit(77);
+  }
+  std::vector<std::string> models = {"llama", "qwen3", "qwen3_tied", "gemma3"};
+  for (const std::string& name : models) {
+    std::string dir = std::string(BW24_TEST_DATA_DIR) + "/golden/" + name;
+    std::ifstream gf(dir + "/golden.json");
+    json g = json::parse(gf);
+    auto prompt = g["prompt_ids"].get<std::vector<int32_t>>();
+    auto expect_ids = g["greedy_ids"].get<std::vector<int32_t>>();
+    auto ref = read_f32(dir + "/logits.f32");
+    for (std::string form : {"", "/model.gguf"}) {
+      INFO(name << form);
+      bw24_errbuf err;
+      bw24_model_params mp;
+      bw24_model_params_default(&mp, sizeof mp);
+      mp.device = 0;
+      Handles h, step;
+      REQUIRE(bw24_model_open((dir + form).c_str(), &mp, &h.model, &err) == BW24_OK);
+      REQUIRE(bw24_session_create(h.model, nullptr, &h.session, &err) == BW24_OK);
+      REQUIRE(bw24_session_create(h.model, nullptr, &step.session, &err) == BW24_OK);
+      REQUIRE(bw24_session_prefill(h.session, prompt.data(), static_cast<int32_t>(prompt.size()),
+                                   BW24_PREFILL_ALL_LOGITS) == BW24_OK);
+      const float* logits;
+      int32_t rows, vocab;
+      REQUIRE(bw24_session_logits(h.session, &logits, &rows, &vocab) == BW24_OK);
+      std::vector<float> batch(logits, logits + size_t(rows) * vocab);
+      double max_err = 0, max_ref = 0;
+      for (size_t i = 0; i < ref.size(); ++i) {
+        REQUIRE(std::isfinite(batch[i]));
+        max_err = std::max(max_err, double(std::fabs(batch[i] - ref[i])));
+        max_ref = std::max(max_ref, double(std::fabs(ref[i])));
+      }
+      std::cout << "gpu golden " << name << (form.empty() ? " safetensors" : " gguf") << ": max rel logit err "
+                << max_err / max_ref << "\n";
+      CHECK(max_err / max_ref < 1e-4);
+      // Argmax gate: one token at a time through a second session.
+      for (size_t t = 0; t < prompt.size(); ++t) {
+        REQUIRE(bw24_session_prefill(step.session, &prompt[t], 1, 0) == BW24_OK);
+        REQUIRE(bw24_session_logits(step.session, &logits, &rows, &vocab) == BW24_OK);
+        size_t a = 0, b = 0;
+        for (int32_t i = 0; i < vocab; ++i) {
+          if (logits[i] > logits[a]) a = static_cast<size_t>(i);
+          if (batch[t * vocab + i] > batch[t * vocab + b]) b = static_cast<size_t>(i);
+        }
+        CHECK(a == b);
+      }
+      CHECK(greedy(h.session, static_cast<int>(expect_ids.size())) == expect_ids);
+    }
+  }
+}
