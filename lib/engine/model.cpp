@@ -63,6 +63,16 @@ bool Model::is_eog(int32_t token) const {
 
 absl::StatusOr<std::shared_ptr<const Model>> Model::open(const std::string& path,
                                                          const ModelOptions& opt) {
+  BW24_ASSIGN_OR_RETURN(auto dir, loaders::open_model_source(path));
+  const loaders::MetaValue* name = dir->meta("general.name");
+  std::string n = name && name->type == loaders::MetaType::STRING ? name->s
+                                                                  : std::filesystem::path(path).filename().string();
+  return from_directory(std::move(dir), n, opt);
+}
+
+absl::StatusOr<std::shared_ptr<const Model>> Model::from_directory(std::unique_ptr<loaders::TensorDirectory> dir,
+                                                                   const std::string& name,
+                                                                   const ModelOptions& opt) {
   BW24_ASSIGN_OR_RETURN(OptionMap options, parse_options(opt.options, {kPrefault}));
   bool prefault = true;
   if (auto it = options.find(std::string(kPrefault)); it != options.end()) {
@@ -80,7 +90,8 @@ absl::StatusOr<std::shared_ptr<const Model>> Model::open(const std::string& path
 
   std::shared_ptr<Model> m(new Model());
   m->opt_ = opt;
-  BW24_ASSIGN_OR_RETURN(m->dir_, loaders::open_model_source(path));
+  m->dir_ = std::move(dir);
+  m->name_ = name;
   auto tok = tokenizer::Tokenizer::create(*m->dir_);
   if (tok.ok()) {
     m->tokenizer_ = std::move(tok).value();
@@ -88,8 +99,7 @@ absl::StatusOr<std::shared_ptr<const Model>> Model::open(const std::string& path
     return with_context(tok.status(), "tokenizer");
   }
   if (opt.vocab_only) {
-    if (!m->tokenizer_) return error(Code::kUnsupported, "vocab-only open of '{}', which has no tokenizer", path);
-    m->name_ = std::filesystem::path(path).filename().string();
+    if (!m->tokenizer_) return error(Code::kUnsupported, "vocab-only open of '{}', which has no tokenizer", name);
     return std::shared_ptr<const Model>(std::move(m));
   }
   BW24_ASSIGN_OR_RETURN(m->graph_, arch::build_graph(*m->dir_));
@@ -100,12 +110,7 @@ absl::StatusOr<std::shared_ptr<const Model>> Model::open(const std::string& path
     m->n_params_ += static_cast<uint64_t>(t.n_elements());
     m->n_bytes_ += t.n_bytes;
   }
-  const loaders::MetaValue* name = m->dir_->meta("general.name");
-  m->name_ = name && name->type == loaders::MetaType::STRING
-                 ? name->s
-                 : std::filesystem::path(path).filename().string();
   BW24_RETURN_IF_ERROR(report(0.05f));
-
 #ifdef BW24_WITH_CUDA
   if (opt.device >= 0) {
     BW24_ASSIGN_OR_RETURN(m->device_weights_,

@@ -29,6 +29,10 @@ class Model {
  public:
   static absl::StatusOr<std::shared_ptr<const Model>> open(const std::string& path,
                                                            const ModelOptions& opt);
+  // A model over a directory built in memory (bw24-bench's synthetic shapes). `name` is reported.
+  static absl::StatusOr<std::shared_ptr<const Model>> from_directory(std::unique_ptr<loaders::TensorDirectory> dir,
+                                                                     const std::string& name,
+                                                                     const ModelOptions& opt);
 
   const loaders::TensorDirectory& dir() const { return *dir_; }
   const arch::ModelGraph& graph() const { return graph_; }

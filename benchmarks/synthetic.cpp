@@ -1,0 +1,172 @@
+#include "benchmarks/synthetic.h"
+
+#include <cstring>
+
+#include "lib/core/dtype.h"
+#include "lib/core/status.h"
+
+namespace bw24::bench {
+namespace {
+
+using loaders::MetaValue;
+using loaders::TensorDirectory;
+using loaders::TensorInfo;
+
+struct Shape {
+  const char* name;
+  const char* arch;
+  int n_embd, n_layer, n_head, n_head_kv, head_dim, n_ff, n_vocab;
+  float theta;
+  bool tied;
+};
+
+// Public config.json values of each model.
+constexpr Shape kShapes[] = {
+    {"qwen3-0.6b", "qwen3", 1024, 28, 16, 8, 128, 3072, 151936, 1e6f, true},
+    {"qwen3-8b", "qwen3", 4096, 36, 32, 8, 128, 12288, 151936, 1e6f, false},
+    {"qwen3-14b", "qwen3", 5120, 40, 40, 8, 128, 17408, 151936, 1e6f, false},
+    {"llama3-8b", "llama", 4096, 32, 32, 8, 128, 14336, 128256, 5e5f, false},
+};
+
+// xorshift64*: fast random bytes.
+struct Rng {
+  uint64_t s = 0x9E3779B97F4A7C15ull;
+  uint64_t next() {
+    s ^= s >> 12;
+    s ^= s << 25;
+    s ^= s >> 27;
+    return s * 2685821657736338717ull;
+  }
+};
+
+void put_half(uint8_t* p, float v) {
+  uint16_t h = f32_to_fp16(v);
+  std::memcpy(p, &h, 2);
+}
+
+// Random blocks of `type` with sane scales.
+void fill(GgmlType type, uint8_t* data, uint64_t bytes, Rng& rng) {
+  for (uint64_t i = 0; i + 8 <= bytes; i += 8) {
+    uint64_t r = rng.next();
+    std::memcpy(data + i, &r, 8);
+  }
+  const TypeInfo* ti = type_info(type);
+  const uint64_t blocks = bytes / ti->block_bytes;
+  for (uint64_t b = 0; b < blocks; ++b) {
+    uint8_t* p = data + b * ti->block_bytes;
+    switch (type) {
+      case GgmlType::Q4_K: put_half(p, 0.002f); put_half(p + 2, 0.001f); break;
+      case GgmlType::Q6_K: put_half(p + 208, 0.0005f); break;
+      case GgmlType::Q8_0: case GgmlType::Q4_0: put_half(p, 0.002f); break;
+      case GgmlType::BF16: case GgmlType::F16: {
+        uint16_t bits = 0;
+        std::memcpy(&bits, p, 2);
+        // A small random value: keep sign and mantissa bits, fix the exponent near 2^-7.
+        bits = type == GgmlType::BF16 ? static_cast<uint16_t>((bits & 0x807F) | (120u << 7))
+                                      : static_cast<uint16_t>((bits & 0x83FF) | (8u << 10));
+        std::memcpy(p, &bits, 2);
+        break;
+      }
+      default: break;
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> synthetic_shapes() {
+  std::vector<std::string> out;
+  for (const Shape& s : kShapes) out.push_back(s.name);
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<TensorDirectory>> build_synthetic(const std::string& shape_name,
+                                                                 const std::string& quant) {
+  const Shape* sh = nullptr;
+  for (const Shape& s : kShapes)
+    if (shape_name == s.name) sh = &s;
+  if (!sh) return error(Code::kInvalidArgument, "unknown synthetic shape '{}'", shape_name);
+  auto d = std::make_unique<TensorDirectory>();
+  d->source_path = "synthetic:" + shape_name + ":" + quant;
+  const std::string a = std::string(sh->arch) + ".";
+  BW24_RETURN_IF_ERROR(d->add_meta("general.architecture", MetaValue::of_string(sh->arch)));
+  BW24_RETURN_IF_ERROR(d->add_meta("general.name", MetaValue::of_string(shape_name + " " + quant + " (synthetic)")));
+  BW24_RETURN_IF_ERROR(d->add_meta(a + "context_length", MetaValue::of_u32(40960)));
+  BW24_RETURN_IF_ERROR(d->add_meta(a + "embedding_length", MetaValue::of_u32(sh->n_embd)));
+  BW24_RETURN_IF_ERROR(d->add_meta(a + "block_count", MetaValue::of_u32(sh->n_layer)));
+  BW24_RETURN_IF_ERROR(d->add_meta(a + "feed_forward_length", MetaValue::of_u32(sh->n_ff)));
+  BW24_RETURN_IF_ERROR(d->add_meta(a + "attention.head_count", MetaValue::of_u32(sh->n_head)));
+  BW24_RETURN_IF_ERROR(d->add_meta(a + "attention.head_count_kv", MetaValue::of_u32(sh->n_head_kv)));
+  BW24_RETURN_IF_ERROR(d->add_meta(a + "attention.key_length", MetaValue::of_u32(sh->head_dim)));
+  BW24_RETURN_IF_ERROR(d->add_meta(a + "attention.value_length", MetaValue::of_u32(sh->head_dim)));
+  BW24_RETURN_IF_ERROR(d->add_meta(a + "attention.layer_norm_rms_epsilon", MetaValue::of_f32(1e-6f)));
+  BW24_RETURN_IF_ERROR(d->add_meta(a + "rope.freq_base", MetaValue::of_f32(sh->theta)));
+
+  // Per-tensor types of each mix. Q4_K_M as llama-quantize lays it out: Q6_K for the output, and
+  // for attn_v / ffn_down on the first and last eighth of the layers and every third in between.
+  auto more_bits = [&](int il) {
+    const int n = sh->n_layer;
+    return il < n / 8 || il >= 7 * n / 8 || (il - n / 8) % 3 == 2;
+  };
+  auto type_for = [&](const std::string& name, int il) -> absl::StatusOr<GgmlType> {
+    if (quant == "Q4_K_M") {
+      if (name == "output.weight") return GgmlType::Q6_K;
+      if ((name == "attn_v.weight" || name == "ffn_down.weight") && more_bits(il)) return GgmlType::Q6_K;
+      return GgmlType::Q4_K;
+    }
+    if (quant == "Q8_0") return GgmlType::Q8_0;
+    if (quant == "Q4_0") return GgmlType::Q4_0;
+    if (quant == "Q6_K") return GgmlType::Q6_K;
+    if (quant == "BF16") return GgmlType::BF16;
+    if (quant == "F16") return GgmlType::F16;
+    return error(Code::kInvalidArgument, "unknown quant mix '{}' (Q4_K_M, Q8_0, Q4_0, Q6_K, BF16, F16)", quant);
+  };
+  Rng rng;
+  auto add = [&](const std::string& name, int il, int64_t ne0, int64_t ne1) -> absl::Status {
+    TensorInfo t;
+    t.name = il >= 0 ? "blk." + std::to_string(il) + "." + name : name;
+    if (ne1 == 1) {  // norms: f32 ones with noise
+      t.type = 0;
+      t.n_dims = 1;
+      t.ne = {ne0, 1, 1, 1};
+      t.n_bytes = static_cast<uint64_t>(ne0) * 4;
+      uint8_t* p = d->own_bytes(t.n_bytes);
+      auto* f = reinterpret_cast<float*>(p);
+      for (int64_t i = 0; i < ne0; ++i) f[i] = 1.0f + ((rng.next() >> 40) / 16777216.0f - 0.5f) * 0.1f;
+      t.data = p;
+      return d->add_tensor(std::move(t));
+    }
+    BW24_ASSIGN_OR_RETURN(GgmlType type, type_for(name, il));
+    const TypeInfo* ti = type_info(type);
+    t.type = static_cast<uint32_t>(type);
+    t.n_dims = 2;
+    t.ne = {ne0, ne1, 1, 1};
+    t.n_bytes = static_cast<uint64_t>(ne0 / ti->block_elems) * ti->block_bytes * static_cast<uint64_t>(ne1);
+    uint8_t* p = d->own_bytes(t.n_bytes);
+    fill(type, p, t.n_bytes, rng);
+    t.data = p;
+    return d->add_tensor(std::move(t));
+  };
+  const int64_t E = sh->n_embd, qw = int64_t{sh->n_head} * sh->head_dim, kw = int64_t{sh->n_head_kv} * sh->head_dim;
+  BW24_RETURN_IF_ERROR(add("token_embd.weight", -1, E, sh->n_vocab));
+  BW24_RETURN_IF_ERROR(add("output_norm.weight", -1, E, 1));
+  if (!sh->tied) BW24_RETURN_IF_ERROR(add("output.weight", -1, E, sh->n_vocab));
+  for (int il = 0; il < sh->n_layer; ++il) {
+    BW24_RETURN_IF_ERROR(add("attn_norm.weight", il, E, 1));
+    BW24_RETURN_IF_ERROR(add("attn_q.weight", il, E, qw));
+    BW24_RETURN_IF_ERROR(add("attn_k.weight", il, E, kw));
+    BW24_RETURN_IF_ERROR(add("attn_v.weight", il, E, kw));
+    BW24_RETURN_IF_ERROR(add("attn_output.weight", il, qw, E));
+    if (std::string(sh->arch) == "qwen3") {
+      BW24_RETURN_IF_ERROR(add("attn_q_norm.weight", il, sh->head_dim, 1));
+      BW24_RETURN_IF_ERROR(add("attn_k_norm.weight", il, sh->head_dim, 1));
+    }
+    BW24_RETURN_IF_ERROR(add("ffn_norm.weight", il, E, 1));
+    BW24_RETURN_IF_ERROR(add("ffn_gate.weight", il, E, sh->n_ff));
+    BW24_RETURN_IF_ERROR(add("ffn_up.weight", il, E, sh->n_ff));
+    BW24_RETURN_IF_ERROR(add("ffn_down.weight", il, sh->n_ff, E));
+  }
+  return d;
+}
+
+}  // namespace bw24::bench

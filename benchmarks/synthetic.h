@@ -1,0 +1,20 @@
+// Synthetic models at real shapes (gates.md §2): random weights in any supported quant mix, built
+// in memory, for bw24-bench. Decode speed of a dense model does not depend on the weight values;
+// block scales are set to small fp16 values so activations stay finite.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "loaders/common/tensor_directory.h"
+
+namespace bw24::bench {
+
+// shape: qwen3-0.6b, qwen3-8b, qwen3-14b, llama3-8b. quant: Q4_K_M, Q8_0, BF16, F16, Q4_0, Q6_K.
+absl::StatusOr<std::unique_ptr<loaders::TensorDirectory>> build_synthetic(const std::string& shape,
+                                                                          const std::string& quant);
+std::vector<std::string> synthetic_shapes();
+
+}  // namespace bw24::bench
