@@ -38,18 +38,6 @@ struct BF16Fmt {
     for (int t = 0; t < nt; ++t) acc[t] += w * x[t * cols];
   }
 };
-struct Q8_0Fmt {  // d, int8 qs[32]
-  static constexpr int kElems = 32, kBytes = 34;
-  __device__ static void dot(const uint8_t* b, const float* x, int64_t cols, int nt, float* acc) {
-    const float d = half_at(b);
-    const int8_t* qs = reinterpret_cast<const int8_t*>(b + 2);
-    for (int t = 0; t < nt; ++t) {
-      float s = 0;
-      for (int j = 0; j < 32; ++j) s += qs[j] * x[t * cols + j];
-      acc[t] += d * s;
-    }
-  }
-};
 struct Q4_0Fmt {  // d, qs[16]: low nibble element j, high nibble element j + 16; (q - 8) * d
   static constexpr int kElems = 32, kBytes = 18;
   __device__ static void dot(const uint8_t* b, const float* x, int64_t cols, int nt, float* acc) {
@@ -105,56 +93,167 @@ __device__ __forceinline__ void scale_min_k4(int j, const uint8_t* s, int* sc, i
     *m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
   }
 }
-struct Q4_KFmt {  // d, dmin, scales[12], qs[128]
-  static constexpr int kElems = 256, kBytes = 144;
-  __device__ static void dot(const uint8_t* b, const float* x, int64_t cols, int nt, float* acc) {
-    const float d = half_at(b), dmin = half_at(b + 2);
-    const uint8_t* q = b + 16;
-    for (int c = 0; c < 4; ++c, q += 32) {
-      int sc1, m1, sc2, m2;
-      scale_min_k4(2 * c, b + 4, &sc1, &m1);
-      scale_min_k4(2 * c + 1, b + 4, &sc2, &m2);
-      for (int t = 0; t < nt; ++t) {
-        const float* xt = x + t * cols + 64 * c;
-        float s1 = 0, s2 = 0, x1 = 0, x2 = 0;
-        for (int l = 0; l < 32; ++l) {
-          s1 += (q[l] & 0xF) * xt[l];
-          s2 += (q[l] >> 4) * xt[32 + l];
-          x1 += xt[l];
-          x2 += xt[32 + l];
-        }
-        acc[t] += d * (sc1 * s1 + sc2 * s2) - dmin * (m1 * x1 + m2 * x2);
-      }
-    }
-  }
-};
-struct Q6_KFmt {  // ql[128], qh[64], int8 scales[16], d
-  static constexpr int kElems = 256, kBytes = 210;
-  __device__ static void dot(const uint8_t* b, const float* x, int64_t cols, int nt, float* acc) {
-    const float d = half_at(b + 208);
-    const int8_t* sc = reinterpret_cast<const int8_t*>(b + 192);
-    for (int half = 0; half < 2; ++half) {
-      const uint8_t* ql = b + 64 * half;
-      const uint8_t* qh = b + 128 + 32 * half;
-      for (int t = 0; t < nt; ++t) {
-        const float* xt = x + t * cols + 128 * half;
-        float s = 0;
-        for (int l = 0; l < 32; ++l) {
-          const int is = 8 * half + l / 16;
-          int q1 = ((ql[l] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32;
-          int q2 = ((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32;
-          int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
-          int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
-          s += sc[is] * q1 * xt[l] + sc[is + 2] * q2 * xt[l + 32] + sc[is + 4] * q3 * xt[l + 64] +
-               sc[is + 6] * q4 * xt[l + 96];
-        }
-        acc[t] += d * s;
-      }
-    }
-  }
-};
 
 constexpr int kWarpsPerCta = 8;
+
+// ---------------------------------------------------------------------------------------------
+// Version 2 for the formats of Q4_K_M / Q8_0 / BF16 models: lanes split each block so a warp's
+// loads are contiguous (16-byte loads where the layout is 16-byte aligned), many rows in flight.
+// Napkin math: a warp reads 32 x 16 B = 512 B per load instruction; 8 warps per CTA and ~8 CTAs
+// per SM keep ~32 KB of weight loads outstanding per SM (kernels-hopper.md §1.2).
+// ---------------------------------------------------------------------------------------------
+
+// Q4_K: 8 lanes per 144-byte block; lane j loads qs[16j .. 16j+15] (16 B, aligned because blocks
+// are 144 = 9 x 16 bytes and qs starts at byte 16): 16 low nibbles of sub-block 2c and 16 high
+// nibbles of sub-block 2c+1, c = j / 2. A warp covers 4 blocks (1024 weights) per step.
+__global__ void gemv_q4_k_v2(const uint8_t* w, int64_t rows, int64_t cols, const float* __restrict__ x, int nt,
+                             float* y) {
+  const int lane = threadIdx.x % 32, sub = lane % 8, grp = lane / 8;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * kWarpsPerCta + threadIdx.x / 32;
+  if (row >= rows) return;
+  const int64_t blocks = cols / 256;
+  const uint8_t* wr = w + row * blocks * 144;
+  float acc[kGemvMaxTokens] = {};
+  const int c = sub / 2, l0 = 16 * (sub % 2);
+  for (int64_t b = grp; b < blocks; b += 4) {
+    const uint8_t* blk = wr + b * 144;
+    const uint4 qv = *reinterpret_cast<const uint4*>(blk + 16 + 16 * sub);
+    const float d = half_at(blk), dmin = half_at(blk + 2);
+    int sc1, m1, sc2, m2;
+    scale_min_k4(2 * c, blk + 4, &sc1, &m1);
+    scale_min_k4(2 * c + 1, blk + 4, &sc2, &m2);
+    const float d1 = d * sc1, d2 = d * sc2, mm1 = dmin * m1, mm2 = dmin * m2;
+    const uint8_t* q = reinterpret_cast<const uint8_t*>(&qv);
+    for (int t = 0; t < nt; ++t) {
+      const float* xt = x + t * cols + b * 256 + 64 * c + l0;
+      float s1 = 0, s2 = 0, x1 = 0, x2 = 0;
+#pragma unroll
+      for (int k = 0; k < 16; ++k) {
+        const float xa = __ldg(xt + k), xb = __ldg(xt + 32 + k);
+        s1 += (q[k] & 0xF) * xa;
+        s2 += (q[k] >> 4) * xb;
+        x1 += xa;
+        x2 += xb;
+      }
+      acc[t] += d1 * s1 + d2 * s2 - mm1 * x1 - mm2 * x2;
+    }
+  }
+  for (int t = 0; t < nt; ++t) {
+    float v = warp_sum(acc[t]);
+    if (lane == 0) y[t * rows + row] = v;
+  }
+}
+
+// Q6_K: 16 lanes per 210-byte block (not 16-byte aligned: byte loads). Lane j takes half
+// n = j / 8 and l in [4 (j % 8), +4): 16 weights from ql'[l], ql'[l + 32], qh'[l].
+__global__ void gemv_q6_k_v2(const uint8_t* w, int64_t rows, int64_t cols, const float* __restrict__ x, int nt,
+                             float* y) {
+  const int lane = threadIdx.x % 32, sub = lane % 16, grp = lane / 16;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * kWarpsPerCta + threadIdx.x / 32;
+  if (row >= rows) return;
+  const int64_t blocks = cols / 256;
+  const uint8_t* wr = w + row * blocks * 210;
+  float acc[kGemvMaxTokens] = {};
+  const int half = sub / 8, l0 = 4 * (sub % 8);
+  for (int64_t b = grp; b < blocks; b += 2) {
+    const uint8_t* blk = wr + b * 210;
+    const uint8_t* ql = blk + 64 * half;
+    const uint8_t* qh = blk + 128 + 32 * half;
+    const int8_t* sc = reinterpret_cast<const int8_t*>(blk + 192) + 8 * half;
+    const float d = half_at(blk + 208);
+    uint8_t a[4], bq[4], h[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      a[k] = ql[l0 + k];
+      bq[k] = ql[l0 + 32 + k];
+      h[k] = qh[l0 + k];
+    }
+    const int is = l0 / 16;
+    const float s0 = d * sc[is], s2 = d * sc[is + 2], s4 = d * sc[is + 4], s6 = d * sc[is + 6];
+    for (int t = 0; t < nt; ++t) {
+      const float* xt = x + t * cols + b * 256 + 128 * half + l0;
+      float r = 0;
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        const int q1 = ((a[k] & 0xF) | (((h[k] >> 0) & 3) << 4)) - 32;
+        const int q2 = ((bq[k] & 0xF) | (((h[k] >> 2) & 3) << 4)) - 32;
+        const int q3 = ((a[k] >> 4) | (((h[k] >> 4) & 3) << 4)) - 32;
+        const int q4 = ((bq[k] >> 4) | (((h[k] >> 6) & 3) << 4)) - 32;
+        r += s0 * q1 * __ldg(xt + k) + s2 * q2 * __ldg(xt + 32 + k) + s4 * q3 * __ldg(xt + 64 + k) +
+             s6 * q4 * __ldg(xt + 96 + k);
+      }
+      acc[t] += r;
+    }
+  }
+  for (int t = 0; t < nt; ++t) {
+    float v = warp_sum(acc[t]);
+    if (lane == 0) y[t * rows + row] = v;
+  }
+}
+
+// Q8_0: 4 lanes per 34-byte block (2-byte aligned): lane j takes 8 int8 weights at 8j.
+__global__ void gemv_q8_0_v2(const uint8_t* w, int64_t rows, int64_t cols, const float* __restrict__ x, int nt,
+                             float* y) {
+  const int lane = threadIdx.x % 32, sub = lane % 4, grp = lane / 4;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * kWarpsPerCta + threadIdx.x / 32;
+  if (row >= rows) return;
+  const int64_t blocks = cols / 32;
+  const uint8_t* wr = w + row * blocks * 34;
+  float acc[kGemvMaxTokens] = {};
+  for (int64_t b = grp; b < blocks; b += 8) {
+    const uint8_t* blk = wr + b * 34;
+    const float d = half_at(blk);
+    int8_t q[8];
+    const uint16_t* q16 = reinterpret_cast<const uint16_t*>(blk + 2 + 8 * sub);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      uint16_t v = q16[k];
+      q[2 * k] = static_cast<int8_t>(v & 0xFF);
+      q[2 * k + 1] = static_cast<int8_t>(v >> 8);
+    }
+    for (int t = 0; t < nt; ++t) {
+      const float* xt = x + t * cols + b * 32 + 8 * sub;
+      float s = 0;
+#pragma unroll
+      for (int k = 0; k < 8; ++k) s += q[k] * __ldg(xt + k);
+      acc[t] += d * s;
+    }
+  }
+  for (int t = 0; t < nt; ++t) {
+    float v = warp_sum(acc[t]);
+    if (lane == 0) y[t * rows + row] = v;
+  }
+}
+
+// BF16 / F16: each lane loads 8 weights (16 B) per step; a warp covers 256 contiguous columns.
+template <bool kBf16>
+__global__ void gemv_16bit_v2(const uint8_t* w, int64_t rows, int64_t cols, const float* __restrict__ x, int nt,
+                              float* y) {
+  const int lane = threadIdx.x % 32;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * kWarpsPerCta + threadIdx.x / 32;
+  if (row >= rows) return;
+  const uint16_t* wr = reinterpret_cast<const uint16_t*>(w) + row * cols;
+  float acc[kGemvMaxTokens] = {};
+  for (int64_t c0 = 8 * lane; c0 < cols; c0 += 256) {
+    const uint4 v = *reinterpret_cast<const uint4*>(wr + c0);
+    const uint16_t* h = reinterpret_cast<const uint16_t*>(&v);
+    float wf[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+      wf[k] = kBf16 ? __uint_as_float(static_cast<unsigned>(h[k]) << 16) : __half2float(__ushort_as_half(h[k]));
+    for (int t = 0; t < nt; ++t) {
+      const float* xt = x + t * cols + c0;
+      float s = 0;
+#pragma unroll
+      for (int k = 0; k < 8; ++k) s += wf[k] * __ldg(xt + k);
+      acc[t] += s;
+    }
+  }
+  for (int t = 0; t < nt; ++t) {
+    float v = warp_sum(acc[t]);
+    if (lane == 0) y[t * rows + row] = v;
+  }
+}
 
 template <typename Fmt>
 __global__ void gemv_kernel(const uint8_t* w, int64_t rows, int64_t cols, const float* x, int nt, float* y) {
@@ -190,6 +289,33 @@ bool gemv_supports(uint32_t t) {
 cudaError_t gemv(const void* w, uint32_t type, int64_t rows, int64_t cols, const float* x, int nt, float* y,
                  cudaStream_t s) {
   if (nt < 1 || nt > kGemvMaxTokens || rows <= 0 || cols <= 0) return cudaErrorInvalidValue;
+  // Version 2 where it exists and the shape allows (16-bit rows a multiple of 8 columns).
+  const unsigned grid = static_cast<unsigned>((rows + kWarpsPerCta - 1) / kWarpsPerCta);
+  const auto* wb = static_cast<const uint8_t*>(w);
+  switch (type) {
+    case kQ4_K:
+      if (cols % 256) return cudaErrorInvalidValue;
+      gemv_q4_k_v2<<<grid, 32 * kWarpsPerCta, 0, s>>>(wb, rows, cols, x, nt, y);
+      return cudaGetLastError();
+    case kQ6_K:
+      if (cols % 256) return cudaErrorInvalidValue;
+      gemv_q6_k_v2<<<grid, 32 * kWarpsPerCta, 0, s>>>(wb, rows, cols, x, nt, y);
+      return cudaGetLastError();
+    case kQ8_0:
+      if (cols % 32) return cudaErrorInvalidValue;
+      gemv_q8_0_v2<<<grid, 32 * kWarpsPerCta, 0, s>>>(wb, rows, cols, x, nt, y);
+      return cudaGetLastError();
+    case kBF16:
+    case kF16:
+      if (cols % 8 == 0 && reinterpret_cast<uintptr_t>(w) % 16 == 0) {
+        if (type == kBF16) gemv_16bit_v2<true><<<grid, 32 * kWarpsPerCta, 0, s>>>(wb, rows, cols, x, nt, y);
+        else gemv_16bit_v2<false><<<grid, 32 * kWarpsPerCta, 0, s>>>(wb, rows, cols, x, nt, y);
+        return cudaGetLastError();
+      }
+      break;
+    default:
+      break;
+  }
   switch (type) {
     case kF32: return launch<F32Fmt>(w, rows, cols, x, nt, y, s);
     case kF16: return launch<F16Fmt>(w, rows, cols, x, nt, y, s);
@@ -197,9 +323,6 @@ cudaError_t gemv(const void* w, uint32_t type, int64_t rows, int64_t cols, const
     case kQ4_0: return launch<Q4_0Fmt>(w, rows, cols, x, nt, y, s);
     case kQ4_1: return launch<Q4_1Fmt>(w, rows, cols, x, nt, y, s);
     case kQ5_0: return launch<Q5_0Fmt>(w, rows, cols, x, nt, y, s);
-    case kQ8_0: return launch<Q8_0Fmt>(w, rows, cols, x, nt, y, s);
-    case kQ4_K: return launch<Q4_KFmt>(w, rows, cols, x, nt, y, s);
-    case kQ6_K: return launch<Q6_KFmt>(w, rows, cols, x, nt, y, s);
     default: return cudaErrorInvalidValue;
   }
 }
