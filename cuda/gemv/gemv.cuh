@@ -1,8 +1,11 @@
 // Decode GEMV over quantized weights in their file layout: y[t][r] = sum_c W[r][c] * x[t][c] for
-// up to 8 tokens. Version 1 (correctness first): one warp per row, each lane walks whole blocks
-// and dequantizes in registers; no repack, no vector loads, no activation quantization yet. The
-// bandwidth versions (repacked layouts, 16-byte loads, >= 32 KB in flight per SM) replace it
-// behind this signature, checked by bw24-kernel-check against lib/ref.
+// up to 8 tokens, one warp per row.
+//  v2 (Q4_K, Q6_K, Q8_0, BF16, F16): the lanes of a warp split each block so loads are contiguous,
+//     16-byte loads where the layout is 16-byte aligned; activations read through the read-only
+//     cache.
+//  v1 (F32, Q4_0, Q4_1, Q5_0, unaligned 16-bit rows): each lane walks whole blocks.
+// Next: repacked layouts (16-byte aligned for every format), activations in shared memory, more
+// bytes in flight, fused epilogues (kernels-hopper.md). bw24-kernel-check guards every version.
 #pragma once
 
 #include <cstdint>
