@@ -171,10 +171,13 @@ TEST_CASE("model files that must be refused, each with a named reason", "[errors
   p.progress = [](float f, void*) -> int32_t { return f > 0.5f; };
   CHECK(bw24_model_open(write_temp("bw24_ok3.gguf", ok.bytes()).c_str(), &p, &m, &err) == BW24_ERR_ABORTED);
   p.progress = nullptr;
-  p.device = 0;
+  p.device = 1000;  // no such device, with or without CUDA
   bw24_status st = bw24_model_open(write_temp("bw24_ok4.gguf", ok.bytes()).c_str(), &p, &m, &err);
-  CHECK((st == BW24_ERR_DEVICE || st == BW24_ERR_UNSUPPORTED));
+  CHECK(st == BW24_ERR_DEVICE);
+  CHECK(std::string(err.msg).find("CUDA device 1000") != std::string::npos);
   CHECK(m == nullptr);
+  p.device = -2;
+  CHECK(bw24_model_open(write_temp("bw24_ok5.gguf", ok.bytes()).c_str(), &p, &m, &err) == BW24_ERR_INVALID_ARGUMENT);
 }
 
 TEST_CASE("HF golden directory with an FP8 tensor is refused by name", "[errors]") {
