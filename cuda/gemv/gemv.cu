@@ -150,6 +150,127 @@ __global__ void gemv_q4_k_v2(const uint8_t* w, int64_t rows, int64_t cols, const
   }
 }
 
+// Single-token decode (the common case): a warp computes kRows rows at once, so each lane's slice of
+// the activations is loaded once per block and reused for every row (the f32 activation reads
+// were 7x the weight bytes for Q4_K); the activation sums of the K-quant min term are shared too.
+constexpr int kRows = 4;
+
+__global__ void gemv_q4_k_1tok(const uint8_t* w, int64_t rows, int64_t cols, const float* __restrict__ x, float* y) {
+  const int lane = threadIdx.x % 32, sub = lane % 8, grp = lane / 8;
+  const int64_t row0 = (static_cast<int64_t>(blockIdx.x) * kWarpsPerCta + threadIdx.x / 32) * kRows;
+  if (row0 >= rows) return;
+  const int64_t blocks = cols / 256, row_bytes = blocks * 144;
+  const int c = sub / 2, l0 = 16 * (sub % 2);
+  float acc[kRows] = {};
+  for (int64_t b = grp; b < blocks; b += 4) {
+    const float4* xa4 = reinterpret_cast<const float4*>(x + b * 256 + 64 * c + l0);
+    float av[16], bv[16], x1 = 0, x2 = 0;
+#pragma unroll
+    for (int k4 = 0; k4 < 4; ++k4) {
+      const float4 xa = __ldg(xa4 + k4), xb = __ldg(xa4 + 8 + k4);
+      av[4 * k4] = xa.x; av[4 * k4 + 1] = xa.y; av[4 * k4 + 2] = xa.z; av[4 * k4 + 3] = xa.w;
+      bv[4 * k4] = xb.x; bv[4 * k4 + 1] = xb.y; bv[4 * k4 + 2] = xb.z; bv[4 * k4 + 3] = xb.w;
+    }
+#pragma unroll
+    for (int k = 0; k < 16; ++k) {
+      x1 += av[k];
+      x2 += bv[k];
+    }
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      if (row0 + r >= rows) break;
+      const uint8_t* blk = w + (row0 + r) * row_bytes + b * 144;
+      const uint4 qv = *reinterpret_cast<const uint4*>(blk + 16 + 16 * sub);
+      const float d = half_at(blk), dmin = half_at(blk + 2);
+      int sc1, m1, sc2, m2;
+      scale_min_k4(2 * c, blk + 4, &sc1, &m1);
+      scale_min_k4(2 * c + 1, blk + 4, &sc2, &m2);
+      const uint8_t* q = reinterpret_cast<const uint8_t*>(&qv);
+      float s1 = 0, s2 = 0;
+#pragma unroll
+      for (int k = 0; k < 16; ++k) {
+        s1 += (q[k] & 0xF) * av[k];
+        s2 += (q[k] >> 4) * bv[k];
+      }
+      acc[r] += d * (sc1 * s1 + sc2 * s2) - dmin * (m1 * x1 + m2 * x2);
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+    float v = warp_sum(acc[r]);
+    if (lane == 0 && row0 + r < rows) y[row0 + r] = v;
+  }
+}
+
+__global__ void gemv_q6_k_1tok(const uint8_t* w, int64_t rows, int64_t cols, const float* __restrict__ x, float* y) {
+  const int lane = threadIdx.x % 32, sub = lane % 16, grp = lane / 16;
+  const int64_t row0 = (static_cast<int64_t>(blockIdx.x) * kWarpsPerCta + threadIdx.x / 32) * kRows;
+  if (row0 >= rows) return;
+  const int64_t blocks = cols / 256, row_bytes = blocks * 210;
+  const int half = sub / 8, l0 = 4 * (sub % 8), is = l0 / 16;
+  float acc[kRows] = {};
+  for (int64_t b = grp; b < blocks; b += 2) {
+    const float* xt = x + b * 256 + 128 * half + l0;
+    const float4 x0 = __ldg(reinterpret_cast<const float4*>(xt)), x1 = __ldg(reinterpret_cast<const float4*>(xt + 32)),
+                 x2 = __ldg(reinterpret_cast<const float4*>(xt + 64)), x3 = __ldg(reinterpret_cast<const float4*>(xt + 96));
+    const float v0[4] = {x0.x, x0.y, x0.z, x0.w}, v1[4] = {x1.x, x1.y, x1.z, x1.w}, v2[4] = {x2.x, x2.y, x2.z, x2.w},
+                v3[4] = {x3.x, x3.y, x3.z, x3.w};
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      if (row0 + r >= rows) break;
+      const uint8_t* blk = w + (row0 + r) * row_bytes + b * 210;
+      const uint8_t* ql = blk + 64 * half;
+      const uint8_t* qh = blk + 128 + 32 * half;
+      const int8_t* sc = reinterpret_cast<const int8_t*>(blk + 192) + 8 * half;
+      const float d = half_at(blk + 208);
+      float t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        const uint8_t a = ql[l0 + k], bq = ql[l0 + 32 + k], h = qh[l0 + k];
+        t0 += (((a & 0xF) | (((h >> 0) & 3) << 4)) - 32) * v0[k];
+        t1 += (((bq & 0xF) | (((h >> 2) & 3) << 4)) - 32) * v1[k];
+        t2 += (((a >> 4) | (((h >> 4) & 3) << 4)) - 32) * v2[k];
+        t3 += (((bq >> 4) | (((h >> 6) & 3) << 4)) - 32) * v3[k];
+      }
+      acc[r] += d * (sc[is] * t0 + sc[is + 2] * t1 + sc[is + 4] * t2 + sc[is + 6] * t3);
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+    float v = warp_sum(acc[r]);
+    if (lane == 0 && row0 + r < rows) y[row0 + r] = v;
+  }
+}
+
+__global__ void gemv_q8_0_1tok(const uint8_t* w, int64_t rows, int64_t cols, const float* __restrict__ x, float* y) {
+  const int lane = threadIdx.x % 32, sub = lane % 4, grp = lane / 4;
+  const int64_t row0 = (static_cast<int64_t>(blockIdx.x) * kWarpsPerCta + threadIdx.x / 32) * kRows;
+  if (row0 >= rows) return;
+  const int64_t blocks = cols / 32, row_bytes = blocks * 34;
+  float acc[kRows] = {};
+  for (int64_t b = grp; b < blocks; b += 8) {
+    const float4* xt = reinterpret_cast<const float4*>(x + b * 32 + 8 * sub);
+    const float4 xa = __ldg(xt), xb = __ldg(xt + 1);
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      if (row0 + r >= rows) break;
+      const uint8_t* blk = w + (row0 + r) * row_bytes + b * 34;
+      const uint16_t* q16 = reinterpret_cast<const uint16_t*>(blk + 2 + 8 * sub);
+      const uint16_t u0 = q16[0], u1 = q16[1], u2 = q16[2], u3 = q16[3];
+      const float s = static_cast<int8_t>(u0 & 0xFF) * xa.x + static_cast<int8_t>(u0 >> 8) * xa.y +
+                      static_cast<int8_t>(u1 & 0xFF) * xa.z + static_cast<int8_t>(u1 >> 8) * xa.w +
+                      static_cast<int8_t>(u2 & 0xFF) * xb.x + static_cast<int8_t>(u2 >> 8) * xb.y +
+                      static_cast<int8_t>(u3 & 0xFF) * xb.z + static_cast<int8_t>(u3 >> 8) * xb.w;
+      acc[r] += half_at(blk) * s;
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+    float v = warp_sum(acc[r]);
+    if (lane == 0 && row0 + r < rows) y[row0 + r] = v;
+  }
+}
+
 // Q6_K: 16 lanes per 210-byte block (not 16-byte aligned: byte loads). Lane j takes half
 // n = j / 8 and l in [4 (j % 8), +4): 16 weights from ql'[l], ql'[l + 32], qh'[l].
 __global__ void gemv_q6_k_v2(const uint8_t* w, int64_t rows, int64_t cols, const float* __restrict__ x, int nt,
@@ -299,6 +420,14 @@ cudaError_t gemv(const void* w, uint32_t type, int64_t rows, int64_t cols, const
   // Version 2 where it exists and the shape allows (16-bit rows a multiple of 8 columns).
   const unsigned grid = static_cast<unsigned>((rows + kWarpsPerCta - 1) / kWarpsPerCta);
   const auto* wb = static_cast<const uint8_t*>(w);
+  if (nt == 1 && (type == kQ4_K || type == kQ6_K || type == kQ8_0)) {
+    if (cols % (type == kQ8_0 ? 32 : 256)) return cudaErrorInvalidValue;
+    const unsigned grid1 = static_cast<unsigned>((rows + kWarpsPerCta * kRows - 1) / (kWarpsPerCta * kRows));
+    if (type == kQ4_K) gemv_q4_k_1tok<<<grid1, 32 * kWarpsPerCta, 0, s>>>(wb, rows, cols, x, y);
+    else if (type == kQ6_K) gemv_q6_k_1tok<<<grid1, 32 * kWarpsPerCta, 0, s>>>(wb, rows, cols, x, y);
+    else gemv_q8_0_1tok<<<grid1, 32 * kWarpsPerCta, 0, s>>>(wb, rows, cols, x, y);
+    return cudaGetLastError();
+  }
   switch (type) {
     case kQ4_K:
       if (cols % 256) return cudaErrorInvalidValue;
