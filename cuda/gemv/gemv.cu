@@ -115,9 +115,26 @@ __global__ void gemv_q4_k_v2(const uint8_t* w, int64_t rows, int64_t cols, const
   const uint8_t* wr = w + row * blocks * 144;
   float acc[kGemvMaxTokens] = {};
   const int c = sub / 2, l0 = 16 * (sub % 2);
-  for (int64_t b = grp; b < blocks; b += 4) {
-    const uint8_t* blk = wr + b * 144;
-    const uint4 qv = *reinterpret_cast<const uint4*>(blk + 16 + 16 * sub);
+  // Bytes in flight: each lane issues the 16-byte loads of kDepth blocks before using any of them
+  // (one load per lane in flight left the SMs latency-bound, kernels-hopper.md §1.2).
+  constexpr int kDepth = 4;
+  for (int64_t b0 = grp; b0 < blocks; b0 += 4 * kDepth) {
+    uint4 qvs[kDepth];
+    uint4 heads[kDepth];  // d, dmin, scales[12] = the block's first 16 bytes
+#pragma unroll
+    for (int u = 0; u < kDepth; ++u) {
+      const int64_t b = b0 + 4 * u;
+      if (b < blocks) {
+        qvs[u] = *reinterpret_cast<const uint4*>(wr + b * 144 + 16 + 16 * sub);
+        heads[u] = *reinterpret_cast<const uint4*>(wr + b * 144);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kDepth; ++u) {
+    const int64_t b = b0 + 4 * u;
+    if (b >= blocks) break;
+    const uint8_t* blk = reinterpret_cast<const uint8_t*>(&heads[u]);
+    const uint4 qv = qvs[u];
     const float d = half_at(blk), dmin = half_at(blk + 2);
     int sc1, m1, sc2, m2;
     scale_min_k4(2 * c, blk + 4, &sc1, &m1);
@@ -142,6 +159,7 @@ __global__ void gemv_q4_k_v2(const uint8_t* w, int64_t rows, int64_t cols, const
         }
       }
       acc[t] += d1 * s1 + d2 * s2 - mm1 * x1 - mm2 * x2;
+    }
     }
   }
   for (int t = 0; t < nt; ++t) {
@@ -363,8 +381,17 @@ __global__ void gemv_16bit_v2(const uint8_t* w, int64_t rows, int64_t cols, cons
   if (row >= rows) return;
   const uint16_t* wr = reinterpret_cast<const uint16_t*>(w) + row * cols;
   float acc[kGemvMaxTokens] = {};
-  for (int64_t c0 = 8 * lane; c0 < cols; c0 += 256) {
-    const uint4 v = *reinterpret_cast<const uint4*>(wr + c0);
+  constexpr int kDepth = 4;  // 16-byte loads in flight per lane
+  for (int64_t cb = 8 * lane; cb < cols; cb += 256 * kDepth) {
+    uint4 vs[kDepth];
+#pragma unroll
+    for (int u = 0; u < kDepth; ++u)
+      if (cb + 256 * u < cols) vs[u] = *reinterpret_cast<const uint4*>(wr + cb + 256 * u);
+#pragma unroll
+    for (int u = 0; u < kDepth; ++u) {
+    const int64_t c0 = cb + 256 * u;
+    if (c0 >= cols) break;
+    const uint4 v = vs[u];
     const uint16_t* h = reinterpret_cast<const uint16_t*>(&v);
     float wf[8];
 #pragma unroll
@@ -375,6 +402,7 @@ __global__ void gemv_16bit_v2(const uint8_t* w, int64_t rows, int64_t cols, cons
       const float4 xa = __ldg(xt), xb = __ldg(xt + 1);
       acc[t] += wf[0] * xa.x + wf[1] * xa.y + wf[2] * xa.z + wf[3] * xa.w + wf[4] * xb.x + wf[5] * xb.y +
                 wf[6] * xb.z + wf[7] * xb.w;
+    }
     }
   }
   for (int t = 0; t < nt; ++t) {
