@@ -106,14 +106,15 @@ constexpr int kWarpsPerCta = 8;
 // Q4_K: 8 lanes per 144-byte block; lane j loads qs[16j .. 16j+15] (16 B, aligned because blocks
 // are 144 = 9 x 16 bytes and qs starts at byte 16): 16 low nibbles of sub-block 2c and 16 high
 // nibbles of sub-block 2c+1, c = j / 2. A warp covers 4 blocks (1024 weights) per step.
-__global__ void gemv_q4_k_v2(const uint8_t* w, int64_t rows, int64_t cols, const float* __restrict__ x, int nt,
+template <int nt>
+__global__ void gemv_q4_k_v2(const uint8_t* w, int64_t rows, int64_t cols, const float* __restrict__ x,
                              float* y) {
   const int lane = threadIdx.x % 32, sub = lane % 8, grp = lane / 8;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kWarpsPerCta + threadIdx.x / 32;
   if (row >= rows) return;
   const int64_t blocks = cols / 256;
   const uint8_t* wr = w + row * blocks * 144;
-  float acc[kGemvMaxTokens] = {};
+  float acc[nt] = {};
   const int c = sub / 2, l0 = 16 * (sub % 2);
   // Bytes in flight: each lane issues the 16-byte loads of kDepth blocks before using any of them
   // (one load per lane in flight left the SMs latency-bound, kernels-hopper.md §1.2).
@@ -170,14 +171,15 @@ __global__ void gemv_q4_k_v2(const uint8_t* w, int64_t rows, int64_t cols, const
 
 // Q6_K: 16 lanes per 210-byte block (not 16-byte aligned: byte loads). Lane j takes half
 // n = j / 8 and l in [4 (j % 8), +4): 16 weights from ql'[l], ql'[l + 32], qh'[l].
-__global__ void gemv_q6_k_v2(const uint8_t* w, int64_t rows, int64_t cols, const float* __restrict__ x, int nt,
+template <int nt>
+__global__ void gemv_q6_k_v2(const uint8_t* w, int64_t rows, int64_t cols, const float* __restrict__ x,
                              float* y) {
   const int lane = threadIdx.x % 32, sub = lane % 16, grp = lane / 16;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kWarpsPerCta + threadIdx.x / 32;
   if (row >= rows) return;
   const int64_t blocks = cols / 256;
   const uint8_t* wr = w + row * blocks * 210;
-  float acc[kGemvMaxTokens] = {};
+  float acc[nt] = {};
   const int half = sub / 8, l0 = 4 * (sub % 8);
   for (int64_t b = grp; b < blocks; b += 2) {
     const uint8_t* blk = wr + b * 210;
@@ -219,14 +221,15 @@ __global__ void gemv_q6_k_v2(const uint8_t* w, int64_t rows, int64_t cols, const
 }
 
 // Q8_0: 4 lanes per 34-byte block (2-byte aligned): lane j takes 8 int8 weights at 8j.
-__global__ void gemv_q8_0_v2(const uint8_t* w, int64_t rows, int64_t cols, const float* __restrict__ x, int nt,
+template <int nt>
+__global__ void gemv_q8_0_v2(const uint8_t* w, int64_t rows, int64_t cols, const float* __restrict__ x,
                              float* y) {
   const int lane = threadIdx.x % 32, sub = lane % 4, grp = lane / 4;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kWarpsPerCta + threadIdx.x / 32;
   if (row >= rows) return;
   const int64_t blocks = cols / 32;
   const uint8_t* wr = w + row * blocks * 34;
-  float acc[kGemvMaxTokens] = {};
+  float acc[nt] = {};
   for (int64_t b = grp; b < blocks; b += 8) {
     const uint8_t* blk = wr + b * 34;
     const float d = half_at(blk);
@@ -252,14 +255,14 @@ __global__ void gemv_q8_0_v2(const uint8_t* w, int64_t rows, int64_t cols, const
 }
 
 // BF16 / F16: each lane loads 8 weights (16 B) per step; a warp covers 256 contiguous columns.
-template <bool kBf16>
-__global__ void gemv_16bit_v2(const uint8_t* w, int64_t rows, int64_t cols, const float* __restrict__ x, int nt,
+template <bool kBf16, int nt>
+__global__ void gemv_16bit_v2(const uint8_t* w, int64_t rows, int64_t cols, const float* __restrict__ x,
                               float* y) {
   const int lane = threadIdx.x % 32;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kWarpsPerCta + threadIdx.x / 32;
   if (row >= rows) return;
   const uint16_t* wr = reinterpret_cast<const uint16_t*>(w) + row * cols;
-  float acc[kGemvMaxTokens] = {};
+  float acc[nt] = {};
   constexpr int kDepth = 4;  // 16-byte loads in flight per lane
   for (int64_t cb = 8 * lane; cb < cols; cb += 256 * kDepth) {
     uint4 vs[kDepth];
@@ -313,6 +316,19 @@ cudaError_t launch(const void* w, int64_t rows, int64_t cols, const float* x, in
   return cudaGetLastError();
 }
 
+template <int nt>
+void launch_v2(uint32_t type, const uint8_t* w, int64_t rows, int64_t cols, const float* x, float* y, unsigned grid,
+               cudaStream_t s) {
+  constexpr int threads = 32 * kWarpsPerCta;
+  switch (type) {
+    case kQ4_K: gemv_q4_k_v2<nt><<<grid, threads, 0, s>>>(w, rows, cols, x, y); break;
+    case kQ6_K: gemv_q6_k_v2<nt><<<grid, threads, 0, s>>>(w, rows, cols, x, y); break;
+    case kQ8_0: gemv_q8_0_v2<nt><<<grid, threads, 0, s>>>(w, rows, cols, x, y); break;
+    case kBF16: gemv_16bit_v2<true, nt><<<grid, threads, 0, s>>>(w, rows, cols, x, y); break;
+    default: gemv_16bit_v2<false, nt><<<grid, threads, 0, s>>>(w, rows, cols, x, y); break;
+  }
+}
+
 }  // namespace
 
 bool gemv_supports(uint32_t t) {
@@ -324,32 +340,25 @@ bool gemv_supports(uint32_t t) {
 cudaError_t gemv(const void* w, uint32_t type, int64_t rows, int64_t cols, const float* x, int nt, float* y,
                  cudaStream_t s) {
   if (nt < 1 || nt > kGemvMaxTokens || rows <= 0 || cols <= 0) return cudaErrorInvalidValue;
-  // Version 2 where it exists and the shape allows (16-bit rows a multiple of 8 columns).
+  // Version 2 where it exists and the shape allows (16-bit rows a multiple of 8 columns). The token
+  // count is a template parameter: with a runtime count the accumulators went to local memory.
   const unsigned grid = static_cast<unsigned>((rows + kWarpsPerCta - 1) / kWarpsPerCta);
   const auto* wb = static_cast<const uint8_t*>(w);
-  switch (type) {
-    case kQ4_K:
-      if (cols % 256) return cudaErrorInvalidValue;
-      gemv_q4_k_v2<<<grid, 32 * kWarpsPerCta, 0, s>>>(wb, rows, cols, x, nt, y);
-      return cudaGetLastError();
-    case kQ6_K:
-      if (cols % 256) return cudaErrorInvalidValue;
-      gemv_q6_k_v2<<<grid, 32 * kWarpsPerCta, 0, s>>>(wb, rows, cols, x, nt, y);
-      return cudaGetLastError();
-    case kQ8_0:
-      if (cols % 32) return cudaErrorInvalidValue;
-      gemv_q8_0_v2<<<grid, 32 * kWarpsPerCta, 0, s>>>(wb, rows, cols, x, nt, y);
-      return cudaGetLastError();
-    case kBF16:
-    case kF16:
-      if (cols % 8 == 0 && reinterpret_cast<uintptr_t>(w) % 16 == 0) {
-        if (type == kBF16) gemv_16bit_v2<true><<<grid, 32 * kWarpsPerCta, 0, s>>>(wb, rows, cols, x, nt, y);
-        else gemv_16bit_v2<false><<<grid, 32 * kWarpsPerCta, 0, s>>>(wb, rows, cols, x, nt, y);
-        return cudaGetLastError();
-      }
-      break;
-    default:
-      break;
+  const bool v2 = (type == kQ4_K && cols % 256 == 0) || (type == kQ6_K && cols % 256 == 0) ||
+                  (type == kQ8_0 && cols % 32 == 0) ||
+                  ((type == kBF16 || type == kF16) && cols % 8 == 0 && reinterpret_cast<uintptr_t>(w) % 16 == 0);
+  if (v2) {
+    switch (nt) {
+      case 1: launch_v2<1>(type, wb, rows, cols, x, y, grid, s); break;
+      case 2: launch_v2<2>(type, wb, rows, cols, x, y, grid, s); break;
+      case 3: launch_v2<3>(type, wb, rows, cols, x, y, grid, s); break;
+      case 4: launch_v2<4>(type, wb, rows, cols, x, y, grid, s); break;
+      case 5: launch_v2<5>(type, wb, rows, cols, x, y, grid, s); break;
+      case 6: launch_v2<6>(type, wb, rows, cols, x, y, grid, s); break;
+      case 7: launch_v2<7>(type, wb, rows, cols, x, y, grid, s); break;
+      default: launch_v2<8>(type, wb, rows, cols, x, y, grid, s); break;
+    }
+    return cudaGetLastError();
   }
   switch (type) {
     case kF32: return launch<F32Fmt>(w, rows, cols, x, nt, y, s);
