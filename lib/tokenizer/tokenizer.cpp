@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <optional>
 #include <queue>
 
 #include "lib/core/status.h"
@@ -42,6 +43,40 @@ std::string nfc(std::string_view s) {
   return r;
 }
 
+// The merge loop both algorithms share: repeatedly merge the adjacent pair with the lowest
+// priority (leftmost on ties) until no pair merges. priority(l, r) gives std::nullopt for pairs that
+// do not merge. Stale queue entries (a side already merged elsewhere) are skipped.
+template <typename PriorityFn>
+void merge_pairs(std::vector<Symbol>& syms, PriorityFn priority) {
+  struct Candidate {
+    int left, right;
+    double priority;
+    size_t len;
+  };
+  auto worse = [](const Candidate& a, const Candidate& b) {
+    return a.priority > b.priority || (a.priority == b.priority && a.left > b.left);
+  };
+  std::priority_queue<Candidate, std::vector<Candidate>, decltype(worse)> queue(worse);
+  auto try_add = [&](int l, int r) {
+    if (l < 0 || r < 0) return;
+    if (std::optional<double> p = priority(l, r))
+      queue.push({l, r, *p, syms[static_cast<size_t>(l)].len + syms[static_cast<size_t>(r)].len});
+  };
+  for (size_t i = 1; i < syms.size(); ++i) try_add(static_cast<int>(i - 1), static_cast<int>(i));
+  while (!queue.empty()) {
+    Candidate c = queue.top();
+    queue.pop();
+    Symbol &a = syms[static_cast<size_t>(c.left)], &b = syms[static_cast<size_t>(c.right)];
+    if (a.len == 0 || b.len == 0 || a.len + b.len != c.len || a.next != c.right) continue;  // stale
+    a.len += b.len;
+    b.len = 0;
+    a.next = b.next;
+    if (b.next >= 0) syms[static_cast<size_t>(b.next)].prev = c.left;
+    try_add(a.prev, c.left);
+    try_add(c.left, a.next);
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::create(Vocab vocab) {
@@ -66,38 +101,15 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::create(const loaders::Tens
 // never became a token fall back to <0xXX> byte tokens.
 void Tokenizer::encode_spm(const std::string& text, std::vector<int32_t>& out) const {
   std::vector<Symbol> syms = split_chars(text);
-  struct Bigram {
-    int left, right;
-    float score;
-    size_t len;
-  };
-  auto worse = [](const Bigram& a, const Bigram& b) {
-    return a.score < b.score || (a.score == b.score && a.left > b.left);
-  };
-  std::priority_queue<Bigram, std::vector<Bigram>, decltype(worse)> queue(worse);
-  std::map<std::string, std::pair<int, int>, std::less<>> rev_merge;
-  auto try_add = [&](int l, int r) {
-    if (l < 0 || r < 0) return;
+  std::map<std::string, std::pair<int, int>, std::less<>> rev_merge;  // merged text -> its halves
+  merge_pairs(syms, [&](int l, int r) -> std::optional<double> {
     const Symbol &a = syms[static_cast<size_t>(l)], &b = syms[static_cast<size_t>(r)];
-    std::string s = text.substr(a.start, a.len + b.len);
-    int32_t id = vocab_.find(s);
-    if (id < 0) return;
-    queue.push({l, r, vocab_.score[static_cast<size_t>(id)], s.size()});
-    rev_merge[s] = {l, r};
-  };
-  for (size_t i = 1; i < syms.size(); ++i) try_add(static_cast<int>(i - 1), static_cast<int>(i));
-  while (!queue.empty()) {
-    Bigram bg = queue.top();
-    queue.pop();
-    Symbol &a = syms[static_cast<size_t>(bg.left)], &b = syms[static_cast<size_t>(bg.right)];
-    if (a.len == 0 || b.len == 0 || a.len + b.len != bg.len) continue;  // stale
-    a.len += b.len;
-    b.len = 0;
-    a.next = b.next;
-    if (b.next >= 0) syms[static_cast<size_t>(b.next)].prev = bg.left;
-    try_add(a.prev, bg.left);
-    try_add(bg.left, a.next);
-  }
+    std::string merged = text.substr(a.start, a.len + b.len);
+    int32_t id = vocab_.find(merged);
+    if (id < 0) return std::nullopt;
+    rev_merge[merged] = {l, r};
+    return -static_cast<double>(vocab_.score[static_cast<size_t>(id)]);  // highest score first
+  });
   // A merged symbol is always a vocabulary entry; unmatched single characters become bytes.
   std::function<void(const Symbol&)> emit = [&](const Symbol& s) {
     std::string piece = text.substr(s.start, s.len);
@@ -131,39 +143,16 @@ void Tokenizer::bpe_word(const std::string& word, std::vector<int32_t>& out) con
     }
   }
   std::vector<Symbol> syms = split_chars(word);
-  struct Bigram {
-    int left, right;
-    int32_t rank;
-    size_t len;
-  };
-  auto worse = [](const Bigram& a, const Bigram& b) {
-    return a.rank > b.rank || (a.rank == b.rank && a.left > b.left);
-  };
-  std::priority_queue<Bigram, std::vector<Bigram>, decltype(worse)> queue(worse);
   std::string key;
-  auto try_add = [&](int l, int r) {
-    if (l < 0 || r < 0) return;
+  merge_pairs(syms, [&](int l, int r) -> std::optional<double> {
     const Symbol &a = syms[static_cast<size_t>(l)], &b = syms[static_cast<size_t>(r)];
     key.assign(word, a.start, a.len);
     key += ' ';
     key.append(word, b.start, b.len);
     auto it = vocab_.merge_rank.find(key);
-    if (it == vocab_.merge_rank.end()) return;
-    queue.push({l, r, it->second, a.len + b.len});
-  };
-  for (size_t i = 1; i < syms.size(); ++i) try_add(static_cast<int>(i - 1), static_cast<int>(i));
-  while (!queue.empty()) {
-    Bigram bg = queue.top();
-    queue.pop();
-    Symbol &a = syms[static_cast<size_t>(bg.left)], &b = syms[static_cast<size_t>(bg.right)];
-    if (a.len == 0 || b.len == 0 || a.len + b.len != bg.len || a.next != bg.right) continue;
-    a.len += b.len;
-    b.len = 0;
-    a.next = b.next;
-    if (b.next >= 0) syms[static_cast<size_t>(b.next)].prev = bg.left;
-    try_add(a.prev, bg.left);
-    try_add(bg.left, a.next);
-  }
+    if (it == vocab_.merge_rank.end()) return std::nullopt;
+    return static_cast<double>(it->second);  // lowest rank first
+  });
   for (int i = syms.empty() ? -1 : 0; i != -1; i = syms[static_cast<size_t>(i)].next) {
     const Symbol& s = syms[static_cast<size_t>(i)];
     int32_t id = vocab_.find(word.substr(s.start, s.len));
