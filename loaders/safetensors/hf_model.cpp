@@ -259,7 +259,13 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> load_hf_directory(const std::st
     cfg = text;
   }
   // The tokenizer first: its special ids (tokenizer_config.json) take precedence over config.json's.
-  if (fs::exists(dir / "tokenizer.json", ec)) BW24_RETURN_IF_ERROR(load_hf_tokenizer(dir_str, d.get()));
+  // A tokenizer this build cannot run does not make the weights unusable: warn and go on (the
+  // model still takes token ids; the text calls then report BW24_ERR_UNSUPPORTED).
+  if (fs::exists(dir / "tokenizer.json", ec)) {
+    absl::Status st = load_hf_tokenizer(dir_str, d.get());
+    if (code_of(st) == Code::kUnsupported) log(LogLevel::kWarn, "{}; the model is loaded without a tokenizer", message_of(st));
+    else BW24_RETURN_IF_ERROR(st);
+  }
   BW24_RETURN_IF_ERROR(map_config(cfg, dir, *d));
 
   std::set<std::string> listed;

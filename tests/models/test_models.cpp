@@ -256,3 +256,19 @@ TEST_CASE("goldens on the CUDA device", "[gpu]") {
     }
   }
 }
+
+TEST_CASE("an HF model with a tokenizer.json bw24 cannot run still opens, without text calls", "[errors]") {
+  fs::path src = fs::path(BW24_TEST_DATA_DIR) / "golden" / "qwen3_tied";
+  fs::path dir = fs::temp_directory_path() / "bw24_wordpiece";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const char* f : {"config.json", "model.safetensors"}) fs::copy_file(src / f, dir / f);
+  std::ofstream(dir / "tokenizer.json") << R"({"model": {"type": "WordPiece", "vocab": {}}})";
+  bw24_errbuf err;
+  bw24_model* m = nullptr;
+  REQUIRE(bw24_model_open(dir.c_str(), nullptr, &m, &err) == BW24_OK);
+  int32_t ids[4], n = 0;
+  CHECK(bw24_tokenize(m, "hi", 2, 0, ids, 4, &n) == BW24_ERR_UNSUPPORTED);
+  bw24_model_close(m);
+  fs::remove_all(dir);
+}
