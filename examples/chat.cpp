@@ -17,8 +17,12 @@
 #include <vector>
 
 #include "bw24.h"
+#include "examples/example_util.h"
 
 namespace {
+
+using bw24_example::complete_utf8_prefix;
+using bw24_example::parse_device;
 
 struct Message {
   std::string role, content;
@@ -52,18 +56,6 @@ double now_s() {
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
-// Longest prefix of s that does not end inside a UTF-8 character.
-size_t complete_utf8_prefix(const std::string& s) {
-  size_t n = s.size(), i = n;
-  for (int back = 0; back < 4 && i > 0; ++back) {
-    auto c = static_cast<unsigned char>(s[i - 1]);
-    if ((c & 0xC0) == 0x80) { --i; continue; }
-    if (c < 0x80) return n;
-    int len = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
-    return (n - (i - 1)) >= static_cast<size_t>(len) ? n : i - 1;
-  }
-  return n;
-}
 
 int32_t progress(float f, void*) {
   static int last = -1;
@@ -194,12 +186,6 @@ class Chat {
   std::vector<int32_t> fed_;  // tokens the session holds
 };
 
-bool parse_device(const char* s, int32_t* device) {
-  if (std::strcmp(s, "cpu") == 0) { *device = -1; return true; }
-  if (std::strncmp(s, "cuda", 4) != 0) return false;
-  *device = s[4] == ':' ? std::atoi(s + 5) : 0;
-  return s[4] == '\0' || s[4] == ':';
-}
 
 }  // namespace
 

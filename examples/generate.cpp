@@ -11,8 +11,12 @@
 #include <vector>
 
 #include "bw24.h"
+#include "examples/example_util.h"
 
 namespace {
+
+using bw24_example::complete_utf8_prefix;
+using bw24_example::parse_device;
 
 void usage(FILE* f) {
   std::fprintf(f,
@@ -55,30 +59,7 @@ bool parse_ids(const char* s, std::vector<int32_t>* out) {
   return !out->empty();
 }
 
-bool parse_device(const char* s, int32_t* device) {
-  if (std::strcmp(s, "cpu") == 0) { *device = -1; return true; }
-  if (std::strncmp(s, "cuda", 4) != 0) return false;
-  if (s[4] == '\0') { *device = 0; return true; }
-  if (s[4] != ':') return false;
-  char* end;
-  long v = std::strtol(s + 5, &end, 10);
-  if (*end || v < 0 || v > 1024) return false;
-  *device = static_cast<int32_t>(v);
-  return true;
-}
 
-// Length of the longest prefix of s that does not end inside a UTF-8 character.
-size_t complete_utf8_prefix(const std::string& s) {
-  size_t n = s.size(), i = n;
-  for (int back = 0; back < 4 && i > 0; ++back) {
-    auto c = static_cast<unsigned char>(s[i - 1]);
-    if ((c & 0xC0) == 0x80) { --i; continue; }       // continuation byte
-    if (c < 0x80) return n;                          // ASCII ends everything before it
-    int len = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
-    return (n - (i - 1)) >= static_cast<size_t>(len) ? n : i - 1;
-  }
-  return n;
-}
 
 std::string detokenize(const bw24_model* model, const std::vector<int32_t>& ids) {
   size_t need = 0;
@@ -110,6 +91,16 @@ std::string json_escape(const std::string& s) {
           out += static_cast<char>(c);
         }
     }
+  }
+  return out;
+}
+
+// "1,2,3"
+std::string join_ids(const std::vector<int32_t>& v) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) out += ',';
+    out += std::to_string(v[i]);
   }
   return out;
 }
@@ -209,8 +200,7 @@ int main(int argc, char** argv) {
     }
   }
   if (tokenize_only) {
-    std::string ids;
-    for (size_t i = 0; i < prompt.size(); ++i) ids += (i ? "," : "") + std::to_string(prompt[i]);
+    const std::string ids = join_ids(prompt);
     if (json) std::printf("{\"ids\":[%s]}\n", ids.c_str());
     else std::printf("%s\n", ids.c_str());
     bw24_model_close(model);
@@ -283,18 +273,13 @@ int main(int argc, char** argv) {
 
   double prefill_tps = prefill_s > 0 ? prompt.size() / prefill_s : 0;
   double decode_tps = decode_s > 0 && n_out > 0 ? n_out / decode_s : 0;
-  auto join = [](const std::vector<int32_t>& v) {
-    std::string out;
-    for (size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + std::to_string(v[i]);
-    return out;
-  };
   if (json) {
     std::printf("{\"prompt_ids\":[%s],\"ids\":[%s],\"text\":\"%s\",\"load_s\":%.4f,"
                 "\"prefill_tok_s\":%.2f,\"decode_tok_s\":%.2f}\n",
-                join(prompt).c_str(), join(ids).c_str(), json_escape(out_text).c_str(), load_s, prefill_tps,
+                join_ids(prompt).c_str(), join_ids(ids).c_str(), json_escape(out_text).c_str(), load_s, prefill_tps,
                 decode_tps);
   } else {
-    if (!stream) std::printf("%s\n", join(ids).c_str());
+    if (!stream) std::printf("%s\n", join_ids(ids).c_str());
     std::fprintf(stderr, "load %.3f s | prefill %zu tok, %.1f tok/s | decode %d tok, %.1f tok/s%s\n",
                  load_s, prompt.size(), prefill_tps, n_out, decode_tps,
                  stop == BW24_STOP_EOG ? " | stopped at end-of-generation" : "");

@@ -96,6 +96,16 @@ __device__ __forceinline__ void scale_min_k4(int j, const uint8_t* s, int* sc, i
 
 constexpr int kWarpsPerCta = 8;
 
+// Every GEMV ends the same way: each token's per-lane partial sums reduced across the warp, lane 0
+// writes y[t][row].
+__device__ __forceinline__ void store_row(const float* acc, int nt, int lane, int64_t row, int64_t rows, float* y) {
+#pragma unroll
+  for (int t = 0; t < nt; ++t) {
+    float v = warp_sum(acc[t]);
+    if (lane == 0) y[t * rows + row] = v;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Version 2 for the formats of Q4_K_M / Q8_0 / BF16 models: lanes split each block so a warp's
 // loads are contiguous (16-byte loads where the layout is 16-byte aligned), many rows in flight.
@@ -163,10 +173,7 @@ __global__ void gemv_q4_k_v2(const uint8_t* w, int64_t rows, int64_t cols, const
     }
     }
   }
-  for (int t = 0; t < nt; ++t) {
-    float v = warp_sum(acc[t]);
-    if (lane == 0) y[t * rows + row] = v;
-  }
+  store_row(acc, nt, lane, row, rows, y);
 }
 
 // Q6_K: 16 lanes per 210-byte block (not 16-byte aligned: byte loads). Lane j takes half
@@ -214,10 +221,7 @@ __global__ void gemv_q6_k_v2(const uint8_t* w, int64_t rows, int64_t cols, const
       acc[t] += r;
     }
   }
-  for (int t = 0; t < nt; ++t) {
-    float v = warp_sum(acc[t]);
-    if (lane == 0) y[t * rows + row] = v;
-  }
+  store_row(acc, nt, lane, row, rows, y);
 }
 
 // Q8_0: 4 lanes per 34-byte block (2-byte aligned): lane j takes 8 int8 weights at 8j.
@@ -248,10 +252,7 @@ __global__ void gemv_q8_0_v2(const uint8_t* w, int64_t rows, int64_t cols, const
                      q[6] * xb.z + q[7] * xb.w);
     }
   }
-  for (int t = 0; t < nt; ++t) {
-    float v = warp_sum(acc[t]);
-    if (lane == 0) y[t * rows + row] = v;
-  }
+  store_row(acc, nt, lane, row, rows, y);
 }
 
 // BF16 / F16: each lane loads 8 weights (16 B) per step; a warp covers 256 contiguous columns.
@@ -287,10 +288,7 @@ __global__ void gemv_16bit_v2(const uint8_t* w, int64_t rows, int64_t cols, cons
     }
     }
   }
-  for (int t = 0; t < nt; ++t) {
-    float v = warp_sum(acc[t]);
-    if (lane == 0) y[t * rows + row] = v;
-  }
+  store_row(acc, nt, lane, row, rows, y);
 }
 
 template <typename Fmt>
@@ -302,10 +300,7 @@ __global__ void gemv_kernel(const uint8_t* w, int64_t rows, int64_t cols, const 
   const uint8_t* wr = w + row * blocks * Fmt::kBytes;
   float acc[kGemvMaxTokens] = {};
   for (int64_t b = lane; b < blocks; b += 32) Fmt::dot(wr + b * Fmt::kBytes, x + b * Fmt::kElems, cols, nt, acc);
-  for (int t = 0; t < nt; ++t) {
-    float v = warp_sum(acc[t]);
-    if (lane == 0) y[t * rows + row] = v;
-  }
+  store_row(acc, nt, lane, row, rows, y);
 }
 
 template <typename Fmt>

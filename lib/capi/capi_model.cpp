@@ -21,7 +21,7 @@ using capi::copy_out;
 extern "C" {
 
 bw24_status bw24_model_params_default(bw24_model_params* p, uint32_t struct_size) {
-  return capi::write_default(p, struct_size, model_defaults());
+  return capi::write_struct(p, struct_size, model_defaults());
 }
 
 bw24_status bw24_model_open(const char* path, const bw24_model_params* params, bw24_model** out,
@@ -56,8 +56,6 @@ void bw24_model_close(bw24_model* model) { delete model; }
 
 bw24_status bw24_model_get_info(const bw24_model* model, bw24_model_info* info) {
   if (!model || !info) return BW24_ERR_INVALID_ARGUMENT;
-  uint32_t size = info->struct_size;
-  if (size < sizeof(uint32_t) || size > capi::kMaxStructSize) return BW24_ERR_STRUCT_SIZE;
   const engine::Model& m = *model->model;
   bw24_model_info full{};
   full.struct_size = sizeof full;
@@ -70,10 +68,7 @@ bw24_status bw24_model_get_info(const bw24_model* model, bw24_model_info* info) 
   full.n_bytes = m.n_bytes();
   full.arch = m.graph().arch.c_str();
   full.name = m.name().c_str();
-  std::memset(info, 0, size);
-  std::memcpy(info, &full, std::min<size_t>(size, sizeof full));
-  info->struct_size = size;
-  return BW24_OK;
+  return capi::write_struct(info, info->struct_size, full);
 }
 
 int32_t bw24_model_meta_count(const bw24_model* model) {

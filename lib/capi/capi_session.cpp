@@ -34,11 +34,11 @@ const char kNullSession[] = "session is NULL";
 extern "C" {
 
 bw24_status bw24_session_params_default(bw24_session_params* p, uint32_t struct_size) {
-  return capi::write_default(p, struct_size, session_defaults());
+  return capi::write_struct(p, struct_size, session_defaults());
 }
 
 bw24_status bw24_sampling_default(bw24_sampling* p, uint32_t struct_size) {
-  return capi::write_default(p, struct_size, sampling_defaults());
+  return capi::write_struct(p, struct_size, sampling_defaults());
 }
 
 bw24_status bw24_session_create(bw24_model* model, const bw24_session_params* params,

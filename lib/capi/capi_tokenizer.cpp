@@ -68,8 +68,6 @@ bw24_status bw24_token_to_piece(const bw24_model* model, int32_t token, uint32_t
 
 bw24_status bw24_model_special_tokens(const bw24_model* model, bw24_special_tokens* out) {
   if (!model || !out) return BW24_ERR_INVALID_ARGUMENT;
-  uint32_t size = out->struct_size;
-  if (size < sizeof(uint32_t) || size > capi::kMaxStructSize) return BW24_ERR_STRUCT_SIZE;
   const tokenizer::Tokenizer* t = tok_of(model);
   if (!t) return BW24_ERR_UNSUPPORTED;
   const tokenizer::Vocab& v = t->vocab();
@@ -82,10 +80,7 @@ bw24_status bw24_model_special_tokens(const bw24_model* model, bw24_special_toke
   full.unk = v.unk;
   full.pad = v.pad;
   full.sep = v.sep;
-  std::memset(out, 0, size);
-  std::memcpy(out, &full, std::min<size_t>(size, sizeof full));
-  out->struct_size = size;
-  return BW24_OK;
+  return capi::write_struct(out, out->struct_size, full);
 }
 
 int32_t bw24_token_is_eog(const bw24_model* model, int32_t token) {

@@ -52,9 +52,10 @@ absl::Status read_params(const T* in, T* out, const char* what) {
   return absl::OkStatus();
 }
 
-// Fill the first struct_size bytes of *p from a full default struct.
+// Fill the first struct_size bytes of the caller's *p from a full struct of this library's size
+// (defaults, or an output such as bw24_model_info); the rest of a larger caller struct is zeroed.
 template <typename T>
-bw24_status write_default(T* p, uint32_t struct_size, const T& defaults) {
+bw24_status write_struct(T* p, uint32_t struct_size, const T& defaults) {
   if (!p) return BW24_ERR_INVALID_ARGUMENT;
   if (struct_size < sizeof(uint32_t) || struct_size > kMaxStructSize) return BW24_ERR_STRUCT_SIZE;
   std::memset(p, 0, struct_size);

@@ -115,7 +115,6 @@ class CudaRunner final : public Runner {
   absl::Status init() {
     BW24_CUDA_OK(cudaSetDevice(w_.device()), "set device");
     BW24_CUDA_OK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream");
-    const AttentionBlock& a0 = g_.layers[0].attn;
     int64_t qw = 0, kw = 0, ff = 0;
     for (const auto& L : g_.layers) {
       qw = std::max<int64_t>(qw, int64_t{L.attn.n_head} * L.attn.head_dim);
@@ -145,7 +144,6 @@ class CudaRunner final : public Runner {
       BW24_RETURN_IF_ERROR(kc_[l]->alloc(size_t(opt_.n_ctx) * kw, "KV cache"));
       BW24_RETURN_IF_ERROR(vc_[l]->alloc(size_t(opt_.n_ctx) * kw, "KV cache"));
     }
-    (void)a0;
     return absl::OkStatus();
   }
 
@@ -202,7 +200,7 @@ class CudaRunner final : public Runner {
   }
 
   absl::Status attention(const AttentionBlock& a, int layer, int n, int64_t pos) {
-    const int E = g_.n_embd, D = a.head_dim, qw = a.n_head * D, kw = a.n_head_kv * D;
+    const int E = g_.n_embd, D = a.head_dim, kw = a.n_head_kv * D;
     BW24_RETURN_IF_ERROR(norm(a.norm, h_.p, x_.p, n, E));
     BW24_RETURN_IF_ERROR(gemv(a.wq, h_.p, n, q_.p));
     BW24_RETURN_IF_ERROR(gemv(a.wk, h_.p, n, k_.p));
@@ -216,7 +214,6 @@ class CudaRunner final : public Runner {
     BW24_CUDA_OK(cuda::attention(o_.p, q_.p, kc_[layer]->p, vc_[layer]->p, scores_.p, n, a.n_head, a.n_head_kv, D, pos,
                                  a.sliding_window, a.scale, opt_.n_ctx, stream_),
                  "attention");
-    (void)qw;
     BW24_RETURN_IF_ERROR(gemv(a.wo, o_.p, n, proj_.p));
     if (a.post_norm.w) BW24_RETURN_IF_ERROR(norm(a.post_norm, proj_.p, proj_.p, n, E));
     return cuda_status(cuda::add_inplace(x_.p, proj_.p, int64_t{n} * E, stream_), "residual");

@@ -73,37 +73,56 @@ bw24_status open_status(const std::string& path, std::string* msg) {
   return st;
 }
 
+const char* const kGoldens[] = {"llama", "qwen3", "qwen3_tied", "gemma3"};
+
+struct Golden {
+  std::string dir;
+  std::vector<int32_t> prompt, greedy_ids;
+  std::vector<float> logits;  // transformers', [n_prompt][n_vocab]
+};
+
+Golden load_golden(const std::string& name) {
+  Golden g;
+  g.dir = std::string(BW24_TEST_DATA_DIR) + "/golden/" + name;
+  std::ifstream gf(g.dir + "/golden.json");
+  json j = json::parse(gf);
+  g.prompt = j["prompt_ids"].get<std::vector<int32_t>>();
+  g.greedy_ids = j["greedy_ids"].get<std::vector<int32_t>>();
+  g.logits = read_f32(g.dir + "/logits.f32");
+  return g;
+}
+
+// Max relative error: max |x - ref| over all positions and ids / max |ref|. NaN never passes.
+double max_rel_err(const float* logits, const std::vector<float>& ref) {
+  double max_err = 0, max_ref = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    REQUIRE(std::isfinite(logits[i]));
+    max_err = std::max(max_err, double(std::fabs(logits[i] - ref[i])));
+    max_ref = std::max(max_ref, double(std::fabs(ref[i])));
+  }
+  return max_err / max_ref;
+}
+
 }  // namespace
 
 TEST_CASE("goldens: CPU reference matches transformers fp32 (safetensors and GGUF)", "[golden]") {
-  for (std::string name : {"llama", "qwen3", "qwen3_tied", "gemma3"}) {
-    std::string dir = std::string(BW24_TEST_DATA_DIR) + "/golden/" + name;
-    std::ifstream gf(dir + "/golden.json");
-    json g = json::parse(gf);
-    auto prompt = g["prompt_ids"].get<std::vector<int32_t>>();
-    auto expect_ids = g["greedy_ids"].get<std::vector<int32_t>>();
-    auto ref = read_f32(dir + "/logits.f32");
+  for (std::string name : kGoldens) {
+    const Golden g = load_golden(name);
     for (std::string form : {"", "/model.gguf"}) {
       INFO(name << form);
       Handles h;
-      open(h, dir + form);
-      REQUIRE(bw24_session_prefill(h.session, prompt.data(), static_cast<int32_t>(prompt.size()),
+      open(h, g.dir + form);
+      REQUIRE(bw24_session_prefill(h.session, g.prompt.data(), static_cast<int32_t>(g.prompt.size()),
                                    BW24_PREFILL_ALL_LOGITS) == BW24_OK);
       const float* logits;
       int32_t rows, vocab;
       REQUIRE(bw24_session_logits(h.session, &logits, &rows, &vocab) == BW24_OK);
-      REQUIRE(size_t(rows) * vocab == ref.size());
-      // Max relative error: max |x - ref| over all positions and ids / max |ref|.
-      double max_err = 0, max_ref = 0;
-      for (size_t i = 0; i < ref.size(); ++i) {
-        REQUIRE(std::isfinite(logits[i]));
-        max_err = std::max(max_err, double(std::fabs(logits[i] - ref[i])));
-        max_ref = std::max(max_ref, double(std::fabs(ref[i])));
-      }
-      std::cout << "golden " << name << (form.empty() ? " safetensors" : " gguf")
-                << ": max rel logit err " << max_err / max_ref << "\n";
-      CHECK(max_err / max_ref < 1e-4);
-      CHECK(greedy(h.session, static_cast<int>(expect_ids.size())) == expect_ids);
+      REQUIRE(size_t(rows) * vocab == g.logits.size());
+      const double err = max_rel_err(logits, g.logits);
+      std::cout << "golden " << name << (form.empty() ? " safetensors" : " gguf") << ": max rel logit err " << err
+                << "\n";
+      CHECK(err < 1e-4);
+      CHECK(greedy(h.session, static_cast<int>(g.greedy_ids.size())) == g.greedy_ids);
     }
   }
 }
@@ -208,14 +227,9 @@ TEST_CASE("goldens on the CUDA device", "[gpu]") {
     std::cout << "SKIPPED: no CUDA device" << std::endl;
     std::exit(77);
   }
-  std::vector<std::string> models = {"llama", "qwen3", "qwen3_tied", "gemma3"};
-  for (const std::string& name : models) {
-    std::string dir = std::string(BW24_TEST_DATA_DIR) + "/golden/" + name;
-    std::ifstream gf(dir + "/golden.json");
-    json g = json::parse(gf);
-    auto prompt = g["prompt_ids"].get<std::vector<int32_t>>();
-    auto expect_ids = g["greedy_ids"].get<std::vector<int32_t>>();
-    auto ref = read_f32(dir + "/logits.f32");
+  for (std::string name : kGoldens) {
+    const Golden g = load_golden(name);
+    const std::vector<int32_t>& prompt = g.prompt;
     for (std::string form : {"", "/model.gguf"}) {
       INFO(name << form);
       bw24_errbuf err;
@@ -223,7 +237,7 @@ TEST_CASE("goldens on the CUDA device", "[gpu]") {
       bw24_model_params_default(&mp, sizeof mp);
       mp.device = 0;
       Handles h, step;
-      REQUIRE(bw24_model_open((dir + form).c_str(), &mp, &h.model, &err) == BW24_OK);
+      REQUIRE(bw24_model_open((g.dir + form).c_str(), &mp, &h.model, &err) == BW24_OK);
       REQUIRE(bw24_session_create(h.model, nullptr, &h.session, &err) == BW24_OK);
       REQUIRE(bw24_session_create(h.model, nullptr, &step.session, &err) == BW24_OK);
       REQUIRE(bw24_session_prefill(h.session, prompt.data(), static_cast<int32_t>(prompt.size()),
@@ -232,15 +246,10 @@ TEST_CASE("goldens on the CUDA device", "[gpu]") {
       int32_t rows, vocab;
       REQUIRE(bw24_session_logits(h.session, &logits, &rows, &vocab) == BW24_OK);
       std::vector<float> batch(logits, logits + size_t(rows) * vocab);
-      double max_err = 0, max_ref = 0;
-      for (size_t i = 0; i < ref.size(); ++i) {
-        REQUIRE(std::isfinite(batch[i]));
-        max_err = std::max(max_err, double(std::fabs(batch[i] - ref[i])));
-        max_ref = std::max(max_ref, double(std::fabs(ref[i])));
-      }
-      std::cout << "gpu golden " << name << (form.empty() ? " safetensors" : " gguf") << ": max rel logit err "
-                << max_err / max_ref << "\n";
-      CHECK(max_err / max_ref < 1e-4);
+      const double rel = max_rel_err(batch.data(), g.logits);
+      std::cout << "gpu golden " << name << (form.empty() ? " safetensors" : " gguf") << ": max rel logit err " << rel
+                << "\n";
+      CHECK(rel < 1e-4);
       // Argmax gate: one token at a time through a second session.
       for (size_t t = 0; t < prompt.size(); ++t) {
         REQUIRE(bw24_session_prefill(step.session, &prompt[t], 1, 0) == BW24_OK);
@@ -252,7 +261,7 @@ TEST_CASE("goldens on the CUDA device", "[gpu]") {
         }
         CHECK(a == b);
       }
-      CHECK(greedy(h.session, static_cast<int>(expect_ids.size())) == expect_ids);
+      CHECK(greedy(h.session, static_cast<int>(g.greedy_ids.size())) == g.greedy_ids);
     }
   }
 }

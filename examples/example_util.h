@@ -1,0 +1,48 @@
+// Helpers the example programs share. They use only the C API and the standard library, like the
+// programs themselves (a host application would carry the same few lines).
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace bw24_example {
+
+// Length of the longest prefix of s that does not end inside a UTF-8 character: what a streaming
+// printer may write now (token pieces can split a character).
+inline size_t complete_utf8_prefix(const std::string& s) {
+  size_t n = s.size(), i = n;
+  for (int back = 0; back < 4 && i > 0; ++back) {
+    auto c = static_cast<unsigned char>(s[i - 1]);
+    if ((c & 0xC0) == 0x80) {  // continuation byte
+      --i;
+      continue;
+    }
+    if (c < 0x80) return n;  // ASCII ends everything before it
+    int len = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
+    return (n - (i - 1)) >= static_cast<size_t>(len) ? n : i - 1;
+  }
+  return n;
+}
+
+// "cpu" -> -1, "cuda" -> 0, "cuda:N" -> N.
+inline bool parse_device(const char* s, int32_t* device) {
+  if (std::strcmp(s, "cpu") == 0) {
+    *device = -1;
+    return true;
+  }
+  if (std::strncmp(s, "cuda", 4) != 0) return false;
+  if (s[4] == '\0') {
+    *device = 0;
+    return true;
+  }
+  if (s[4] != ':') return false;
+  char* end;
+  long v = std::strtol(s + 5, &end, 10);
+  if (*end || v < 0 || v > 1024) return false;
+  *device = static_cast<int32_t>(v);
+  return true;
+}
+
+}  // namespace bw24_example
