@@ -10,7 +10,6 @@
 #include "cuda/ops/ops.cuh"
 #include "lib/core/status.h"
 #include "lib/quant/traits.h"
-#include "lib/ref/ops.h"
 
 namespace bw24::engine {
 namespace {
@@ -123,6 +122,7 @@ class CudaRunner final : public Runner {
     }
     kv_width_ = kw;
     const size_t E = static_cast<size_t>(g_.n_embd);
+    emb_.resize(kStep * E);
     BW24_RETURN_IF_ERROR(x_.alloc(kStep * E, "activations"));
     BW24_RETURN_IF_ERROR(h_.alloc(kStep * E, "activations"));
     BW24_RETURN_IF_ERROR(proj_.alloc(kStep * E, "activations"));
@@ -152,17 +152,13 @@ class CudaRunner final : public Runner {
   absl::Status forward(const ForwardRequest& req) override {
     BW24_CUDA_OK(cudaSetDevice(w_.device()), "set device");
     const int64_t E = g_.n_embd, V = g_.n_vocab;
-    std::vector<float> emb(static_cast<size_t>(kStep * E));
     for (int32_t done = 0; done < req.n;) {
       const int n = std::min<int32_t>(kStep, req.n - done);
       const int64_t pos = req.pos + done;
-      // Embeddings on the host (one row per token), scaled, then uploaded.
-      for (int t = 0; t < n; ++t) {
-        ref::dequant_row(*g_.tok_embd.t, req.tokens[done + t], &emb[static_cast<size_t>(t * E)]);
-        if (g_.embd_scale != 1.0f)
-          for (int64_t i = 0; i < E; ++i) emb[static_cast<size_t>(t * E + i)] *= g_.embd_scale;
-      }
-      BW24_CUDA_OK(cudaMemcpyAsync(x_.p, emb.data(), size_t(n * E) * 4, cudaMemcpyHostToDevice, stream_), "upload");
+      // Embeddings on the host (one row per token), scaled, then uploaded. The staging buffer
+      // lives as long as the runner: the decode hot path allocates nothing.
+      embed_tokens(g_, req.tokens + done, n, emb_.data());
+      BW24_CUDA_OK(cudaMemcpyAsync(x_.p, emb_.data(), size_t(n * E) * 4, cudaMemcpyHostToDevice, stream_), "upload");
       for (size_t il = 0; il < g_.layers.size(); ++il) {
         if (req.cancel && req.cancel->load(std::memory_order_relaxed))
           return error(Code::kCancelled, "cancelled at layer {}", il);
@@ -237,6 +233,7 @@ class CudaRunner final : public Runner {
   RunnerOptions opt_;
   cudaStream_t stream_ = nullptr;
   int64_t kv_width_ = 0;
+  std::vector<float> emb_;  // host staging for the embedding rows, [kStep][n_embd]
   DeviceArray x_, h_, proj_, q_, k_, v_, o_, gate_, up_, logits_, scores_;
   std::vector<std::unique_ptr<DeviceArray>> kc_, vc_;
 };

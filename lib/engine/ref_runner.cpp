@@ -26,11 +26,7 @@ class RefRunner final : public Runner {
   absl::Status forward(const ForwardRequest& req) override {
     const int64_t n = req.n, E = g_.n_embd;
     std::vector<float> x(n * E), h(n * E);
-    for (int64_t t = 0; t < n; ++t) {
-      ref::dequant_row(*g_.tok_embd.t, req.tokens[t], &x[t * E]);
-      if (g_.embd_scale != 1.0f)
-        for (int64_t i = 0; i < E; ++i) x[t * E + i] *= g_.embd_scale;
-    }
+    embed_tokens(g_, req.tokens, n, x.data());
     for (size_t il = 0; il < g_.layers.size(); ++il) {
       if (req.cancel && req.cancel->load(std::memory_order_relaxed))
         return error(Code::kCancelled, "cancelled at layer {}", il);
@@ -125,6 +121,16 @@ class RefRunner final : public Runner {
 };
 
 }  // namespace
+
+void embed_tokens(const ModelGraph& g, const int32_t* tokens, int64_t n, float* out) {
+  const int64_t E = g.n_embd;
+  for (int64_t t = 0; t < n; ++t) {
+    float* row = out + t * E;
+    ref::dequant_row(*g.tok_embd.t, tokens[t], row);
+    if (g.embd_scale != 1.0f)
+      for (int64_t i = 0; i < E; ++i) row[i] *= g.embd_scale;
+  }
+}
 
 absl::StatusOr<std::unique_ptr<Runner>> make_ref_runner(const ModelGraph& graph,
                                                         const RunnerOptions& opt) {

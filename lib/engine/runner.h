@@ -1,6 +1,6 @@
 // A Runner executes a ModelGraph for one session on one backend and owns that session's device
-// state (KV cache, scratch). The CPU reference runner is ref_runner.cpp; the CUDA runner joins in
-// the CUDA issue behind the same interface.
+// state (KV cache, scratch): the CPU reference runner (ref_runner.cpp) and the CUDA runner
+// (cuda_runner.cpp) behind the same interface.
 #pragma once
 
 #include <atomic>
@@ -35,6 +35,9 @@ struct RunnerOptions {
   kv::KvType k_type = kv::KvType::kF32, v_type = kv::KvType::kF32;
   int32_t n_threads = 0;
 };
+
+// The scaled embedding rows of n tokens into out[n][n_embd] (both runners start here).
+void embed_tokens(const arch::ModelGraph& g, const int32_t* tokens, int64_t n, float* out);
 
 absl::StatusOr<std::unique_ptr<Runner>> make_ref_runner(const arch::ModelGraph& graph,
                                                         const RunnerOptions& opt);
