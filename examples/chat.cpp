@@ -23,6 +23,7 @@ namespace {
 
 using bw24_example::complete_utf8_prefix;
 using bw24_example::parse_device;
+using bw24_example::parse_sampling_arg;
 
 struct Message {
   std::string role, content;
@@ -210,11 +211,7 @@ int main(int argc, char** argv) {
     else if (a == "--system") o.system = value();
     else if (a == "-p") o.once = value();
     else if (a == "-n") o.n_predict = std::atoi(value());
-    else if (a == "--temp") o.sampling.temperature = std::strtof(value(), nullptr);
-    else if (a == "--top-k") o.sampling.top_k = std::atoi(value());
-    else if (a == "--top-p") o.sampling.top_p = std::strtof(value(), nullptr);
-    else if (a == "--min-p") o.sampling.min_p = std::strtof(value(), nullptr);
-    else if (a == "--seed") o.sampling.seed = std::strtoull(value(), nullptr, 10);
+    else if (parse_sampling_arg(a, value, &o.sampling)) continue;
     else if (a == "--ctx") o.n_ctx = std::atoi(value());
     else if (a == "--device") {
       if (!parse_device(value(), &o.device)) { std::fprintf(stderr, "bw24-chat: bad --device\n"); return 2; }

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <string>
 
+#include "bw24.h"
+
 namespace bw24_example {
 
 // Length of the longest prefix of s that does not end inside a UTF-8 character: what a streaming
@@ -42,6 +44,19 @@ inline bool parse_device(const char* s, int32_t* device) {
   long v = std::strtol(s + 5, &end, 10);
   if (*end || v < 0 || v > 1024) return false;
   *device = static_cast<int32_t>(v);
+  return true;
+}
+
+// The sampling flags both programs take (--temp, --top-k, --top-p, --min-p, --seed). value() returns
+// the flag's argument; false when `flag` is not one of them.
+template <class Value>
+bool parse_sampling_arg(const std::string& flag, Value&& value, bw24_sampling* sp) {
+  if (flag == "--temp") sp->temperature = std::strtof(value(), nullptr);
+  else if (flag == "--top-k") sp->top_k = std::atoi(value());
+  else if (flag == "--top-p") sp->top_p = std::strtof(value(), nullptr);
+  else if (flag == "--min-p") sp->min_p = std::strtof(value(), nullptr);
+  else if (flag == "--seed") sp->seed = std::strtoull(value(), nullptr, 10);
+  else return false;
   return true;
 }
 

@@ -1,9 +1,11 @@
-// bw24-generate: one prompt in, tokens out. Uses only the public C API (include/bw24.h).
+// bw24-generate: one prompt in, tokens out. Uses only the public C API (include/bw24.h), plus
+// nlohmann-json to write the --json line.
 //
 //   bw24-generate -m PATH (-p TEXT | --prompt-ids 1,2,3) [-n N] [--temp T] [--top-k K]
 //                 [--top-p P] [--min-p P] [--seed S] [--device cpu|cuda[:N]] [--ctx N]
 //                 [--json] [--dump-logits FILE] [--chat] [--tokenize-only]
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -12,11 +14,13 @@
 
 #include "bw24.h"
 #include "examples/example_util.h"
+#include "nlohmann/json.hpp"
 
 namespace {
 
 using bw24_example::complete_utf8_prefix;
 using bw24_example::parse_device;
+using bw24_example::parse_sampling_arg;
 
 void usage(FILE* f) {
   std::fprintf(f,
@@ -73,28 +77,6 @@ std::string detokenize(const bw24_model* model, const std::vector<int32_t>& ids)
   return out;
 }
 
-std::string json_escape(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out;
-}
-
 // "1,2,3"
 std::string join_ids(const std::vector<int32_t>& v) {
   std::string out;
@@ -137,11 +119,7 @@ int main(int argc, char** argv) {
     else if (a == "--prompt-ids") {
       if (!parse_ids(value(), &prompt)) { std::fprintf(stderr, "bw24-generate: bad --prompt-ids\n"); return 2; }
     } else if (a == "-n") n_predict = std::atoi(value());
-    else if (a == "--temp") sp.temperature = std::strtof(value(), nullptr);
-    else if (a == "--top-k") sp.top_k = std::atoi(value());
-    else if (a == "--top-p") sp.top_p = std::strtof(value(), nullptr);
-    else if (a == "--min-p") sp.min_p = std::strtof(value(), nullptr);
-    else if (a == "--seed") sp.seed = std::strtoull(value(), nullptr, 10);
+    else if (parse_sampling_arg(a, value, &sp)) continue;
     else if (a == "--device") {
       if (!parse_device(value(), &device)) { std::fprintf(stderr, "bw24-generate: bad --device\n"); return 2; }
     } else if (a == "--ctx") n_ctx = std::atoi(value());
@@ -201,7 +179,7 @@ int main(int argc, char** argv) {
   }
   if (tokenize_only) {
     const std::string ids = join_ids(prompt);
-    if (json) std::printf("{\"ids\":[%s]}\n", ids.c_str());
+    if (json) std::printf("%s\n", nlohmann::ordered_json{{"ids", prompt}}.dump().c_str());
     else std::printf("%s\n", ids.c_str());
     bw24_model_close(model);
     return 0;
@@ -274,10 +252,15 @@ int main(int argc, char** argv) {
   double prefill_tps = prefill_s > 0 ? prompt.size() / prefill_s : 0;
   double decode_tps = decode_s > 0 && n_out > 0 ? n_out / decode_s : 0;
   if (json) {
-    std::printf("{\"prompt_ids\":[%s],\"ids\":[%s],\"text\":\"%s\",\"load_s\":%.4f,"
-                "\"prefill_tok_s\":%.2f,\"decode_tok_s\":%.2f}\n",
-                join_ids(prompt).c_str(), join_ids(ids).c_str(), json_escape(out_text).c_str(), load_s, prefill_tps,
-                decode_tps);
+    // Speeds rounded as the text line prints them; bytes that are not UTF-8 become U+FFFD.
+    auto rounded = [](double v, double scale) { return std::round(v * scale) / scale; };
+    const nlohmann::ordered_json line = {{"prompt_ids", prompt},
+                                         {"ids", ids},
+                                         {"text", out_text},
+                                         {"load_s", rounded(load_s, 1e4)},
+                                         {"prefill_tok_s", rounded(prefill_tps, 1e2)},
+                                         {"decode_tok_s", rounded(decode_tps, 1e2)}};
+    std::printf("%s\n", line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   } else {
     if (!stream) std::printf("%s\n", join_ids(ids).c_str());
     std::fprintf(stderr, "load %.3f s | prefill %zu tok, %.1f tok/s | decode %d tok, %.1f tok/s%s\n",
