@@ -38,13 +38,14 @@ struct DeviceArray {
 // Weights.
 // ---------------------------------------------------------------------------------------------
 absl::StatusOr<std::unique_ptr<DeviceWeights>> DeviceWeights::upload(
-    const loaders::TensorDirectory& dir, int device, uint64_t budget,
+    const loaders::TensorDirectory& dir, const loaders::TensorInfo* host_only, int device, uint64_t budget,
     const std::function<absl::Status(float)>& progress) {
   BW24_CUDA_OK(cudaSetDevice(device), "set device");
   std::unique_ptr<DeviceWeights> w(new DeviceWeights());
   w->device_ = device;
   uint64_t total = 0;
-  for (const auto& t : dir.tensors()) total += t.n_dims == 1 ? static_cast<uint64_t>(t.n_elements()) * 4 : t.n_bytes;
+  for (const auto& t : dir.tensors())
+    if (&t != host_only) total += t.n_dims == 1 ? static_cast<uint64_t>(t.n_elements()) * 4 : t.n_bytes;
   size_t free_b = 0, total_b = 0;
   BW24_CUDA_OK(cudaMemGetInfo(&free_b, &total_b), "memory info");
   const uint64_t limit = budget ? std::min<uint64_t>(budget, free_b) : free_b;
@@ -53,6 +54,7 @@ absl::StatusOr<std::unique_ptr<DeviceWeights>> DeviceWeights::upload(
                  total / 1048576.0, device, limit / 1048576.0, budget ? " (vram_budget_bytes)" : "");
   uint64_t done = 0;
   for (const auto& t : dir.tensors()) {
+    if (&t == host_only) continue;
     const quant::QuantTraits* q = quant::traits(t.type);
     std::vector<float> f32;
     const void* src = t.data;

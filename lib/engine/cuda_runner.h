@@ -17,9 +17,10 @@ namespace bw24::engine {
 
 class DeviceWeights {
  public:
-  // Uploads every tensor (1-D tensors, i.e. norms and biases, converted to f32). progress(f) may
-  // abort by returning an error. budget: 0 = the device's free memory.
-  static absl::StatusOr<std::unique_ptr<DeviceWeights>> upload(const loaders::TensorDirectory& dir, int device,
+  // Uploads every tensor but `host_only` (1-D tensors, i.e. norms and biases, converted to f32).
+  // progress(f) may abort by returning an error. budget: 0 = the device's free memory.
+  static absl::StatusOr<std::unique_ptr<DeviceWeights>> upload(const loaders::TensorDirectory& dir,
+                                                               const loaders::TensorInfo* host_only, int device,
                                                                uint64_t budget,
                                                                const std::function<absl::Status(float)>& progress);
   ~DeviceWeights();
