@@ -90,12 +90,6 @@ absl::StatusOr<std::unique_ptr<PreTokenizer>> PreTokenizer::create(const std::st
   return error(Code::kUnsupported, "pre-tokenizer '{}' is not supported (known: {})", name, known);
 }
 
-std::string PreTokenizer::name_for_pattern(const std::string& pattern) {
-  for (const Named& n : table())
-    if (n.patterns.size() == 1 && n.patterns[0] == pattern) return std::string(n.name);
-  return "";
-}
-
 std::vector<std::string_view> PreTokenizer::split(std::string_view text) const {
   std::vector<std::string_view> pieces{text};
   if (text.empty()) return {};

@@ -19,8 +19,6 @@ class PreTokenizer {
   static absl::StatusOr<std::unique_ptr<PreTokenizer>> create(const std::string& name);
   // Same, from explicit patterns (tests, tokenizer.json patterns).
   static absl::StatusOr<std::unique_ptr<PreTokenizer>> from_patterns(const std::vector<std::string>& patterns);
-  // The pre-tokenizer name whose single pattern equals `pattern`, or "" (tokenizer.json mapping).
-  static std::string name_for_pattern(const std::string& pattern);
   ~PreTokenizer();
 
   // text must be valid UTF-8. Pieces are substrings of text, in order, covering it exactly.

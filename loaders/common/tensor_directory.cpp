@@ -131,12 +131,6 @@ MetaValue MetaValue::of_u32(uint32_t v) {
   m.u = v;
   return m;
 }
-MetaValue MetaValue::of_i32(int32_t v) {
-  MetaValue m;
-  m.type = MetaType::I32;
-  m.i = v;
-  return m;
-}
 MetaValue MetaValue::of_f32(float v) {
   MetaValue m;
   m.type = MetaType::F32;

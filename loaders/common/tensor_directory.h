@@ -53,7 +53,6 @@ struct MetaValue {
   std::optional<double> number_at(uint64_t i) const { return element(i).as_number(); }
 
   static MetaValue of_u32(uint32_t v);
-  static MetaValue of_i32(int32_t v);
   static MetaValue of_f32(float v);
   static MetaValue of_bool(bool v);
   static MetaValue of_string(std::string v);
