@@ -12,6 +12,7 @@
 #include "bw24.h"
 #include "nlohmann/json.hpp"
 #include "tests/common/gguf_writer.h"
+#include "tests/common/safetensors_writer.h"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -207,11 +208,7 @@ TEST_CASE("HF golden directory with an FP8 tensor is refused by name", "[errors]
   fs::copy_file(src / "config.json", dir / "config.json");
   // A one-tensor safetensors file whose weight is F8_E4M3.
   std::string header = R"({"model.embed_tokens.weight":{"dtype":"F8_E4M3","shape":[256,64],"data_offsets":[0,16384]}})";
-  std::vector<uint8_t> b(8);
-  uint64_t n = header.size();
-  std::memcpy(b.data(), &n, 8);
-  b.insert(b.end(), header.begin(), header.end());
-  b.resize(b.size() + 16384);
+  std::vector<uint8_t> b = bw24::test::safetensors_file(header, 16384);
   std::ofstream(dir / "model.safetensors", std::ios::binary).write(reinterpret_cast<char*>(b.data()), b.size());
   std::string msg;
   CHECK(open_status(dir.string(), &msg) == BW24_ERR_UNSUPPORTED);

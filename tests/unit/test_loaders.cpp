@@ -10,6 +10,7 @@
 #include "loaders/safetensors/hf_model.h"
 #include "loaders/safetensors/safetensors.h"
 #include "tests/common/gguf_writer.h"
+#include "tests/common/safetensors_writer.h"
 
 using namespace bw24;
 using namespace bw24::loaders;
@@ -154,11 +155,7 @@ TEST_CASE("gguf/safetensors: every regression file is rejected with FORMAT", "[g
 
 TEST_CASE("safetensors: valid file and HF name mapping", "[safetensors]") {
   std::string header = R"({"__metadata__":{"format":"pt"},"w":{"dtype":"BF16","shape":[2,3],"data_offsets":[0,12]}})";
-  std::vector<uint8_t> b(8);
-  uint64_t n = header.size();
-  std::memcpy(b.data(), &n, 8);
-  b.insert(b.end(), header.begin(), header.end());
-  b.resize(b.size() + 12, 0);
+  std::vector<uint8_t> b = bw24::test::safetensors_file(header, 12);
   auto e = parse_safetensors(b.data(), b.size());
   REQUIRE(e.ok());
   REQUIRE(e->size() == 1);
