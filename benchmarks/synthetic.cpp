@@ -1,9 +1,12 @@
 #include "benchmarks/synthetic.h"
 
+#include <cmath>
 #include <cstring>
+#include <string_view>
 
 #include "lib/core/dtype.h"
 #include "lib/core/status.h"
+#include "lib/quant/traits.h"
 
 namespace bw24::bench {
 namespace {
@@ -26,6 +29,9 @@ constexpr Shape kShapes[] = {
     {"qwen3-8b", "qwen3", 4096, 36, 32, 8, 128, 12288, 151936, 1e6f, false},
     {"qwen3-14b", "qwen3", 5120, 40, 40, 8, 128, 17408, 151936, 1e6f, false},
     {"llama3-8b", "llama", 4096, 32, 32, 8, 128, 14336, 128256, 5e5f, false},
+    // Small shapes for the GPU-vs-CPU tests (one K-quant block per row at n_embd 256).
+    {"tiny-qwen3", "qwen3", 256, 2, 4, 2, 64, 768, 2048, 1e6f, false},
+    {"tiny-llama", "llama", 256, 2, 4, 4, 64, 512, 2048, 1e4f, true},
 };
 
 // xorshift64*: fast random bytes.
@@ -38,6 +44,12 @@ struct Rng {
     return s * 2685821657736338717ull;
   }
 };
+
+// A standard normal sample (Box-Muller).
+float gaussian(Rng& rng) {
+  const double u1 = ((rng.next() >> 11) + 1.0) / 9007199254740993.0, u2 = (rng.next() >> 11) / 9007199254740992.0;
+  return static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
+}
 
 void put_half(uint8_t* p, float v) {
   uint16_t h = f32_to_fp16(v);
@@ -57,7 +69,8 @@ void fill(GgmlType type, uint8_t* data, uint64_t bytes, Rng& rng) {
     switch (type) {
       case GgmlType::Q4_K: put_half(p, 0.002f); put_half(p + 2, 0.001f); break;
       case GgmlType::Q6_K: put_half(p + 208, 0.0005f); break;
-      case GgmlType::Q8_0: case GgmlType::Q4_0: put_half(p, 0.002f); break;
+      case GgmlType::Q8_0: case GgmlType::Q4_0: case GgmlType::Q5_0: put_half(p, 0.002f); break;
+      case GgmlType::Q4_1: put_half(p, 0.002f); put_half(p + 2, -0.015f); break;
       case GgmlType::BF16: case GgmlType::F16: {
         uint16_t bits = 0;
         std::memcpy(&bits, p, 2);
@@ -116,12 +129,15 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> build_synthetic(const std::stri
     }
     if (quant == "Q8_0") return GgmlType::Q8_0;
     if (quant == "Q4_0") return GgmlType::Q4_0;
+    if (quant == "Q4_1") return GgmlType::Q4_1;
+    if (quant == "Q5_0") return GgmlType::Q5_0;
     if (quant == "Q6_K") return GgmlType::Q6_K;
     if (quant == "BF16") return GgmlType::BF16;
     if (quant == "F16") return GgmlType::F16;
-    return error(Code::kInvalidArgument, "unknown quant mix '{}' (Q4_K_M, Q8_0, Q4_0, Q6_K, BF16, F16)", quant);
+    return error(Code::kInvalidArgument, "unknown quant mix '{}' (Q4_K_M, Q8_0, Q4_0, Q4_1, Q5_0, Q6_K, BF16, F16)", quant);
   };
   Rng rng;
+  const bool realistic = std::string_view(sh->name).starts_with("tiny");
   auto add = [&](const std::string& name, int il, int64_t ne0, int64_t ne1) -> absl::Status {
     TensorInfo t;
     t.name = il >= 0 ? "blk." + std::to_string(il) + "." + name : name;
@@ -143,7 +159,21 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> build_synthetic(const std::stri
     t.ne = {ne0, ne1, 1, 1};
     t.n_bytes = static_cast<uint64_t>(ne0 / ti->block_elems) * ti->block_bytes * static_cast<uint64_t>(ne1);
     uint8_t* p = d->own_bytes(t.n_bytes);
-    fill(type, p, t.n_bytes, rng);
+    if (realistic) {
+      // Trained-like rows: N(0, 1 / fan_in) through the reference quantizer (a few seconds at
+      // most for the tiny shapes; the big ones would take minutes, and speed does not need it).
+      const quant::QuantTraits* q = quant::traits(type);
+      if (!q || !q->quantize) return error(Code::kUnsupported, "no reference quantizer for {}", ti->name);
+      std::vector<float> row(static_cast<size_t>(ne0));
+      const uint64_t rb = t.n_bytes / static_cast<uint64_t>(ne1);
+      const float sd = 1.0f / std::sqrt(static_cast<float>(ne0));
+      for (int64_t r = 0; r < ne1; ++r) {
+        for (auto& v : row) v = sd * gaussian(rng);
+        q->quantize(row.data(), p + static_cast<uint64_t>(r) * rb, ne0);
+      }
+    } else {
+      fill(type, p, t.n_bytes, rng);
+    }
     t.data = p;
     return d->add_tensor(std::move(t));
   };

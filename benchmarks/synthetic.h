@@ -1,6 +1,8 @@
 // Synthetic models at real shapes (gates.md §2): random weights in any supported quant mix, built
 // in memory, for bw24-bench. Decode speed of a dense model does not depend on the weight values;
-// block scales are set to small fp16 values so activations stay finite.
+// block scales are set to small fp16 values so activations stay finite. The tiny shapes (GPU vs
+// CPU tests) instead quantize N(0, 1/fan_in) weights with the reference quantizers, so their
+// activations have trained-like statistics.
 #pragma once
 
 #include <memory>
@@ -12,7 +14,8 @@
 
 namespace bw24::bench {
 
-// shape: qwen3-0.6b, qwen3-8b, qwen3-14b, llama3-8b. quant: Q4_K_M, Q8_0, BF16, F16, Q4_0, Q6_K.
+// shape: qwen3-0.6b, qwen3-8b, qwen3-14b, llama3-8b (and tiny-qwen3, tiny-llama for tests).
+// quant: Q4_K_M, Q8_0, Q4_0, Q4_1, Q5_0, Q6_K, BF16, F16.
 absl::StatusOr<std::unique_ptr<loaders::TensorDirectory>> build_synthetic(const std::string& shape,
                                                                           const std::string& quant);
 std::vector<std::string> synthetic_shapes();

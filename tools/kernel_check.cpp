@@ -1,11 +1,14 @@
 // bw24-kernel-check: every CUDA kernel against the CPU reference (lib/ref) on fresh random inputs
 // over swept shapes (tile-boundary sizes and real model widths), output buffers poisoned with NaN
-// before each run. Quantized kernels are compared with the reference matmul over the same
-// quantized bytes. Prints a table; exit 0 all green, 1 any failure, 77 no CUDA device (skipped).
+// before each run. GEMV error = max |y - ref| / sum |w x| (the fp32 rounding scale); other kernels
+// and the gate-up epilogue report the normalized error ||y - ref|| / ||ref||. Quantized kernels are compared with the reference matmul over the same
+// quantized bytes and, on the int8 path, the same quantized activations (ref::quantize_act_q8). Prints a table; exit 0 all green, 1 any failure, 77 no CUDA device (skipped).
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -13,8 +16,10 @@
 #include "cuda/common/device.h"
 #include "cuda/gemv/gemv.cuh"
 #include "cuda/norm/rmsnorm.cuh"
+#include "cuda/ops/ops.cuh"
 #include "lib/core/dtype.h"
 #include "lib/core/thread_pool.h"
+#include "lib/quant/repack.h"
 #include "lib/quant/traits.h"
 #include "lib/ref/ops.h"
 
@@ -52,6 +57,14 @@ double nerr(const std::vector<float>& a, const std::vector<float>& b) {
   return std::sqrt(num / std::max(den, 1e-30));
 }
 
+std::string fmt_name(const char* kernel, GgmlType t, const char* tag) {
+  std::string s = std::string(kernel) + " " + std::string(type_info(static_cast<uint32_t>(t))->name);
+  return *tag ? s + " " + tag : s;
+}
+std::string shape(int64_t rows, int64_t cols, int nt) {
+  return std::to_string(rows) + " x " + std::to_string(cols) + ", " + std::to_string(nt) + " tok";
+}
+
 void check_rmsnorm(std::mt19937& rng, Result& r) {
   std::normal_distribution<float> nd(0.0f, 1.0f);
   for (int n : {1, 7, 32, 127, 128, 129, 1024, 4096, 5120}) {
@@ -83,47 +96,394 @@ void check_rmsnorm(std::mt19937& rng, Result& r) {
   }
 }
 
-void check_gemv(std::mt19937& rng, ThreadPool& pool, Result& r) {
+// sum_c |W[r][c] x[t][c]| (+ |y0|) per output: the scale of fp32 rounding error in a dot
+// product. Errors are measured against it (max |y - ref| / scale), not against |ref|, which can
+// be ~0 for a single output by chance.
+std::vector<float> abs_dot(const loaders::TensorInfo& w, const std::vector<float>& x, int nt,
+                           const std::vector<float>* y0) {
+  const int64_t rows = w.ne[1], cols = w.ne[0];
+  std::vector<float> out(size_t(nt * rows)), row(static_cast<size_t>(cols));
+  for (int64_t r = 0; r < rows; ++r) {
+    ref::dequant_row(w, r, row.data());
+    for (int t = 0; t < nt; ++t) {
+      double s = y0 ? std::fabs((*y0)[size_t(t * rows + r)]) : 0.0;
+      for (int64_t c = 0; c < cols; ++c) s += std::fabs(double(row[size_t(c)]) * x[size_t(t * cols + c)]);
+      out[size_t(t * rows + r)] = static_cast<float>(s);
+    }
+  }
+  return out;
+}
+double bound_err(const std::vector<float>& y, const std::vector<float>& ref, const std::vector<float>& scale) {
+  double worst = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    if (!std::isfinite(y[i])) return INFINITY;
+    worst = std::max(worst, std::fabs(double(y[i]) - ref[i]) / std::max(double(scale[i]), 1e-30));
+  }
+  return worst;
+}
+
+template <typename T>
+void upload(DeviceBuffer<T>& d, const std::vector<T>& h) {
+  cudaMemcpy(d.p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
+}
+template <typename T>
+std::vector<T> download(const DeviceBuffer<T>& d, size_t n) {
+  std::vector<T> h(n);
+  cudaMemcpy(h.data(), d.p, n * sizeof(T), cudaMemcpyDeviceToHost);
+  return h;
+}
+
+void report(Result& r, bool good, bool show, const std::string& kernel, const std::string& shape, double err) {
+  ++r.run;
+  r.failed += !good;
+  if (!good || show) std::printf("| %s | %s | %.2e | %s |\n", kernel.c_str(), shape.c_str(), err, good ? "ok" : "FAIL");
+}
+
+// Random weights quantized to t, as a TensorInfo over `bytes` (file layout).
+loaders::TensorInfo random_weights(std::mt19937& rng, GgmlType t, int64_t rows, int64_t cols, std::vector<uint8_t>& bytes) {
   std::normal_distribution<float> nd(0.0f, 1.0f);
-  const GgmlType types[] = {GgmlType::F32,  GgmlType::F16,  GgmlType::BF16, GgmlType::Q4_0, GgmlType::Q4_1,
-                            GgmlType::Q5_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K};
-  for (GgmlType t : types) {
-    const quant::QuantTraits* q = quant::traits(t);
+  const quant::QuantTraits* q = quant::traits(t);
+  std::vector<float> wf(size_t(rows * cols));
+  for (auto& v : wf) v = nd(rng) * 0.05f;
+  const uint64_t rb = quant::row_bytes(*q->info, cols);
+  bytes.assign(rb * rows, 0);
+  for (int64_t i = 0; i < rows; ++i) q->quantize(&wf[size_t(i * cols)], &bytes[size_t(i * rb)], cols);
+  loaders::TensorInfo ti;
+  ti.type = static_cast<uint32_t>(t);
+  ti.n_dims = 2;
+  ti.ne = {cols, rows, 1, 1};
+  ti.data = bytes.data();
+  ti.n_bytes = bytes.size();
+  return ti;
+}
+
+// The device copy of a weight in its kernel-native layout (as DeviceWeights::upload makes it).
+void upload_weights(DeviceBuffer<uint8_t>& d, const loaders::TensorInfo& ti) {
+  std::vector<uint8_t> dev(ti.data, ti.data + ti.n_bytes);
+  if (const quant::PlaneLayout* l = quant::plane_layout(ti.type))
+    quant::to_planes(*l, ti.data, static_cast<int64_t>(ti.n_bytes / l->block_bytes), dev.data());
+  upload(d, dev);
+}
+
+void check_gemv_float(std::mt19937& rng, ThreadPool& pool, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (GgmlType t : {GgmlType::F32, GgmlType::F16, GgmlType::BF16}) {
     for (int64_t cols : {256, 512, 4096}) {
       for (int64_t rows : {1, 7, 33, 128, 4096}) {
         for (int nt : {1, 2, 8}) {
-          std::vector<float> wf(size_t(rows * cols)), x(size_t(nt * cols));
-          for (auto& v : wf) v = nd(rng) * 0.05f;
-          for (auto& v : x) v = nd(rng);
-          const uint64_t rb = quant::row_bytes(*q->info, cols);
-          std::vector<uint8_t> wq(rb * rows);
-          for (int64_t i = 0; i < rows; ++i) q->quantize(&wf[size_t(i * cols)], &wq[size_t(i * rb)], cols);
-          loaders::TensorInfo ti;
-          ti.type = static_cast<uint32_t>(t);
-          ti.n_dims = 2;
-          ti.ne = {cols, rows, 1, 1};
-          ti.data = wq.data();
-          ti.n_bytes = wq.size();
-          std::vector<float> ref(size_t(nt * rows)), y(ref.size());
-          ref::matmul(pool, ti, x.data(), nt, ref.data());
-          DeviceBuffer<uint8_t> dw(wq.size());
-          DeviceBuffer<float> dx(x.size()), dy(y.size());
-          cudaMemcpy(dw.p, wq.data(), wq.size(), cudaMemcpyHostToDevice);
-          cudaMemcpy(dx.p, x.data(), x.size() * 4, cudaMemcpyHostToDevice);
-          cudaMemset(dy.p, 0xff, y.size() * 4);
-          bool good = ok(cuda::gemv(dw.p, ti.type, rows, cols, dx.p, nt, dy.p, nullptr), "gemv") &&
-                      ok(cudaDeviceSynchronize(), "gemv sync");
-          cudaMemcpy(y.data(), dy.p, y.size() * 4, cudaMemcpyDeviceToHost);
-          double e = nerr(y, ref);
-          good = good && e < 1e-5;  // fp32 accumulation on both sides (gates.md)
-          ++r.run;
-          r.failed += !good;
-          if (!good || (rows == 4096 && cols == 4096))
-            std::printf("| gemv %s | %lld x %lld, %d tok | nerr %.2e | %s |\n", std::string(q->info->name).c_str(),
-                        static_cast<long long>(rows), static_cast<long long>(cols), nt, e, good ? "ok" : "FAIL");
+          for (bool add : {false, true}) {
+            if (add && rows != 33) continue;
+            std::vector<uint8_t> wq;
+            loaders::TensorInfo ti = random_weights(rng, t, rows, cols, wq);
+            std::vector<float> x(size_t(nt * cols)), y0(size_t(nt * rows));
+            for (auto& v : x) v = nd(rng);
+            for (auto& v : y0) v = nd(rng);
+            std::vector<float> ref(y0.size());
+            ref::matmul(pool, ti, x.data(), nt, ref.data());
+            if (add)
+              for (size_t i = 0; i < ref.size(); ++i) ref[i] += y0[i];
+            DeviceBuffer<uint8_t> dw(wq.size());
+            DeviceBuffer<float> dx(x.size()), dy(y0.size());
+            upload_weights(dw, ti);
+            upload(dx, x);
+            if (add)
+              upload(dy, y0);
+            else
+              cudaMemset(dy.p, 0xff, y0.size() * 4);  // NaN poison
+            bool good = ok(cuda::gemv(dw.p, ti.type, rows, cols, dx.p, nt, dy.p,
+                                      add ? cuda::GemvOut::kAdd : cuda::GemvOut::kStore, nullptr),
+                           "gemv") &&
+                        ok(cudaDeviceSynchronize(), "gemv sync");
+            const double e = bound_err(download(dy, y0.size()), ref, abs_dot(ti, x, nt, add ? &y0 : nullptr));
+            good = good && e < 1e-5;  // fp32 accumulation on both sides (gates.md)
+            report(r, good, rows == 4096 && cols == 4096, fmt_name("gemv", t, add ? "add" : ""),
+                   shape(rows, cols, nt), e);
+          }
         }
       }
     }
+  }
+}
+
+// The int8 path: weights quantized, activations quantized by the CPU mirror of rmsnorm_q8's format,
+// reference = matmul over the dequantized activations; every epilogue (store, add, gate-up).
+void check_gemv_q8(std::mt19937& rng, ThreadPool& pool, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  const GgmlType types[] = {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q8_0, GgmlType::Q4_K,
+                            GgmlType::Q6_K};
+  for (GgmlType t : types) {
+    for (int64_t cols : {256, 768, 4096, 12288}) {
+      for (int64_t rows : {1, 7, 33, 128, 4096}) {
+        for (int nt : {1, 2, 3, 8}) {
+          for (cuda::GemvOut out : {cuda::GemvOut::kStore, cuda::GemvOut::kAdd, cuda::GemvOut::kGateUp}) {
+            if (out != cuda::GemvOut::kStore && (rows != 33 || nt == 3)) continue;
+            if (cols == 12288 && rows > 128) continue;  // keeps the reference matmul quick
+            std::vector<uint8_t> wq, wq2;
+            loaders::TensorInfo ti = random_weights(rng, t, rows, cols, wq);
+            loaders::TensorInfo ti2 = random_weights(rng, t, rows, cols, wq2);
+            std::vector<float> x(size_t(nt * cols)), y0(size_t(nt * rows));
+            for (auto& v : x) v = nd(rng);
+            for (auto& v : y0) v = nd(rng);
+            std::vector<int8_t> xq(x.size());
+            std::vector<float> xd(x.size() / 32), xdq(x.size());
+            ref::quantize_act_q8(x.data(), int64_t(x.size()), xq.data(), xd.data());
+            std::vector<float2> xds(xd.size());
+            for (size_t b = 0; b < xd.size(); ++b) {
+              int sum = 0;
+              for (int i = 0; i < 32; ++i) {
+                sum += xq[32 * b + i];
+                xdq[32 * b + i] = xd[b] * xq[32 * b + i];
+              }
+              xds[b] = make_float2(xd[b], xd[b] * static_cast<float>(sum));
+            }
+            std::vector<float> ref(y0.size()), up(y0.size());
+            ref::matmul(pool, ti, xdq.data(), nt, ref.data());
+            if (out == cuda::GemvOut::kAdd)
+              for (size_t i = 0; i < ref.size(); ++i) ref[i] += y0[i];
+            if (out == cuda::GemvOut::kGateUp) {
+              ref::matmul(pool, ti2, xdq.data(), nt, up.data());
+              ref::silu_mul(ref.data(), ref.data(), up.data(), int64_t(ref.size()));
+            }
+            DeviceBuffer<uint8_t> dw(wq.size()), dw2(wq2.size());
+            DeviceBuffer<int8_t> dq(xq.size());
+            DeviceBuffer<float2> dds(xds.size());
+            DeviceBuffer<float> dy(y0.size());
+            upload_weights(dw, ti);
+            upload_weights(dw2, ti2);
+            upload(dq, xq);
+            upload(dds, xds);
+            if (out == cuda::GemvOut::kAdd)
+              upload(dy, y0);
+            else
+              cudaMemset(dy.p, 0xff, y0.size() * 4);
+            bool good = ok(cuda::gemv_q8(dw.p, dw2.p, ti.type, rows, cols, cuda::ActQ8{dq.p, dds.p}, nt, dy.p, out, 0,
+                                         nullptr),
+                           "gemv_q8") &&
+                        ok(cudaDeviceSynchronize(), "gemv_q8 sync");
+            const bool gate_up = out == cuda::GemvOut::kGateUp;
+            const std::vector<float> y = download(dy, y0.size());
+            const double e = gate_up ? nerr(y, ref) : bound_err(y, ref, abs_dot(ti, xdq, nt, out == cuda::GemvOut::kAdd ? &y0 : nullptr));
+            good = good && e < 1e-5;
+            const char* tag = out == cuda::GemvOut::kAdd ? "add" : out == cuda::GemvOut::kGateUp ? "gate-up" : "";
+            report(r, good, rows == 4096 && cols == 4096, fmt_name("gemv_q8", t, tag), shape(rows, cols, nt), e);
+          }
+        }
+      }
+    }
+  }
+}
+
+// Q, K, V in one launch: each segment's output bit-identical to its own single-matrix launch.
+void check_gemv_q8_multi(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
+    const int64_t cols = 512, rows[3] = {64, 17, 16};
+    const int nt = 2;
+    std::vector<uint8_t> wq[3];
+    std::vector<std::unique_ptr<DeviceBuffer<uint8_t>>> dw;
+    for (int i = 0; i < 3; ++i) {
+      loaders::TensorInfo ti = random_weights(rng, t, rows[i], cols, wq[i]);
+      dw.push_back(std::make_unique<DeviceBuffer<uint8_t>>(wq[i].size()));
+      upload_weights(*dw.back(), ti);
+    }
+    std::vector<int8_t> xq(size_t(nt * cols));
+    std::vector<float2> xds(xq.size() / 32);
+    for (auto& v : xq) v = static_cast<int8_t>(rng() % 255 - 127);
+    for (auto& v : xds) v = make_float2(0.01f * (1 + rng() % 7), nd(rng));
+    DeviceBuffer<int8_t> dq(xq.size());
+    DeviceBuffer<float2> dds(xds.size());
+    upload(dq, xq);
+    upload(dds, xds);
+    const cuda::ActQ8 x{dq.p, dds.p};
+    bool good = true;
+    std::vector<std::unique_ptr<DeviceBuffer<float>>> single, multi;
+    cuda::GemvSegment segs[3];
+    for (int i = 0; i < 3; ++i) {
+      single.push_back(std::make_unique<DeviceBuffer<float>>(size_t(nt * rows[i])));
+      multi.push_back(std::make_unique<DeviceBuffer<float>>(size_t(nt * rows[i])));
+      cudaMemset(multi.back()->p, 0xff, size_t(nt * rows[i]) * 4);
+      good = good && ok(cuda::gemv_q8(dw[size_t(i)]->p, nullptr, static_cast<uint32_t>(t), rows[i], cols, x, nt,
+                                      single.back()->p, cuda::GemvOut::kStore, 0, nullptr),
+                        "gemv_q8");
+      segs[i] = {dw[size_t(i)]->p, multi.back()->p, rows[i]};
+    }
+    good = good && ok(cuda::gemv_q8_multi(segs, 3, nullptr, static_cast<uint32_t>(t), cols, x, nt,
+                                          cuda::GemvOut::kStore, 0, nullptr),
+                      "gemv_q8_multi") &&
+           ok(cudaDeviceSynchronize(), "sync");
+    int differ = 0;
+    for (int i = 0; i < 3; ++i) {
+      const auto a = download(*single[size_t(i)], size_t(nt * rows[i])), b = download(*multi[size_t(i)], size_t(nt * rows[i]));
+      for (size_t k = 0; k < a.size(); ++k) differ += !(a[k] == b[k]);
+    }
+    good = good && differ == 0;
+    report(r, good, true, fmt_name("gemv_q8_multi", t, ""), "64 + 17 + 16 x 512, 2 tok, outputs differing " + std::to_string(differ), 0.0);
+  }
+}
+
+// rmsnorm_q8 against ref::rmsnorm + ref::quantize_act_q8: the f32 output within fp32 tolerance, the
+// int8 codes equal except where the reference value sits within rounding distance of a .5 step.
+void check_rmsnorm_q8(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (int n : {32, 576, 4096, 12288}) {
+    for (int rows : {1, 5}) {
+      for (bool with_norm : {true, false}) {
+        std::vector<float> x(size_t(rows) * n), w(n), ref(x.size());
+        for (auto& v : x) v = nd(rng) * 3;
+        for (auto& v : w) v = nd(rng);
+        for (int i = 0; i < rows; ++i) {
+          if (with_norm)
+            ref::rmsnorm(&ref[size_t(i) * n], &x[size_t(i) * n], w.data(), n, 1e-6f, false);
+          else
+            std::copy_n(&x[size_t(i) * n], n, &ref[size_t(i) * n]);
+        }
+        std::vector<int8_t> rq(x.size());
+        std::vector<float> rd(x.size() / 32);
+        ref::quantize_act_q8(ref.data(), int64_t(ref.size()), rq.data(), rd.data());
+        DeviceBuffer<float> dx(x.size()), dw(w.size()), dy(x.size());
+        DeviceBuffer<int8_t> dq(x.size());
+        DeviceBuffer<float2> dds(x.size() / 32);
+        upload(dx, x);
+        upload(dw, w);
+        cudaMemset(dy.p, 0xff, x.size() * 4);
+        bool good = ok(cuda::rmsnorm_q8(dy.p, dq.p, dds.p, dx.p, with_norm ? dw.p : nullptr, rows, n, 1e-6f, false,
+                                        nullptr),
+                       "rmsnorm_q8") &&
+                    ok(cudaDeviceSynchronize(), "rmsnorm_q8 sync");
+        const std::vector<float> y = download(dy, x.size());
+        const std::vector<int8_t> q = download(dq, x.size());
+        const std::vector<float2> ds = download(dds, x.size() / 32);
+        const double e = nerr(y, ref);
+        int off = 0;
+        for (size_t i = 0; i < q.size(); ++i) {
+          if (q[i] == rq[i]) continue;
+          const double step = ref[i] / rd[i / 32];  // |q - step| ~ 0.5 where fp order may flip a rounding
+          if (std::abs(q[i] - rq[i]) > 1 || std::fabs(std::fabs(step - std::trunc(step)) - 0.5) > 1e-3) ++off;
+        }
+        for (size_t b = 0; b < ds.size(); ++b) {
+          int sum = 0;
+          for (int i = 0; i < 32; ++i) sum += q[32 * b + i];
+          if (!(std::fabs(ds[b].x - rd[b]) <= 1e-5f * rd[b] + 1e-30f) ||
+              !(std::fabs(ds[b].y - ds[b].x * sum) <= 1e-5f * std::fabs(ds[b].x * sum) + 1e-30f))
+            ++off;
+        }
+        good = good && e < 1e-5 && off == 0;
+        report(r, good, n == 4096 && rows == 1, with_norm ? "rmsnorm_q8" : "quantize_q8",
+               "rows " + std::to_string(rows) + " n " + std::to_string(n) + ", codes off " + std::to_string(off), e);
+      }
+    }
+  }
+}
+
+// qk_rope_store against ref::rmsnorm + ref::rope, at a position read from device memory.
+void check_qk_rope(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  struct Case {
+    int n_head, n_head_kv, head_dim, rope_dims;
+    bool neox, norm;
+  };
+  for (Case c : {Case{32, 8, 128, 128, true, true}, Case{4, 1, 256, 256, true, true}, Case{8, 8, 64, 64, false, false},
+                 Case{6, 2, 80, 32, false, true}}) {
+    for (int nt : {1, 3}) {
+      const int64_t pos0 = 1000, n_ctx = pos0 + nt;
+      const int D = c.head_dim, kvw = c.n_head_kv * D;
+      std::vector<float> q(size_t(nt) * c.n_head * D), k(size_t(nt) * kvw), v(k.size()), qn(D), kn(D);
+      for (auto* vec : {&q, &k, &v, &qn, &kn})
+        for (auto& x : *vec) x = nd(rng);
+      std::vector<float> rq = q, rk = k;
+      for (int t = 0; t < nt; ++t) {
+        for (int h = 0; h < c.n_head; ++h) {
+          float* p = &rq[(size_t(t) * c.n_head + h) * D];
+          if (c.norm) ref::rmsnorm(p, p, qn.data(), D, 1e-6f, false);
+          ref::rope(p, c.rope_dims, pos0 + t, 1e6f, c.neox);
+        }
+        for (int h = 0; h < c.n_head_kv; ++h) {
+          float* p = &rk[size_t(t) * kvw + h * D];
+          if (c.norm) ref::rmsnorm(p, p, kn.data(), D, 1e-6f, false);
+          ref::rope(p, c.rope_dims, pos0 + t, 1e6f, c.neox);
+        }
+      }
+      DeviceBuffer<float> dq(q.size()), dk(k.size()), dv(v.size()), dqn(D), dkn(D), kc(size_t(n_ctx) * kvw),
+          vc(size_t(n_ctx) * kvw);
+      DeviceBuffer<int64_t> dpos(1);
+      upload(dq, q);
+      upload(dk, k);
+      upload(dv, v);
+      upload(dqn, qn);
+      upload(dkn, kn);
+      upload(dpos, std::vector<int64_t>{pos0 - 7});
+      cudaMemset(kc.p, 0xff, size_t(n_ctx) * kvw * 4);
+      cudaMemset(vc.p, 0xff, size_t(n_ctx) * kvw * 4);
+      cuda::QkRopeArgs a{};
+      a.q = dq.p;
+      a.k = dk.p;
+      a.v = dv.p;
+      a.k_cache = kc.p;
+      a.v_cache = vc.p;
+      a.q_norm = c.norm ? dqn.p : nullptr;
+      a.k_norm = c.norm ? dkn.p : nullptr;
+      a.eps = 1e-6f;
+      a.n_head = c.n_head;
+      a.n_head_kv = c.n_head_kv;
+      a.head_dim = D;
+      a.rope_dims = c.rope_dims;
+      a.theta = 1e6f;
+      a.neox = c.neox;
+      a.pos = cuda::DevicePos{dpos.p, 7};
+      bool good = ok(cuda::qk_rope_store(a, nt, nullptr), "qk_rope_store") && ok(cudaDeviceSynchronize(), "sync");
+      const std::vector<float> gq = download(dq, q.size()), gkc = download(kc, size_t(n_ctx) * kvw),
+                               gvc = download(vc, size_t(n_ctx) * kvw);
+      const std::vector<float> gk(gkc.begin() + pos0 * kvw, gkc.end()), gv(gvc.begin() + pos0 * kvw, gvc.end());
+      const double e = std::max({nerr(gq, rq), nerr(gk, rk), nerr(gv, v)});
+      good = good && e < 1e-5;
+      report(r, good, nt == 1, "qk_rope_store",
+             "heads " + std::to_string(c.n_head) + "/" + std::to_string(c.n_head_kv) + " D " + std::to_string(D) +
+                 " rope " + std::to_string(c.rope_dims) + (c.neox ? " neox" : "") + ", " + std::to_string(nt) + " tok",
+             e);
+    }
+  }
+}
+
+// Decode/prefill attention against ref::attend_head over an f32 cache, GQA, causal, windowed.
+void check_attention(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  struct Case {
+    int n_head, n_head_kv, D;
+    int64_t pos0;
+    int nt, window;
+  };
+  for (Case c : {Case{32, 8, 128, 0, 1, 0}, Case{32, 8, 128, 700, 1, 0}, Case{32, 8, 128, 300, 8, 0},
+                 Case{4, 1, 256, 1000, 3, 512}, Case{6, 2, 80, 37, 2, 0}}) {
+    const int kvw = c.n_head_kv * c.D, n_ctx = static_cast<int>(c.pos0) + c.nt;
+    std::vector<float> q(size_t(c.nt) * c.n_head * c.D), kc(size_t(n_ctx) * kvw), vc(kc.size());
+    for (auto* vec : {&q, &kc, &vc})
+      for (auto& x : *vec) x = nd(rng);
+    const float scale = 1.0f / std::sqrt(static_cast<float>(c.D));
+    std::vector<float> ref(q.size()), scratch(static_cast<size_t>(n_ctx));
+    for (int t = 0; t < c.nt; ++t)
+      for (int h = 0; h < c.n_head; ++h) {
+        const int64_t p = c.pos0 + t, first = c.window > 0 ? std::max<int64_t>(0, p - c.window + 1) : 0;
+        const int g = h / (c.n_head / c.n_head_kv);
+        ref::attend_head(&ref[(size_t(t) * c.n_head + h) * c.D], &q[(size_t(t) * c.n_head + h) * c.D], &kc[g * c.D], kvw,
+                         &vc[g * c.D], kvw, first, p, c.D, scale, scratch.data());
+      }
+    DeviceBuffer<float> dq(q.size()), dk(kc.size()), dv(vc.size()), dout(q.size()),
+        dscores(size_t(c.nt) * c.n_head * n_ctx);
+    upload(dq, q);
+    upload(dk, kc);
+    upload(dv, vc);
+    cudaMemset(dout.p, 0xff, q.size() * 4);
+    bool good = ok(cuda::attention(dout.p, dq.p, dk.p, dv.p, dscores.p, c.nt, c.n_head, c.n_head_kv, c.D,
+                                   cuda::DevicePos{nullptr, c.pos0}, c.window, scale, n_ctx, nullptr),
+                   "attention") &&
+                ok(cudaDeviceSynchronize(), "attention sync");
+    const double e = nerr(download(dout, q.size()), ref);
+    good = good && e < 1e-5;
+    report(r, good, true, "attention",
+           "heads " + std::to_string(c.n_head) + "/" + std::to_string(c.n_head_kv) + " D " + std::to_string(c.D) +
+               " pos " + std::to_string(c.pos0) + " " + std::to_string(c.nt) + " tok" +
+               (c.window ? " window " + std::to_string(c.window) : ""),
+           e);
   }
 }
 
@@ -145,7 +505,12 @@ int main() {
   ThreadPool pool(0);
   Result r;
   check_rmsnorm(rng, r);
-  check_gemv(rng, pool, r);
+  check_rmsnorm_q8(rng, r);
+  check_qk_rope(rng, r);
+  check_attention(rng, r);
+  check_gemv_float(rng, pool, r);
+  check_gemv_q8(rng, pool, r);
+  check_gemv_q8_multi(rng, r);
   std::printf("\n%d passed, %d failed\n", r.run - r.failed, r.failed);
   return r.failed ? 1 : 0;
 }

@@ -1,7 +1,11 @@
-// Error plumbing for device code and launchers: launchers return cudaError_t; the host side
-// (lib/, C++) turns it into a status. No exceptions, no aborts in device-facing code.
+// Error plumbing and small device helpers shared by the kernel families: launchers return
+// cudaError_t; the host side (lib/, C++) turns it into a status. No exceptions, no aborts in
+// device-facing code.
 #pragma once
 
+#include <cstdint>
+
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #define BW24_CUDA_TRY(expr)                    \
@@ -12,11 +16,35 @@
 
 namespace bw24::cuda {
 
-// Sum over the 32 lanes of a warp (every lane gets the total).
+// Sum / max over the 32 lanes of a warp (every lane gets the result).
 __device__ __forceinline__ float warp_sum(float v) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
   return v;
+}
+__device__ __forceinline__ int warp_sum(int v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+__device__ __forceinline__ float warp_max(float v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+
+// The fp16 at p (block scales in ggml blocks are only 2-byte aligned).
+__device__ __forceinline__ float half_at(const uint8_t* p) {
+  return __half2float(__ushort_as_half(*reinterpret_cast<const unsigned short*>(p)));
+}
+
+// L2 prefetch of bytes [p, p + n) by the 32 lanes of a warp, one 128-byte line per lane and step.
+// The GEMVs issue it for their weight rows before pdl_begin() (cuda/common/launch.cuh), while the
+// previous kernel still runs: weights depend on nothing.
+__device__ __forceinline__ void prefetch_l2(const void* p, int64_t n, int lane) {
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(p), end = begin + static_cast<uintptr_t>(n);
+  for (uintptr_t a = (begin & ~uintptr_t{127}) + 128 * lane; a < end; a += 128 * 32)
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(a));
 }
 
 }  // namespace bw24::cuda

@@ -1,11 +1,13 @@
-// Decode GEMV over quantized weights in their file layout: y[t][r] = sum_c W[r][c] * x[t][c] for
-// up to 8 tokens, one warp per row.
-//  v2 (Q4_K, Q6_K, Q8_0, BF16, F16): the lanes of a warp split each block so loads are contiguous,
-//     16-byte loads where the layout is 16-byte aligned; activations read through the read-only
-//     cache.
-//  v1 (F32, Q4_0, Q4_1, Q5_0, unaligned 16-bit rows): each lane walks whole blocks.
-// Next: repacked layouts (16-byte aligned for every format), activations in shared memory, more
-// bytes in flight, fused epilogues (kernels-hopper.md). bw24-kernel-check guards every version.
+// Decode GEMV: y[t][r] = sum_c W[r][c] * x[t][c] for up to 8 tokens, one warp per row, two
+// families behind one header:
+//  gemv.cu     float weights (F32, F16, BF16) against f32 activations. 16-bit rows: lanes split
+//              the row into contiguous 16-byte loads (v2); F32 and unaligned rows: v1.
+//  gemv_q8.cu  quantized weights (Q4_0, Q4_1, Q5_0, Q8_0, Q4_K, Q6_K) against int8 activations
+//              (quantized once per GEMV input by rmsnorm_q8, cuda/norm), dp4a dot products, weights
+//              in their kernel-native layout (lib/quant/repack.h: planes for the formats whose
+//              blocks are not 16-byte multiples, file layout for Q4_K).
+// bw24-kernel-check compares every entry with the reference matmul (int8 path: over the same
+// quantized activations).
 #pragma once
 
 #include <cstdint>
@@ -16,12 +18,39 @@ namespace bw24::cuda {
 
 constexpr int kGemvMaxTokens = 8;
 
-// Whether gemv() handles this ggml type id.
-bool gemv_supports(uint32_t ggml_type);
+// What the epilogue does with row r's result v (and, for kGateUp, u = row r of the second matrix):
+enum class GemvOut : int {
+  kStore,   // y = v
+  kAdd,     // y += v (the residual add of an output projection)
+  kGateUp,  // y = act(v) * u, act 0 = SiLU, 1 = tanh GELU (gate and up as one pass; int8 path)
+};
 
-// w: rows x (cols / block_elems) blocks of ggml type `ggml_type`, row-major, on the device.
-// x: [n_tokens][cols] f32, y: [n_tokens][rows] f32. 1 <= n_tokens <= kGemvMaxTokens.
+// ---- float weights: x [n_tokens][cols] f32 ----
+bool gemv_supports(uint32_t ggml_type);
 cudaError_t gemv(const void* w, uint32_t ggml_type, int64_t rows, int64_t cols, const float* x, int n_tokens,
-                 float* y, cudaStream_t stream);
+                 float* y, GemvOut out, cudaStream_t stream);
+
+// ---- quantized weights on the int8 path ----
+// Token t's activations: q[t * cols + c] int8, and per block of 32 columns ds[t * cols / 32 + b] =
+// (d, d * sum of the block's q) with x ~= d * q (ref::quantize_act_q8 mirrors the format).
+struct ActQ8 {
+  const int8_t* q;
+  const float2* ds;
+};
+bool gemv_q8_supports(uint32_t ggml_type);
+// w (and w2 for kGateUp, same type and shape): rows x cols of ggml_type in kernel-native layout.
+cudaError_t gemv_q8(const void* w, const void* w2, uint32_t ggml_type, int64_t rows, int64_t cols, ActQ8 x,
+                    int n_tokens, float* y, GemvOut out, int act, cudaStream_t stream);
+
+// Several matrices of one type and width over the same input in one launch (Q, K, V: one launch
+// instead of three; the small K and V alone fill less than one wave of CTAs).
+constexpr int kMaxGemvSegments = 3;
+struct GemvSegment {
+  const void* w;
+  float* y;
+  int64_t rows;
+};
+cudaError_t gemv_q8_multi(const GemvSegment* segs, int n_segs, const void* w2, uint32_t ggml_type, int64_t cols,
+                          ActQ8 x, int n_tokens, GemvOut out, int act, cudaStream_t stream);
 
 }  // namespace bw24::cuda

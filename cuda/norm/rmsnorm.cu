@@ -1,4 +1,5 @@
 #include "cuda/common/check.cuh"
+#include "cuda/common/launch.cuh"
 #include "cuda/norm/rmsnorm.cuh"
 
 namespace bw24::cuda {
@@ -6,9 +7,8 @@ namespace {
 
 constexpr int kThreads = 256;
 
-__global__ void rmsnorm_kernel(float* y, const float* x, const float* w, int n, float eps, bool one_plus) {
-  const float* xr = x + static_cast<size_t>(blockIdx.x) * n;
-  float* yr = y + static_cast<size_t>(blockIdx.x) * n;
+// 1 / sqrt(mean(x^2) + eps) of one row, every thread of the CTA gets it.
+__device__ float row_inv_rms(const float* xr, int n, float eps) {
   float ss = 0.0f;
   for (int i = threadIdx.x; i < n; i += kThreads) ss += xr[i] * xr[i];
   ss = warp_sum(ss);
@@ -21,8 +21,55 @@ __global__ void rmsnorm_kernel(float* y, const float* x, const float* w, int n, 
     if (threadIdx.x == 0) partial[0] = v;
   }
   __syncthreads();
-  const float inv = rsqrtf(partial[0] / n + eps);
-  for (int i = threadIdx.x; i < n; i += kThreads) yr[i] = xr[i] * inv * (one_plus ? 1.0f + w[i] : w[i]);
+  return rsqrtf(partial[0] / n + eps);
+}
+
+// Grid (ceil(n / 1024), rows): every CTA recomputes the row's sum of squares and writes its 1024
+// elements (one CTA per row took 17 us at n = 4096, see rmsnorm_q8_kernel). y may alias x only
+// when one CTA covers the row (n <= 1024, Q/K head norms); the launcher ensures it.
+constexpr int kNormSlice = 4 * kThreads;
+__global__ void rmsnorm_kernel(float* y, const float* x, const float* w, int n, float eps, bool one_plus) {
+  pdl_begin();
+  const float* xr = x + static_cast<size_t>(blockIdx.y) * n;
+  float* yr = y + static_cast<size_t>(blockIdx.y) * n;
+  const float inv = row_inv_rms(xr, n, eps);
+  const int end = min(n, static_cast<int>(blockIdx.x + 1) * kNormSlice);
+  for (int i = blockIdx.x * kNormSlice + threadIdx.x; i < end; i += kThreads)
+    yr[i] = xr[i] * inv * (one_plus ? 1.0f + w[i] : w[i]);
+}
+
+// In place (y == x) over a long row: one CTA per row (Gemma's post-norms before the residual add).
+__global__ void rmsnorm_kernel_inplace(float* y, const float* w, int n, float eps, bool one_plus) {
+  pdl_begin();
+  float* yr = y + static_cast<size_t>(blockIdx.x) * n;
+  const float inv = row_inv_rms(yr, n, eps);
+  for (int i = threadIdx.x; i < n; i += kThreads) yr[i] = yr[i] * inv * (one_plus ? 1.0f + w[i] : w[i]);
+}
+
+// Grid (n / 256, rows): each CTA quantizes 8 blocks of 32, a warp per block: lane i holds element
+// i, the block's max |v| and sum of q come from shuffles. Same rounding as ref::quantize_act_q8
+// (IEEE divide, round half to even). With a norm every CTA recomputes the row's sum of squares
+// (16 KB from L2 at n = 4096): one CTA per row, as version 1 had, took 17 us at n = 4096 (41 % of
+// a Qwen3-8B decode step, ncu); 16 CTAs take a few.
+__global__ void rmsnorm_q8_kernel(float* y, int8_t* q, float2* ds, const float* x, const float* w, int n, float eps,
+                                  bool one_plus) {
+  pdl_begin();
+  const size_t r = blockIdx.y;
+  const float* xr = x + r * n;
+  const float inv = w ? row_inv_rms(xr, n, eps) : 1.0f;
+  const int lane = threadIdx.x % 32;
+  const int blk = blockIdx.x * (kThreads / 32) + threadIdx.x / 32;
+  if (blk < n / 32) {
+    const int i = 32 * blk + lane;
+    float v = xr[i];
+    if (w) v = v * inv * (one_plus ? 1.0f + w[i] : w[i]);
+    if (y) y[r * n + i] = v;
+    const float d = warp_max(fabsf(v)) / 127.0f, id = d > 0.0f ? 1.0f / d : 0.0f;
+    const int qi = __float2int_rn(v * id);
+    q[r * n + i] = static_cast<int8_t>(qi);
+    const int sum = warp_sum(qi);
+    if (lane == 0) ds[r * (n / 32) + blk] = make_float2(d, d * static_cast<float>(sum));
+  }
 }
 
 }  // namespace
@@ -30,8 +77,20 @@ __global__ void rmsnorm_kernel(float* y, const float* x, const float* w, int n, 
 cudaError_t rmsnorm(float* y, const float* x, const float* w, int rows, int n, float eps, bool one_plus,
                     cudaStream_t stream) {
   if (rows <= 0 || n <= 0) return cudaSuccess;
-  rmsnorm_kernel<<<rows, kThreads, 0, stream>>>(y, x, w, n, eps, one_plus);
-  return cudaGetLastError();
+  // In place, a CTA's writes would race with the other CTAs' sums of squares: one CTA per row then.
+  const unsigned slices = y == x ? 1u : static_cast<unsigned>((n + kNormSlice - 1) / kNormSlice);
+  if (y == x && n > kNormSlice) {
+    return launch_pdl(rmsnorm_kernel_inplace, dim3(rows), dim3(kThreads), 0, stream, y, w, n, eps, one_plus);
+  }
+  return launch_pdl(rmsnorm_kernel, dim3(slices, rows), dim3(kThreads), 0, stream, y, x, w, n, eps, one_plus);
+}
+
+cudaError_t rmsnorm_q8(float* y, int8_t* q, float2* ds, const float* x, const float* w, int rows, int n, float eps,
+                       bool one_plus, cudaStream_t stream) {
+  if (rows <= 0 || n <= 0) return cudaSuccess;
+  if (n % 32 != 0) return cudaErrorInvalidValue;
+  const unsigned ctas = static_cast<unsigned>((n / 32 + kThreads / 32 - 1) / (kThreads / 32));
+  return launch_pdl(rmsnorm_q8_kernel, dim3(ctas, rows), dim3(kThreads), 0, stream, y, q, ds, x, w, n, eps, one_plus);
 }
 
 }  // namespace bw24::cuda

@@ -1,6 +1,7 @@
 #include <math.h>
 
 #include "cuda/common/check.cuh"
+#include "cuda/common/launch.cuh"
 #include "cuda/ops/ops.cuh"
 
 namespace bw24::cuda {
@@ -10,22 +11,64 @@ constexpr int kThreads = 256;
 
 unsigned blocks_for(int64_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 
-__global__ void rope_kernel(float* x, int n_heads, int head_dim, int rope_dims, int64_t pos0, float theta, bool neox) {
-  const int t = blockIdx.y, h = blockIdx.x, half = rope_dims / 2;
-  float* xh = x + (static_cast<size_t>(t) * n_heads + h) * head_dim;
-  for (int i = threadIdx.x; i < half; i += blockDim.x) {
-    // Angles in double, as lib/ref computes them (fp32 loses digits at long positions).
-    double freq = pow(static_cast<double>(theta), -2.0 * i / rope_dims);
-    double angle = static_cast<double>(pos0 + t) * freq;
-    float c = static_cast<float>(cos(angle)), s = static_cast<float>(sin(angle));
-    int a = neox ? i : 2 * i, b = neox ? i + half : 2 * i + 1;
-    float x0 = xh[a], x1 = xh[b];
-    xh[a] = x0 * c - x1 * s;
-    xh[b] = x1 * c + x0 * s;
+__device__ __forceinline__ int64_t position(DevicePos p, int t) { return p.base + t + (p.dev ? *p.dev : 0); }
+
+// Sum over a CTA of kRopeThreads threads (every thread gets it).
+constexpr int kRopeThreads = 128;
+__device__ float cta_sum(float v) {
+  __shared__ float part[kRopeThreads / 32];
+  v = warp_sum(v);
+  __syncthreads();  // part may still be read from the previous call
+  if (threadIdx.x % 32 == 0) part[threadIdx.x / 32] = v;
+  __syncthreads();
+  float total = 0;
+#pragma unroll
+  for (int i = 0; i < kRopeThreads / 32; ++i) total += part[i];
+  return total;
+}
+
+// One CTA per (head, token); heads [0, n_head) are queries (rotated in place), the next n_head_kv
+// are keys (rotated into the cache) whose CTA also copies the value head into the cache.
+__global__ void qk_rope_store_kernel(QkRopeArgs a) {
+  pdl_begin();
+  const int t = blockIdx.y, head = blockIdx.x, D = a.head_dim;
+  const bool is_q = head < a.n_head;
+  const int kvw = a.n_head_kv * D, g = head - a.n_head;
+  const int64_t p = position(a.pos, t);
+  const float* src = is_q ? a.q + (static_cast<size_t>(t) * a.n_head + head) * D : a.k + static_cast<size_t>(t) * kvw + g * D;
+  float* dst = is_q ? a.q + (static_cast<size_t>(t) * a.n_head + head) * D : a.k_cache + p * kvw + g * D;
+  const float* nw = is_q ? a.q_norm : a.k_norm;
+  const bool one_plus = is_q ? a.q_one_plus : a.k_one_plus;
+  __shared__ float xs[kMaxHeadDim];
+  float ss = 0;
+  for (int i = threadIdx.x; i < D; i += kRopeThreads) {
+    xs[i] = src[i];
+    ss += xs[i] * xs[i];
   }
+  if (nw) {
+    const float inv = rsqrtf(cta_sum(ss) / D + a.eps);
+    for (int i = threadIdx.x; i < D; i += kRopeThreads) xs[i] = xs[i] * inv * (one_plus ? 1.0f + nw[i] : nw[i]);
+  }
+  __syncthreads();
+  const int half = a.rope_dims / 2;
+  for (int i = threadIdx.x; i < half; i += kRopeThreads) {
+    // Angles in double, as lib/ref computes them (fp32 loses digits at long positions).
+    const double freq = pow(static_cast<double>(a.theta), -2.0 * i / a.rope_dims);
+    const double angle = static_cast<double>(p) * freq;
+    const float c = static_cast<float>(cos(angle)), s = static_cast<float>(sin(angle));
+    const int i0 = a.neox ? i : 2 * i, i1 = a.neox ? i + half : 2 * i + 1;
+    const float x0 = xs[i0], x1 = xs[i1];
+    dst[i0] = x0 * c - x1 * s;
+    dst[i1] = x1 * c + x0 * s;
+  }
+  for (int i = a.rope_dims + threadIdx.x; i < D; i += kRopeThreads) dst[i] = xs[i];
+  if (!is_q)
+    for (int i = threadIdx.x; i < D; i += kRopeThreads)
+      a.v_cache[p * kvw + g * D + i] = a.v[static_cast<size_t>(t) * kvw + g * D + i];
 }
 
 __global__ void gated_act_kernel(float* y, const float* gate, const float* up, int64_t n, int act) {
+  pdl_begin();
   int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= n) return;
   float g = gate[i];
@@ -35,39 +78,35 @@ __global__ void gated_act_kernel(float* y, const float* gate, const float* up, i
 }
 
 __global__ void add_kernel(float* x, const float* y, int64_t n) {
+  pdl_begin();
   int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (i < n) x[i] += y[i];
 }
 
-__global__ void kv_store_kernel(float* kc, float* vc, const float* k, const float* v, int64_t n, int kv_width,
-                                int64_t pos0) {
-  int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
-  if (i >= n) return;
-  int64_t dst = pos0 * kv_width + i;
-  kc[dst] = k[i];
-  vc[dst] = v[i];
-}
-
 __global__ void attention_kernel(float* out, const float* q, const float* kc, const float* vc, float* scores,
-                                 int n_head, int n_head_kv, int D, int64_t pos0, int window, float scale, int n_ctx) {
+                                 int n_head, int n_head_kv, int D, DevicePos pos, int window, float scale, int n_ctx) {
+  pdl_begin();
   const int h = blockIdx.x, t = blockIdx.y, g = h / (n_head / n_head_kv);
-  const int64_t p = pos0 + t, first = window > 0 ? max(static_cast<int64_t>(0), p - window + 1) : 0;
+  const int64_t p = position(pos, t), first = window > 0 ? max(static_cast<int64_t>(0), p - window + 1) : 0;
   const int kvw = n_head_kv * D;
   const float* qh = q + (static_cast<size_t>(t) * n_head + h) * D;
   float* s = scores + (static_cast<size_t>(t) * n_head + h) * n_ctx;
   __shared__ float red[kThreads / 32];
   __shared__ float bcast;
-  // Scores and their max.
+  // Scores and their max: a warp per key, lanes across the head (coalesced 128-byte rows; a
+  // thread per key read 32 rows per load instruction).
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   float mx = -INFINITY;
-  for (int64_t j = first + threadIdx.x; j <= p; j += kThreads) {
+  for (int64_t j = first + warp; j <= p; j += kThreads / 32) {
     const float* kj = kc + j * kvw + g * D;
     float acc = 0;
-    for (int d = 0; d < D; ++d) acc += qh[d] * kj[d];
-    acc *= scale;
-    s[j] = acc;
+    for (int d = lane; d < D; d += 32) acc += qh[d] * kj[d];
+    acc = warp_sum(acc) * scale;
+    if (lane == 0) s[j] = acc;
     mx = fmaxf(mx, acc);
   }
-  for (int o = 16; o > 0; o >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+  mx = warp_max(mx);
+  __syncthreads();  // s[] written by lane 0 of each warp, read by every thread below
   if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = mx;
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -104,40 +143,28 @@ __global__ void attention_kernel(float* out, const float* q, const float* kc, co
 
 }  // namespace
 
-cudaError_t rope(float* x, int n_tokens, int n_heads, int head_dim, int rope_dims, int64_t pos0, float theta,
-                 bool neox, cudaStream_t stream) {
-  if (n_tokens <= 0 || rope_dims <= 0) return cudaSuccess;
-  rope_kernel<<<dim3(n_heads, n_tokens), 64, 0, stream>>>(x, n_heads, head_dim, rope_dims, pos0, theta, neox);
-  return cudaGetLastError();
+cudaError_t qk_rope_store(const QkRopeArgs& a, int n_tokens, cudaStream_t stream) {
+  if (n_tokens <= 0) return cudaSuccess;
+  if (a.head_dim > kMaxHeadDim || a.rope_dims > a.head_dim) return cudaErrorInvalidValue;
+  return launch_pdl(qk_rope_store_kernel, dim3(a.n_head + a.n_head_kv, n_tokens), dim3(kRopeThreads), 0, stream, a);
 }
 
 cudaError_t gated_act(float* y, const float* gate, const float* up, int64_t n, int act, cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
-  gated_act_kernel<<<blocks_for(n), kThreads, 0, stream>>>(y, gate, up, n, act);
-  return cudaGetLastError();
+  return launch_pdl(gated_act_kernel, dim3(blocks_for(n)), dim3(kThreads), 0, stream, y, gate, up, n, act);
 }
 
 cudaError_t add_inplace(float* x, const float* y, int64_t n, cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
-  add_kernel<<<blocks_for(n), kThreads, 0, stream>>>(x, y, n);
-  return cudaGetLastError();
-}
-
-cudaError_t kv_store(float* k_cache, float* v_cache, const float* k, const float* v, int n_tokens, int kv_width,
-                     int64_t pos0, cudaStream_t stream) {
-  int64_t n = static_cast<int64_t>(n_tokens) * kv_width;
-  if (n <= 0) return cudaSuccess;
-  kv_store_kernel<<<blocks_for(n), kThreads, 0, stream>>>(k_cache, v_cache, k, v, n, kv_width, pos0);
-  return cudaGetLastError();
+  return launch_pdl(add_kernel, dim3(blocks_for(n)), dim3(kThreads), 0, stream, x, y, n);
 }
 
 cudaError_t attention(float* out, const float* q, const float* k_cache, const float* v_cache, float* scores,
-                      int n_tokens, int n_head, int n_head_kv, int head_dim, int64_t pos0, int window, float scale,
+                      int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos, int window, float scale,
                       int n_ctx, cudaStream_t stream) {
   if (n_tokens <= 0) return cudaSuccess;
-  attention_kernel<<<dim3(n_head, n_tokens), kThreads, 0, stream>>>(out, q, k_cache, v_cache, scores, n_head,
-                                                                    n_head_kv, head_dim, pos0, window, scale, n_ctx);
-  return cudaGetLastError();
+  return launch_pdl(attention_kernel, dim3(n_head, n_tokens), dim3(kThreads), 0, stream, out, q, k_cache, v_cache, scores,
+                    n_head, n_head_kv, head_dim, pos, window, scale, n_ctx);
 }
 
 }  // namespace bw24::cuda

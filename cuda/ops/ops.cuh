@@ -1,6 +1,6 @@
-// Small elementwise and attention kernels of the CUDA runner, version 1 (correctness first; the
-// fused and bandwidth-tuned versions replace them behind these signatures, checked by
-// bw24-kernel-check against lib/ref).
+// Small elementwise, RoPE/KV and attention kernels of the CUDA runner (checked by
+// bw24-kernel-check against lib/ref). Attention is version 1 (one CTA per head and token, f32
+// cache); flash decode over a quantized cache replaces it behind this signature.
 #pragma once
 
 #include <cstdint>
@@ -9,10 +9,32 @@
 
 namespace bw24::cuda {
 
-// Rotate the first rope_dims channels of each head of x: [n_tokens][n_heads][head_dim], token t at
-// position pos0 + t. neox: pairs (i, i + rope_dims/2); else adjacent pairs (2i, 2i+1).
-cudaError_t rope(float* x, int n_tokens, int n_heads, int head_dim, int rope_dims, int64_t pos0, float theta,
-                 bool neox, cudaStream_t stream);
+// A token's position: base + t (+ *dev when dev is set: the position lives on the device, so a
+// captured CUDA graph replays at the current position).
+struct DevicePos {
+  const int64_t* dev;
+  int64_t base;
+};
+
+constexpr int kMaxHeadDim = 512;
+
+// Q/K of one layer after the QKV projection: optional per-head RMSNorm (q_norm / k_norm null =
+// none), RoPE on the first rope_dims channels (neox: pairs (i, i + rope_dims/2), else (2i, 2i+1);
+// angle pos * theta^(-2i / rope_dims)), queries in place, keys and values stored into the layer's
+// f32 caches ([n_ctx][n_head_kv * head_dim]) at their positions. One launch replaces five.
+struct QkRopeArgs {
+  float* q;                     // [n_tokens][n_head][head_dim]
+  const float *k, *v;           // [n_tokens][n_head_kv * head_dim]
+  float *k_cache, *v_cache;
+  const float *q_norm, *k_norm;
+  bool q_one_plus, k_one_plus;
+  float eps;
+  int n_head, n_head_kv, head_dim, rope_dims;
+  float theta;
+  bool neox;
+  DevicePos pos;
+};
+cudaError_t qk_rope_store(const QkRopeArgs& args, int n_tokens, cudaStream_t stream);
 
 // y = act(gate) * up over n elements (act: 0 = SiLU, 1 = tanh GELU).
 cudaError_t gated_act(float* y, const float* gate, const float* up, int64_t n, int act, cudaStream_t stream);
@@ -20,16 +42,11 @@ cudaError_t gated_act(float* y, const float* gate, const float* up, int64_t n, i
 // x += y over n elements.
 cudaError_t add_inplace(float* x, const float* y, int64_t n, cudaStream_t stream);
 
-// Copy n_tokens rows of K and V ([n_tokens][kv_width]) into the layer's caches
-// ([n_ctx][kv_width], f32) at positions pos0 ...
-cudaError_t kv_store(float* k_cache, float* v_cache, const float* k, const float* v, int n_tokens, int kv_width,
-                     int64_t pos0, cudaStream_t stream);
-
 // Causal GQA attention, one CTA per (query head, token): out [n_tokens][n_head][head_dim]; token t
-// at position pos0 + t sees cache positions [max(0, p - window + 1), p] (window 0 = all).
+// at position pos(t) sees cache positions [max(0, p - window + 1), p] (window 0 = all).
 // scores: scratch of n_tokens * n_head * n_ctx floats.
 cudaError_t attention(float* out, const float* q, const float* k_cache, const float* v_cache, float* scores,
-                      int n_tokens, int n_head, int n_head_kv, int head_dim, int64_t pos0, int window, float scale,
+                      int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos, int window, float scale,
                       int n_ctx, cudaStream_t stream);
 
 }  // namespace bw24::cuda

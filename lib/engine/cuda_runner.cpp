@@ -9,6 +9,7 @@
 #include "cuda/norm/rmsnorm.cuh"
 #include "cuda/ops/ops.cuh"
 #include "lib/core/status.h"
+#include "lib/quant/repack.h"
 #include "lib/quant/traits.h"
 
 namespace bw24::engine {
@@ -22,14 +23,17 @@ absl::Status cuda_status(cudaError_t e, const char* what) {
 
 #define BW24_CUDA_OK(expr, what) BW24_RETURN_IF_ERROR(cuda_status((expr), what))
 
-// A device allocation of n floats, freed with the owner.
+// A device allocation of n elements, freed with the owner.
+template <typename T>
 struct DeviceArray {
-  float* p = nullptr;
+  T* p = nullptr;
   DeviceArray() = default;
   DeviceArray(const DeviceArray&) = delete;
   DeviceArray& operator=(const DeviceArray&) = delete;
   ~DeviceArray() { cudaFree(p); }
-  absl::Status alloc(size_t n, const char* what) { return cuda_status(cudaMalloc(&p, std::max<size_t>(n, 1) * 4), what); }
+  absl::Status alloc(size_t n, const char* what) {
+    return cuda_status(cudaMalloc(&p, std::max<size_t>(n, 1) * sizeof(T)), what);
+  }
 };
 
 }  // namespace
@@ -53,6 +57,7 @@ absl::StatusOr<std::unique_ptr<DeviceWeights>> DeviceWeights::upload(
     return error(Code::kOutOfMemory, "the weights need {:.1f} MiB on CUDA device {}, {:.1f} MiB available{}",
                  total / 1048576.0, device, limit / 1048576.0, budget ? " (vram_budget_bytes)" : "");
   uint64_t done = 0;
+  std::vector<uint8_t> staging;  // a repacked tensor on its way up
   for (const auto& t : dir.tensors()) {
     if (&t == host_only) continue;
     const quant::QuantTraits* q = quant::traits(t.type);
@@ -66,6 +71,11 @@ absl::StatusOr<std::unique_ptr<DeviceWeights>> DeviceWeights::upload(
       src = f32.data();
       bytes = f32.size() * 4;
       type = 0;
+    } else if (const quant::PlaneLayout* planes = quant::plane_layout(t.type)) {
+      // Kernel-native layout for the int8 GEMV (lib/quant/repack.h).
+      staging.resize(t.n_bytes);
+      quant::to_planes(*planes, t.data, static_cast<int64_t>(t.n_bytes / planes->block_bytes), staging.data());
+      src = staging.data();
     }
     void* p = nullptr;
     BW24_CUDA_OK(cudaMalloc(&p, std::max<uint64_t>(bytes, 1)), "weight allocation");
@@ -105,11 +115,35 @@ using arch::Norm;
 
 constexpr int kStep = cuda::kGemvMaxTokens;  // tokens per pass through the layers
 
+// Pinned host memory (cudaMallocHost): what a captured graph copies from must stay put and be
+// page-locked; freed with the owner.
+template <typename T>
+struct PinnedArray {
+  T* p = nullptr;
+  PinnedArray() = default;
+  PinnedArray(const PinnedArray&) = delete;
+  PinnedArray& operator=(const PinnedArray&) = delete;
+  ~PinnedArray() { cudaFreeHost(p); }
+  absl::Status alloc(size_t n) { return cuda_status(cudaMallocHost(&p, std::max<size_t>(n, 1) * sizeof(T)), "pinned"); }
+};
+
+// The input of a GEMV: f32 activations and, on models with int8-path weights, the same rows
+// quantized (rmsnorm_q8). Which one a GEMV reads depends on its weight type.
+struct GemvIn {
+  const float* x;
+  cuda::ActQ8 q8;
+};
+
+// A whole pass (up to kStep tokens) is a fixed sequence of launches on one stream. The one-token
+// step is captured into a CUDA graph on first use and replayed after: the host then does one
+// embedding gather, one graph launch and one logits copy per token (the position lives in device
+// memory, so the same graph serves every position).
 class CudaRunner final : public Runner {
  public:
   CudaRunner(const ModelGraph& g, const DeviceWeights& w, const RunnerOptions& opt) : g_(g), w_(w), opt_(opt) {}
   ~CudaRunner() override {
     cudaSetDevice(w_.device());
+    if (graph_exec_) cudaGraphExecDestroy(graph_exec_);
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -117,16 +151,36 @@ class CudaRunner final : public Runner {
     BW24_CUDA_OK(cudaSetDevice(w_.device()), "set device");
     BW24_CUDA_OK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream");
     int64_t qw = 0, kw = 0, ff = 0;
+    auto check = [&](const arch::Weight& wt) -> absl::Status {
+      if (!wt) return absl::OkStatus();
+      const uint32_t type = w_.type_of(wt.t);
+      if (cuda::gemv_q8_supports(type)) {
+        uses_q8_ = true;
+        return absl::OkStatus();
+      }
+      if (cuda::gemv_supports(type)) return absl::OkStatus();
+      return error(Code::kUnsupported, "tensor '{}' has type {}, which the CUDA GEMV does not handle yet", wt.t->name,
+                   type_name(type));
+    };
     for (const auto& L : g_.layers) {
       qw = std::max<int64_t>(qw, int64_t{L.attn.n_head} * L.attn.head_dim);
       kw = std::max<int64_t>(kw, int64_t{L.attn.n_head_kv} * L.attn.head_dim);
       ff = std::max<int64_t>(ff, L.mlp.gate.rows());
+      if (L.attn.head_dim > cuda::kMaxHeadDim)
+        return error(Code::kUnsupported, "head_dim {} is larger than the CUDA runner's {}", L.attn.head_dim,
+                     cuda::kMaxHeadDim);
+      for (const arch::Weight* wt : {&L.attn.wq, &L.attn.wk, &L.attn.wv, &L.attn.wo, &L.mlp.gate, &L.mlp.up, &L.mlp.down})
+        BW24_RETURN_IF_ERROR(check(*wt));
     }
+    BW24_RETURN_IF_ERROR(check(g_.output));
     kv_width_ = kw;
     const size_t E = static_cast<size_t>(g_.n_embd);
-    emb_.resize(kStep * E);
+    const size_t widest = std::max<size_t>({E, size_t(qw), size_t(ff)});
+    BW24_RETURN_IF_ERROR(emb_.alloc(kStep * E));
+    BW24_RETURN_IF_ERROR(pos_host_.alloc(1));
+    BW24_RETURN_IF_ERROR(pos_dev_.alloc(1, "position"));
     BW24_RETURN_IF_ERROR(x_.alloc(kStep * E, "activations"));
-    BW24_RETURN_IF_ERROR(h_.alloc(kStep * E, "activations"));
+    BW24_RETURN_IF_ERROR(h_.alloc(kStep * widest, "activations"));
     BW24_RETURN_IF_ERROR(proj_.alloc(kStep * E, "activations"));
     BW24_RETURN_IF_ERROR(q_.alloc(kStep * qw, "activations"));
     BW24_RETURN_IF_ERROR(k_.alloc(kStep * kw, "activations"));
@@ -134,6 +188,8 @@ class CudaRunner final : public Runner {
     BW24_RETURN_IF_ERROR(o_.alloc(kStep * qw, "activations"));
     BW24_RETURN_IF_ERROR(gate_.alloc(kStep * ff, "activations"));
     BW24_RETURN_IF_ERROR(up_.alloc(kStep * ff, "activations"));
+    BW24_RETURN_IF_ERROR(act_q_.alloc(kStep * widest, "activations"));
+    BW24_RETURN_IF_ERROR(act_ds_.alloc(kStep * widest / 32 + 1, "activations"));
     BW24_RETURN_IF_ERROR(logits_.alloc(kStep * static_cast<size_t>(g_.n_vocab), "logits"));
     int max_heads = 0;
     for (const auto& L : g_.layers) max_heads = std::max(max_heads, L.attn.n_head);
@@ -141,8 +197,8 @@ class CudaRunner final : public Runner {
     kc_.resize(g_.layers.size());
     vc_.resize(g_.layers.size());
     for (size_t l = 0; l < g_.layers.size(); ++l) {
-      kc_[l] = std::make_unique<DeviceArray>();
-      vc_[l] = std::make_unique<DeviceArray>();
+      kc_[l] = std::make_unique<DeviceArray<float>>();
+      vc_[l] = std::make_unique<DeviceArray<float>>();
       BW24_RETURN_IF_ERROR(kc_[l]->alloc(size_t(opt_.n_ctx) * kw, "KV cache"));
       BW24_RETURN_IF_ERROR(vc_[l]->alloc(size_t(opt_.n_ctx) * kw, "KV cache"));
     }
@@ -153,29 +209,31 @@ class CudaRunner final : public Runner {
 
   absl::Status forward(const ForwardRequest& req) override {
     BW24_CUDA_OK(cudaSetDevice(w_.device()), "set device");
-    const int64_t E = g_.n_embd, V = g_.n_vocab;
+    const int64_t V = g_.n_vocab;
+    if (req.n == 1 && opt_.cuda_graph) {
+      // The graph's first nodes copy emb_ and pos_host_ up when it runs.
+      embed_tokens(g_, req.tokens, 1, emb_.p);
+      *pos_host_.p = req.pos;
+      if (!graph_exec_) BW24_RETURN_IF_ERROR(capture_step());
+      if (req.cancel && req.cancel->load(std::memory_order_relaxed)) return error(Code::kCancelled, "cancelled");
+      BW24_CUDA_OK(cudaGraphLaunch(graph_exec_, stream_), "graph launch");
+      BW24_CUDA_OK(cudaMemcpyAsync(req.logits, logits_.p, size_t(V) * 4, cudaMemcpyDeviceToHost, stream_), "logits");
+      BW24_CUDA_OK(cudaStreamSynchronize(stream_), "forward");
+      return absl::OkStatus();
+    }
     for (int32_t done = 0; done < req.n;) {
       const int n = std::min<int32_t>(kStep, req.n - done);
-      const int64_t pos = req.pos + done;
-      // Embeddings on the host (one row per token), scaled, then uploaded. The staging buffer
-      // lives as long as the runner: the decode hot path allocates nothing.
-      embed_tokens(g_, req.tokens + done, n, emb_.data());
-      BW24_CUDA_OK(cudaMemcpyAsync(x_.p, emb_.data(), size_t(n * E) * 4, cudaMemcpyHostToDevice, stream_), "upload");
-      for (size_t il = 0; il < g_.layers.size(); ++il) {
-        if (req.cancel && req.cancel->load(std::memory_order_relaxed))
-          return error(Code::kCancelled, "cancelled at layer {}", il);
-        const arch::Layer& L = g_.layers[il];
-        BW24_RETURN_IF_ERROR(attention(L.attn, static_cast<int>(il), n, pos));
-        BW24_RETURN_IF_ERROR(mlp(L.mlp, n));
-      }
-      // Logits: every row with all_logits, else only the very last token.
       const bool last = done + n == req.n;
-      if (req.all_logits || last) {
-        const int first = req.all_logits ? 0 : n - 1, rows = n - first;
-        BW24_RETURN_IF_ERROR(norm(g_.output_norm, h_.p, x_.p + first * E, rows, static_cast<int>(E)));
-        BW24_RETURN_IF_ERROR(gemv(g_.output, h_.p, rows, logits_.p));
+      // emb_ is pinned: the previous pass's copy must have left it before it is refilled.
+      if (done > 0) BW24_CUDA_OK(cudaStreamSynchronize(stream_), "forward");
+      embed_tokens(g_, req.tokens + done, n, emb_.p);
+      if (req.cancel && req.cancel->load(std::memory_order_relaxed)) return error(Code::kCancelled, "cancelled");
+      const int first = req.all_logits ? 0 : last ? n - 1 : n;  // rows whose logits are wanted
+      BW24_RETURN_IF_ERROR(pass(n, cuda::DevicePos{nullptr, req.pos + done}, first));
+      if (first < n) {
         float* dst = req.logits + (req.all_logits ? size_t(done) * V : 0);
-        BW24_CUDA_OK(cudaMemcpyAsync(dst, logits_.p, size_t(rows) * V * 4, cudaMemcpyDeviceToHost, stream_), "logits");
+        BW24_CUDA_OK(cudaMemcpyAsync(dst, logits_.p, size_t(n - first) * V * 4, cudaMemcpyDeviceToHost, stream_),
+                     "logits");
       }
       done += n;
     }
@@ -184,60 +242,173 @@ class CudaRunner final : public Runner {
   }
 
  private:
+  // One pass of n tokens: embedding upload, every layer, and the logits of rows [first, n).
+  absl::Status pass(int n, cuda::DevicePos pos, int first) {
+    const int64_t E = g_.n_embd;
+    BW24_CUDA_OK(cudaMemcpyAsync(x_.p, emb_.p, size_t(n * E) * 4, cudaMemcpyHostToDevice, stream_), "upload");
+    for (size_t il = 0; il < g_.layers.size(); ++il) {
+      const arch::Layer& L = g_.layers[il];
+      BW24_RETURN_IF_ERROR(attention(L.attn, static_cast<int>(il), n, pos));
+      BW24_RETURN_IF_ERROR(mlp(L.mlp, n));
+    }
+    if (first < n) {
+      BW24_ASSIGN_OR_RETURN(const GemvIn in, prepare(&g_.output_norm, x_.p + first * E, n - first, static_cast<int>(E)));
+      BW24_RETURN_IF_ERROR(gemv(g_.output, in, n - first, logits_.p, cuda::GemvOut::kStore));
+    }
+    return cuda_status(cudaGetLastError(), "pass");
+  }
+
+  // Capture the one-token pass (position read from pos_dev_) into graph_exec_.
+  absl::Status capture_step() {
+    BW24_CUDA_OK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "graph capture");
+    absl::Status st = [&]() -> absl::Status {
+      BW24_CUDA_OK(cudaMemcpyAsync(pos_dev_.p, pos_host_.p, sizeof(int64_t), cudaMemcpyHostToDevice, stream_),
+                   "position");
+      return pass(1, cuda::DevicePos{pos_dev_.p, 0}, 0);
+    }();
+    cudaGraph_t graph = nullptr;
+    const cudaError_t end = cudaStreamEndCapture(stream_, &graph);
+    if (st.ok()) st = cuda_status(end, "graph capture");
+    if (st.ok()) st = cuda_status(cudaGraphInstantiate(&graph_exec_, graph, 0), "graph instantiate");
+    if (graph) cudaGraphDestroy(graph);
+    if (!st.ok()) {
+      cudaGetLastError();  // clear the sticky launch error of a failed capture, if any
+      graph_exec_ = nullptr;
+    }
+    return st;
+  }
+
   const float* f32(const arch::Weight& w) const { return static_cast<const float*>(w_.at(w.t)); }
+  bool is_q8(const arch::Weight& w) const { return cuda::gemv_q8_supports(w_.type_of(w.t)); }
+
+  // RMSNorm (nm null: none) of rows x width activations into the GEMV input buffers: f32 into h_
+  // (or src itself without a norm), int8 alongside when the model has int8-path weights.
+  absl::StatusOr<GemvIn> prepare(const Norm* nm, const float* src, int rows, int width) {
+    const float* w = nm ? f32(nm->w) : nullptr;
+    const bool one_plus = nm && nm->one_plus;
+    cudaError_t e = cudaSuccess;
+    if (uses_q8_ && width % 32 == 0)
+      e = cuda::rmsnorm_q8(nm ? h_.p : nullptr, act_q_.p, act_ds_.p, src, w, rows, width, g_.norm_eps, one_plus, stream_);
+    else if (nm)
+      e = cuda::rmsnorm(h_.p, src, w, rows, width, g_.norm_eps, one_plus, stream_);
+    BW24_CUDA_OK(e, "GEMV input (rmsnorm / int8 quantize)");
+    return GemvIn{nm ? h_.p : src, {act_q_.p, act_ds_.p}};
+  }
 
   absl::Status norm(const Norm& nm, float* y, const float* x, int rows, int width) {
     return cuda_status(cuda::rmsnorm(y, x, f32(nm.w), rows, width, g_.norm_eps, nm.one_plus, stream_), "rmsnorm");
   }
-  absl::Status gemv(const arch::Weight& w, const float* x, int n, float* y) {
+
+  // y = W in (or += / gate-up pair with w2, see cuda::GemvOut).
+  absl::Status gemv(const arch::Weight& w, const GemvIn& in, int n, float* y, cuda::GemvOut out,
+                    const arch::Weight* w2 = nullptr, int act = 0) {
     const uint32_t type = w_.type_of(w.t);
-    if (!cuda::gemv_supports(type))
-      return error(Code::kUnsupported, "tensor '{}' has type {}, which the CUDA GEMV does not handle yet", w.t->name,
-                   type_name(type));
-    return cuda_status(cuda::gemv(w_.at(w.t), type, w.rows(), w.cols(), x, n, y, stream_), "gemv");
+    cudaError_t e;
+    if (cuda::gemv_q8_supports(type))
+      e = cuda::gemv_q8(w_.at(w.t), w2 ? w_.at(w2->t) : nullptr, type, w.rows(), w.cols(), in.q8, n, y, out, act,
+                        stream_);
+    else
+      e = cuda::gemv(w_.at(w.t), type, w.rows(), w.cols(), in.x, n, y, out, stream_);
+    if (e != cudaSuccess) return error(Code::kDevice, "CUDA gemv of '{}': {}", w.t->name, cudaGetErrorString(e));
+    return absl::OkStatus();
   }
 
-  absl::Status attention(const AttentionBlock& a, int layer, int n, int64_t pos) {
-    const int E = g_.n_embd, D = a.head_dim, kw = a.n_head_kv * D;
-    BW24_RETURN_IF_ERROR(norm(a.norm, h_.p, x_.p, n, E));
-    BW24_RETURN_IF_ERROR(gemv(a.wq, h_.p, n, q_.p));
-    BW24_RETURN_IF_ERROR(gemv(a.wk, h_.p, n, k_.p));
-    BW24_RETURN_IF_ERROR(gemv(a.wv, h_.p, n, v_.p));
-    if (a.q_norm.w) BW24_RETURN_IF_ERROR(norm(a.q_norm, q_.p, q_.p, n * a.n_head, D));
-    if (a.k_norm.w) BW24_RETURN_IF_ERROR(norm(a.k_norm, k_.p, k_.p, n * a.n_head_kv, D));
-    const bool neox = a.rope_style == arch::RopeStyle::kNeox;
-    BW24_CUDA_OK(cuda::rope(q_.p, n, a.n_head, D, a.rope_dims, pos, a.rope_theta, neox, stream_), "rope");
-    BW24_CUDA_OK(cuda::rope(k_.p, n, a.n_head_kv, D, a.rope_dims, pos, a.rope_theta, neox, stream_), "rope");
-    BW24_CUDA_OK(cuda::kv_store(kc_[layer]->p, vc_[layer]->p, k_.p, v_.p, n, kw, pos, stream_), "kv store");
+  // Q, K and V: the int8-path ones that share a type in one launch (Q4_K_M keeps some attn_v in
+  // Q6_K: then Q and K together and V alone), the rest one by one.
+  absl::Status qkv(const AttentionBlock& a, const GemvIn& in, int n) {
+    const arch::Weight* ws[3] = {&a.wq, &a.wk, &a.wv};
+    float* ys[3] = {q_.p, k_.p, v_.p};
+    bool done[3] = {};
+    for (int i = 0; i < 3; ++i) {
+      if (done[i] || !is_q8(*ws[i])) continue;
+      const uint32_t type = w_.type_of(ws[i]->t);
+      cuda::GemvSegment segs[3];
+      int n_segs = 0;
+      for (int j = i; j < 3; ++j) {
+        if (done[j] || w_.type_of(ws[j]->t) != type) continue;
+        segs[n_segs++] = {w_.at(ws[j]->t), ys[j], ws[j]->rows()};
+        done[j] = true;
+      }
+      const cudaError_t e = cuda::gemv_q8_multi(segs, n_segs, nullptr, type, ws[i]->cols(), in.q8, n,
+                                                cuda::GemvOut::kStore, 0, stream_);
+      if (e != cudaSuccess) return error(Code::kDevice, "CUDA QKV gemv of '{}': {}", ws[i]->t->name, cudaGetErrorString(e));
+    }
+    for (int i = 0; i < 3; ++i)
+      if (!done[i]) BW24_RETURN_IF_ERROR(gemv(*ws[i], in, n, ys[i], cuda::GemvOut::kStore));
+    return absl::OkStatus();
+  }
+
+  // proj (n x E) into the residual stream: through the block's post-norm if it has one (Gemma),
+  // else the GEMV adds straight into x_.
+  absl::Status output_projection(const arch::Weight& w, const GemvIn& in, const Norm& post_norm, int n) {
+    const int E = g_.n_embd;
+    if (!post_norm.w) return gemv(w, in, n, x_.p, cuda::GemvOut::kAdd);
+    BW24_RETURN_IF_ERROR(gemv(w, in, n, proj_.p, cuda::GemvOut::kStore));
+    BW24_RETURN_IF_ERROR(norm(post_norm, proj_.p, proj_.p, n, E));
+    return cuda_status(cuda::add_inplace(x_.p, proj_.p, int64_t{n} * E, stream_), "residual");
+  }
+
+  absl::Status attention(const AttentionBlock& a, int layer, int n, cuda::DevicePos pos) {
+    const int E = g_.n_embd, D = a.head_dim;
+    BW24_ASSIGN_OR_RETURN(const GemvIn in, prepare(&a.norm, x_.p, n, E));
+    BW24_RETURN_IF_ERROR(qkv(a, in, n));
+    cuda::QkRopeArgs r{};
+    r.q = q_.p;
+    r.k = k_.p;
+    r.v = v_.p;
+    r.k_cache = kc_[layer]->p;
+    r.v_cache = vc_[layer]->p;
+    r.q_norm = a.q_norm.w ? f32(a.q_norm.w) : nullptr;
+    r.k_norm = a.k_norm.w ? f32(a.k_norm.w) : nullptr;
+    r.q_one_plus = a.q_norm.one_plus;
+    r.k_one_plus = a.k_norm.one_plus;
+    r.eps = g_.norm_eps;
+    r.n_head = a.n_head;
+    r.n_head_kv = a.n_head_kv;
+    r.head_dim = D;
+    r.rope_dims = a.rope_dims;
+    r.theta = a.rope_theta;
+    r.neox = a.rope_style == arch::RopeStyle::kNeox;
+    r.pos = pos;
+    BW24_CUDA_OK(cuda::qk_rope_store(r, n, stream_), "qk norm + rope + kv store");
     BW24_CUDA_OK(cuda::attention(o_.p, q_.p, kc_[layer]->p, vc_[layer]->p, scores_.p, n, a.n_head, a.n_head_kv, D, pos,
                                  a.sliding_window, a.scale, opt_.n_ctx, stream_),
                  "attention");
-    BW24_RETURN_IF_ERROR(gemv(a.wo, o_.p, n, proj_.p));
-    if (a.post_norm.w) BW24_RETURN_IF_ERROR(norm(a.post_norm, proj_.p, proj_.p, n, E));
-    return cuda_status(cuda::add_inplace(x_.p, proj_.p, int64_t{n} * E, stream_), "residual");
+    BW24_ASSIGN_OR_RETURN(const GemvIn oin, prepare(nullptr, o_.p, n, a.n_head * D));
+    return output_projection(a.wo, oin, a.post_norm, n);
   }
 
   absl::Status mlp(const MlpBlock& m, int n) {
     const int E = g_.n_embd;
     const int64_t F = m.gate.rows();
-    BW24_RETURN_IF_ERROR(norm(m.norm, h_.p, x_.p, n, E));
-    BW24_RETURN_IF_ERROR(gemv(m.gate, h_.p, n, gate_.p));
-    BW24_RETURN_IF_ERROR(gemv(m.up, h_.p, n, up_.p));
     const int act = m.act == arch::Activation::kSilu ? 0 : 1;
-    BW24_CUDA_OK(cuda::gated_act(gate_.p, gate_.p, up_.p, n * F, act, stream_), "activation");
-    BW24_RETURN_IF_ERROR(gemv(m.down, gate_.p, n, proj_.p));
-    if (m.post_norm.w) BW24_RETURN_IF_ERROR(norm(m.post_norm, proj_.p, proj_.p, n, E));
-    return cuda_status(cuda::add_inplace(x_.p, proj_.p, int64_t{n} * E, stream_), "residual");
+    BW24_ASSIGN_OR_RETURN(const GemvIn in, prepare(&m.norm, x_.p, n, E));
+    if (is_q8(m.gate) && w_.type_of(m.gate.t) == w_.type_of(m.up.t)) {
+      // gate and up as one pass over the activations, act(gate) * up in the epilogue.
+      BW24_RETURN_IF_ERROR(gemv(m.gate, in, n, gate_.p, cuda::GemvOut::kGateUp, &m.up, act));
+    } else {
+      BW24_RETURN_IF_ERROR(gemv(m.gate, in, n, gate_.p, cuda::GemvOut::kStore));
+      BW24_RETURN_IF_ERROR(gemv(m.up, in, n, up_.p, cuda::GemvOut::kStore));
+      BW24_CUDA_OK(cuda::gated_act(gate_.p, gate_.p, up_.p, n * F, act, stream_), "activation");
+    }
+    BW24_ASSIGN_OR_RETURN(const GemvIn din, prepare(nullptr, gate_.p, n, static_cast<int>(F)));
+    return output_projection(m.down, din, m.post_norm, n);
   }
 
   const ModelGraph& g_;
   const DeviceWeights& w_;
   RunnerOptions opt_;
   cudaStream_t stream_ = nullptr;
+  cudaGraphExec_t graph_exec_ = nullptr;
   int64_t kv_width_ = 0;
-  std::vector<float> emb_;  // host staging for the embedding rows, [kStep][n_embd]
-  DeviceArray x_, h_, proj_, q_, k_, v_, o_, gate_, up_, logits_, scores_;
-  std::vector<std::unique_ptr<DeviceArray>> kc_, vc_;
+  bool uses_q8_ = false;             // some GEMV weight is on the int8 path
+  PinnedArray<float> emb_;           // embedding rows of the pass, [kStep][n_embd]
+  PinnedArray<int64_t> pos_host_;    // the position the captured step copies up
+  DeviceArray<int64_t> pos_dev_;
+  DeviceArray<float> x_, h_, proj_, q_, k_, v_, o_, gate_, up_, logits_, scores_;
+  DeviceArray<int8_t> act_q_;
+  DeviceArray<float2> act_ds_;
+  std::vector<std::unique_ptr<DeviceArray<float>>> kc_, vc_;
 };
 
 }  // namespace

@@ -35,6 +35,15 @@ const char* cuda_build_info() {
 namespace {
 
 constexpr std::string_view kPrefault = "prefault";
+constexpr std::string_view kCudaGraph = "cuda_graph";
+
+// A 0/1 option; absent = dflt.
+absl::StatusOr<bool> bool_option(const OptionMap& options, std::string_view key, bool dflt) {
+  auto it = options.find(std::string(key));
+  if (it == options.end()) return dflt;
+  if (it->second != "0" && it->second != "1") return error(Code::kInvalidArgument, "option {}={} must be 0 or 1", key, it->second);
+  return it->second == "1";
+}
 
 absl::Status check_device(int32_t device) {
   if (device < -1) return error(Code::kInvalidArgument, "device {} is invalid (-1 = CPU, >= 0 = CUDA)", device);
@@ -73,13 +82,9 @@ absl::StatusOr<std::shared_ptr<const Model>> Model::open(const std::string& path
 absl::StatusOr<std::shared_ptr<const Model>> Model::from_directory(std::unique_ptr<loaders::TensorDirectory> dir,
                                                                    const std::string& name,
                                                                    const ModelOptions& opt) {
-  BW24_ASSIGN_OR_RETURN(OptionMap options, parse_options(opt.options, {kPrefault}));
-  bool prefault = true;
-  if (auto it = options.find(std::string(kPrefault)); it != options.end()) {
-    if (it->second != "0" && it->second != "1")
-      return error(Code::kInvalidArgument, "option prefault={} must be 0 or 1", it->second);
-    prefault = it->second == "1";
-  }
+  BW24_ASSIGN_OR_RETURN(OptionMap options, parse_options(opt.options, {kPrefault, kCudaGraph}));
+  BW24_ASSIGN_OR_RETURN(bool prefault, bool_option(options, kPrefault, true));
+  BW24_ASSIGN_OR_RETURN(bool cuda_graph, bool_option(options, kCudaGraph, true));
   if (opt.n_threads < 0) return error(Code::kInvalidArgument, "n_threads {} is negative", opt.n_threads);
   BW24_RETURN_IF_ERROR(check_device(opt.device));
   auto report = [&](float f) -> absl::Status {
@@ -90,6 +95,7 @@ absl::StatusOr<std::shared_ptr<const Model>> Model::from_directory(std::unique_p
 
   std::shared_ptr<Model> m(new Model());
   m->opt_ = opt;
+  m->cuda_graph_ = cuda_graph;
   m->dir_ = std::move(dir);
   m->name_ = name;
   auto tok = tokenizer::Tokenizer::create(*m->dir_);

@@ -46,6 +46,7 @@ class Model {
   bool is_eog(int32_t token) const;
   // The weights on the CUDA device when device >= 0 (nullptr on the CPU).
   const DeviceWeights* device_weights() const { return device_weights_.get(); }
+  bool cuda_graph() const { return cuda_graph_; }  // option cuda_graph: decode steps as graph replays
 
  private:
   Model() = default;
@@ -56,6 +57,7 @@ class Model {
   ModelOptions opt_;
   std::string name_;
   uint64_t n_params_ = 0, n_bytes_ = 0;
+  bool cuda_graph_ = true;
 };
 
 // Device queries that work whether or not the CUDA backend is compiled in.

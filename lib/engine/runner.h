@@ -34,6 +34,7 @@ struct RunnerOptions {
   int32_t n_ctx = 0;
   kv::KvType k_type = kv::KvType::kF32, v_type = kv::KvType::kF32;
   int32_t n_threads = 0;
+  bool cuda_graph = true;  // CUDA runner: capture the one-token step once, replay it
 };
 
 // The scaled embedding rows of n tokens into out[n][n_embd] (both runners start here).

@@ -39,6 +39,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const M
   BW24_ASSIGN_OR_RETURN(ro.k_type, kv_type(opt.kv_type_k, "K"));
   BW24_ASSIGN_OR_RETURN(ro.v_type, kv_type(opt.kv_type_v, "V"));
   ro.n_threads = model->options().n_threads;
+  ro.cuda_graph = model->cuda_graph();
   std::unique_ptr<Session> s(new Session());
   if (model->options().device >= 0) {
 #ifdef BW24_WITH_CUDA

@@ -56,6 +56,16 @@ void softmax(float* x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) x[i] *= inv;
 }
 
+void quantize_act_q8(const float* x, int64_t n, int8_t* q, float* d) {
+  for (int64_t b = 0; b < n / 32; ++b) {
+    float amax = 0;
+    for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(x[32 * b + i]));
+    const float db = amax / 127.0f, id = db > 0 ? 1.0f / db : 0.0f;
+    d[b] = db;
+    for (int i = 0; i < 32; ++i) q[32 * b + i] = static_cast<int8_t>(std::nearbyint(x[32 * b + i] * id));
+  }
+}
+
 void dequant_row(const loaders::TensorInfo& t, int64_t row, float* out) {
   const quant::QuantTraits* q = quant::traits(t.type);
   uint64_t rb = quant::row_bytes(*q->info, t.ne[0]);

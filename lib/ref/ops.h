@@ -24,6 +24,11 @@ void gelu_tanh_mul(float* y, const float* gate, const float* up, int64_t n);
 
 void softmax(float* x, int64_t n);  // in place, max-subtracted
 
+// The activation format of the CUDA int8 dot path (cuda/gemv/gemv_q8.cu), mirrored bit for bit:
+// blocks of 32, d = max|x| / 127, q = round-half-even(x * (1 / d)) (q = 0 where d = 0).
+// n a multiple of 32; q[n], d[n / 32].
+void quantize_act_q8(const float* x, int64_t n, int8_t* q, float* d);
+
 // One row of a ggml tensor dequantized to f32 (row = index over ne[1..3] flattened).
 void dequant_row(const loaders::TensorInfo& t, int64_t row, float* out);
 

@@ -1,10 +1,12 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <random>
 
 #include "lib/core/dtype.h"
+#include "lib/quant/repack.h"
 #include "lib/quant/traits.h"
 #include "nlohmann/json.hpp"
 
@@ -107,4 +109,30 @@ TEST_CASE("types without a reference dequant report none", "[quant]") {
   CHECK(quant::traits(GgmlType::IQ2_XXS) == nullptr);
   CHECK(quant::traits(GgmlType::NVFP4) == nullptr);
   CHECK(quant::traits(99u) == nullptr);
+}
+
+TEST_CASE("plane repack is a bijection that covers every byte of a block", "[quant][repack]") {
+  std::mt19937 rng(5);
+  for (uint32_t type : {2u, 3u, 6u, 8u, 14u}) {
+    const quant::PlaneLayout* l = quant::plane_layout(type);
+    REQUIRE(l != nullptr);
+    INFO(type_info(type)->name);
+    CHECK(l->block_bytes == type_info(type)->block_bytes);
+    std::vector<int> covered(l->block_bytes, 0);
+    for (const quant::PlaneField& f : l->fields)
+      for (int i = 0; i < f.bytes; ++i) ++covered.at(f.offset + i);
+    for (int c : covered) CHECK(c == 1);
+    for (int64_t n : {1, 3, 64}) {
+      std::vector<uint8_t> file(size_t(n) * l->block_bytes), planes(file.size()), back(file.size());
+      for (auto& b : file) b = static_cast<uint8_t>(rng());
+      quant::to_planes(*l, file.data(), n, planes.data());
+      quant::from_planes(*l, planes.data(), n, back.data());
+      CHECK(back == file);
+      // Block b's first field lies at b * field bytes in the first plane.
+      const quant::PlaneField& f0 = l->fields[0];
+      CHECK(std::memcmp(planes.data() + (n - 1) * f0.bytes, file.data() + (n - 1) * l->block_bytes + f0.offset,
+                        f0.bytes) == 0);
+    }
+  }
+  CHECK(quant::plane_layout(12) == nullptr);  // Q4_K: 144-byte blocks stay as they are
 }

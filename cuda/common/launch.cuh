@@ -1,0 +1,44 @@
+// Kernel launches chained with Programmatic Dependent Launch (sm_90+, kernels-hopper.md §2.3).
+//
+// Every kernel of the decode pass starts with pdl_begin(): it lets the next kernel in the stream
+// get its CTAs resident as soon as all of this kernel's CTAs have started, then waits until the
+// previous kernel has finished and its writes are visible. What a kernel may do before
+// pdl_begin(): work that reads nothing another kernel writes (the GEMVs prefetch their weight rows
+// into L2 there). Because every kernel waits for its immediate predecessor before touching
+// activations, the chain stays ordered transitively. On devices before sm_90 the attribute is not
+// set and the two instructions compile to nothing.
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace bw24::cuda {
+
+__device__ __forceinline__ void pdl_begin() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+// Whether the current device takes the PDL launch attribute (compute capability >= 9.0).
+bool pdl_supported();
+
+// kernel<<<grid, block, smem, stream>>>(args...) with the programmatic-serialization attribute
+// where supported. Returns the launch error.
+template <typename... KArgs, typename... Args>
+cudaError_t launch_pdl(void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
+                       Args&&... args) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = pdl_supported() ? 1 : 0;
+  return cudaLaunchKernelEx(&cfg, kernel, static_cast<KArgs>(args)...);
+}
+
+}  // namespace bw24::cuda

@@ -1,0 +1,518 @@
+// Decode GEMV over quantized weights with int8 activations (the dispatch table of the int8 path).
+//
+// Why int8 activations: the float version of this kernel (kept in git history, docs/performance.md
+// rows up to ad32fd67) read 128 bytes of f32 activations per 16 bytes of Q4_K weights and was bound
+// by L1 traffic at 12 % of the copy bandwidth (ncu: DRAM 9 %). Quantizing each GEMV input once to
+// int8 blocks of 32 (rmsnorm_q8) cuts that to 32 bytes and turns 8 FMAs into one dp4a.
+//
+// Layouts (lib/quant/repack.h): Q4_K in its file layout (144-byte blocks are 16-byte multiples);
+// Q8_0, Q6_K, Q4_0, Q4_1, Q5_0 as planes (all quants of all blocks, then all scales, ...), so every
+// weight load is an aligned 8- or 16-byte load. gb = row * blocks + b indexes a block in its planes.
+//
+// Work split: one warp per output row (8 per CTA). Legacy formats: one lane per 32-weight block, a
+// warp covers 1024 columns per step. K-quants: 8 lanes per 256-weight block, 4 blocks per step.
+// Each lane issues the loads of a whole step (kDepth blocks) before using any, and the first
+// step's loads before waiting for the previous kernel (bytes in flight, kernels-hopper.md §1.2).
+#include <cuda_fp16.h>
+
+#include "cuda/common/check.cuh"
+#include "cuda/common/launch.cuh"
+#include "cuda/gemv/gemv.cuh"
+
+namespace bw24::cuda {
+namespace {
+
+enum : uint32_t { kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ8_0 = 8, kQ4_K = 12, kQ6_K = 14 };
+
+constexpr int kWarpsPerCta = 8;
+constexpr int kThreads = 32 * kWarpsPerCta;
+
+__device__ __forceinline__ int dp4a4(int a0, int a1, int a2, int a3, const int4& x, int acc) {
+  acc = __dp4a(a0, x.x, acc);
+  acc = __dp4a(a1, x.y, acc);
+  acc = __dp4a(a2, x.z, acc);
+  return __dp4a(a3, x.w, acc);
+}
+
+// Activations of token t: 16 (8) int8 at column c, and block k's (d, d * sum q). Plain (generic)
+// loads: x points into shared memory when the CTA staged it there (see the kernel shell).
+__device__ __forceinline__ int4 act16(const ActQ8& x, int64_t cols, int t, int64_t c) {
+  return *reinterpret_cast<const int4*>(x.q + t * cols + c);
+}
+__device__ __forceinline__ int2 act8(const ActQ8& x, int64_t cols, int t, int64_t c) {
+  return *reinterpret_cast<const int2*>(x.q + t * cols + c);
+}
+__device__ __forceinline__ float2 act_ds(const ActQ8& x, int64_t cols, int t, int64_t k) {
+  return x.ds[t * (cols / 32) + k];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Legacy 32-weight formats. Each provides load() (one block's fields into registers) and dot()
+// (the block times 32 activations: xa = columns 0..15, xb = 16..31, ds = their (d, d * sum q)).
+// Nibble formats: byte j holds element j (low nibble) and element j + 16 (high nibble).
+// ---------------------------------------------------------------------------------------------
+__device__ __forceinline__ int nibble_dot(const uint4& qs, const int4& xa, const int4& xb) {
+  constexpr int kLo = 0x0F0F0F0F;
+  const int q0 = static_cast<int>(qs.x), q1 = static_cast<int>(qs.y), q2 = static_cast<int>(qs.z),
+            q3 = static_cast<int>(qs.w);
+  int s = dp4a4(q0 & kLo, q1 & kLo, q2 & kLo, q3 & kLo, xa, 0);
+  return dp4a4((q0 >> 4) & kLo, (q1 >> 4) & kLo, (q2 >> 4) & kLo, (q3 >> 4) & kLo, xb, s);
+}
+
+struct Q4_0 {  // planes: qs[16] | d. w = (q - 8) * d
+  static constexpr int kQuantBytes = 16;
+  struct Blk {
+    uint4 qs;
+    float d;
+  };
+  __device__ static Blk load(const uint8_t* w, int64_t n, int64_t gb) {
+    return {__ldg(reinterpret_cast<const uint4*>(w) + gb), half_at(w + n * 16 + gb * 2)};
+  }
+  __device__ static float dot(const Blk& b, const int4& xa, const int4& xb, float2 ds) {
+    return b.d * (ds.x * nibble_dot(b.qs, xa, xb) - 8.0f * ds.y);
+  }
+};
+
+struct Q4_1 {  // planes: qs[16] | (d, m). w = q * d + m
+  static constexpr int kQuantBytes = 16;
+  struct Blk {
+    uint4 qs;
+    float d, m;
+  };
+  __device__ static Blk load(const uint8_t* w, int64_t n, int64_t gb) {
+    const uint8_t* dm = w + n * 16 + gb * 4;
+    return {__ldg(reinterpret_cast<const uint4*>(w) + gb), half_at(dm), half_at(dm + 2)};
+  }
+  __device__ static float dot(const Blk& b, const int4& xa, const int4& xb, float2 ds) {
+    return b.d * ds.x * nibble_dot(b.qs, xa, xb) + b.m * ds.y;
+  }
+};
+
+// Bits 0..3 of h spread to bit 4 of bytes 0..3 (the fifth bit of four Q5 weights).
+__device__ __forceinline__ int fifth_bits(uint32_t h) {
+  return static_cast<int>(((h << 4) & 0x10u) | ((h << 11) & 0x1000u) | ((h << 18) & 0x100000u) |
+                          ((h << 25) & 0x10000000u));
+}
+
+struct Q5_0 {  // planes: qs[16] | qh (u32, bit j = fifth bit of element j) | d. w = (q - 16) * d
+  static constexpr int kQuantBytes = 16;
+  struct Blk {
+    uint4 qs;
+    uint32_t qh;
+    float d;
+  };
+  __device__ static Blk load(const uint8_t* w, int64_t n, int64_t gb) {
+    return {__ldg(reinterpret_cast<const uint4*>(w) + gb), __ldg(reinterpret_cast<const uint32_t*>(w + n * 16) + gb),
+            half_at(w + n * 20 + gb * 2)};
+  }
+  __device__ static float dot(const Blk& b, const int4& xa, const int4& xb, float2 ds) {
+    constexpr int kLo = 0x0F0F0F0F;
+    const int q[4] = {static_cast<int>(b.qs.x), static_cast<int>(b.qs.y), static_cast<int>(b.qs.z),
+                      static_cast<int>(b.qs.w)};
+    int lo[4], hi[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      lo[k] = (q[k] & kLo) | fifth_bits(b.qh >> (4 * k));
+      hi[k] = ((q[k] >> 4) & kLo) | fifth_bits(b.qh >> (16 + 4 * k));
+    }
+    const int s = dp4a4(hi[0], hi[1], hi[2], hi[3], xb, dp4a4(lo[0], lo[1], lo[2], lo[3], xa, 0));
+    return b.d * (ds.x * s - 16.0f * ds.y);
+  }
+};
+
+struct Q8_0 {  // planes: qs[32] (int8) | d. w = q * d
+  static constexpr int kQuantBytes = 32;
+  struct Blk {
+    uint4 lo, hi;
+    float d;
+  };
+  __device__ static Blk load(const uint8_t* w, int64_t n, int64_t gb) {
+    const uint4* qs = reinterpret_cast<const uint4*>(w) + 2 * gb;
+    return {__ldg(qs), __ldg(qs + 1), half_at(w + n * 32 + gb * 2)};
+  }
+  __device__ static float dot(const Blk& b, const int4& xa, const int4& xb, float2 ds) {
+    int s = dp4a4(b.lo.x, b.lo.y, b.lo.z, b.lo.w, xa, 0);
+    s = dp4a4(b.hi.x, b.hi.y, b.hi.z, b.hi.w, xb, s);
+    return b.d * ds.x * s;
+  }
+};
+
+// One lane per block; a step covers kDepth blocks per lane (32 * kDepth per warp).
+template <class F>
+struct Legacy {
+  static constexpr int kBlockElems = 32, kDepth = 2;
+  template <int kMats>
+  struct Stage {
+    typename F::Blk blk[kMats][kDepth];
+  };
+  template <int kMats>
+  static constexpr int64_t kStep = 32 * kDepth;
+  __device__ static int64_t first_block(int lane) { return lane; }
+  __device__ static void prefetch(const uint8_t* w, int64_t, int64_t row, int64_t blocks, int lane) {
+    prefetch_l2(w + row * blocks * F::kQuantBytes, blocks * F::kQuantBytes, lane);  // the quant plane
+  }
+  template <int kMats>
+  __device__ static void load(Stage<kMats>& st, const uint8_t* const (&w)[kMats], int64_t n_blocks, int64_t row,
+                              int64_t blocks, int64_t b0, int) {
+#pragma unroll
+    for (int u = 0; u < kDepth; ++u)
+#pragma unroll
+      for (int m = 0; m < kMats; ++m)
+        if (b0 + 32 * u < blocks) st.blk[m][u] = F::load(w[m], n_blocks, row * blocks + b0 + 32 * u);
+  }
+  template <int nt, int kMats>
+  __device__ static void compute(const Stage<kMats>& st, int64_t blocks, int64_t b0, const ActQ8& x, int64_t cols, int,
+                                 float (&acc)[kMats][nt]) {
+#pragma unroll
+    for (int u = 0; u < kDepth; ++u) {
+      const int64_t b = b0 + 32 * u;
+      if (b >= blocks) break;
+#pragma unroll
+      for (int t = 0; t < nt; ++t) {
+        const int4 xa = act16(x, cols, t, 32 * b), xb = act16(x, cols, t, 32 * b + 16);
+        const float2 ds = act_ds(x, cols, t, b);
+#pragma unroll
+        for (int m = 0; m < kMats; ++m) acc[m][t] += F::dot(st.blk[m][u], xa, xb, ds);
+      }
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Q4_K, file layout: 144-byte blocks [d, dmin (fp16), scales[12] (6-bit scale/min pairs), qs[128]].
+// qs[32c + l] holds element 64c + l (low nibble, sub-block 2c) and 64c + 32 + l (high nibble,
+// sub-block 2c + 1). Lane (c, h) of a block's 8 loads qs[32c + 16h, +16) with one 16-byte load.
+// w = d * sc * q - dmin * m per sub-block.
+// ---------------------------------------------------------------------------------------------
+__device__ __forceinline__ void scale_min_k4(int j, const uint8_t* s, int* sc, int* m) {
+  if (j < 4) {
+    *sc = s[j] & 63;
+    *m = s[j + 4] & 63;
+  } else {
+    *sc = (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4);
+    *m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+  }
+}
+
+struct Q4_K {
+  static constexpr int kBlockElems = 256;
+  template <int kMats>
+  static constexpr int kDepth = 4 / kMats;
+  template <int kMats>
+  struct Stage {
+    uint4 head[kMats][kDepth<kMats>], qv[kMats][kDepth<kMats>];
+  };
+  template <int kMats>
+  static constexpr int64_t kStep = 4 * kDepth<kMats>;
+  __device__ static int64_t first_block(int lane) { return lane / 8; }
+  __device__ static void prefetch(const uint8_t* w, int64_t, int64_t row, int64_t blocks, int lane) {
+    prefetch_l2(w + row * blocks * 144, blocks * 144, lane);
+  }
+  template <int kMats>
+  __device__ static void load(Stage<kMats>& st, const uint8_t* const (&w)[kMats], int64_t, int64_t row, int64_t blocks,
+                              int64_t b0, int lane) {
+    const int sub = lane % 8;
+#pragma unroll
+    for (int u = 0; u < kDepth<kMats>; ++u) {
+      const int64_t b = b0 + 4 * u;
+#pragma unroll
+      for (int m = 0; m < kMats; ++m) {
+        if (b < blocks) {
+          const uint8_t* blk = w[m] + (row * blocks + b) * 144;
+          st.head[m][u] = __ldg(reinterpret_cast<const uint4*>(blk));
+          st.qv[m][u] = __ldg(reinterpret_cast<const uint4*>(blk + 16 + 16 * sub));  // = 32c + 16h
+        }
+      }
+    }
+  }
+  template <int nt, int kMats>
+  __device__ static void compute(const Stage<kMats>& st, int64_t blocks, int64_t b0, const ActQ8& x, int64_t cols,
+                                 int lane, float (&acc)[kMats][nt]) {
+    constexpr int kLo = 0x0F0F0F0F;
+    const int sub = lane % 8, c = sub / 2, h = sub % 2;
+#pragma unroll
+    for (int u = 0; u < kDepth<kMats>; ++u) {
+      const int64_t b = b0 + 4 * u;
+      if (b >= blocks) break;
+      const int64_t c0 = b * 256 + 64 * c + 16 * h;
+      int4 xa[nt], xb[nt];
+      float2 ds1[nt], ds2[nt];
+#pragma unroll
+      for (int t = 0; t < nt; ++t) {
+        xa[t] = act16(x, cols, t, c0);
+        xb[t] = act16(x, cols, t, c0 + 32);
+        ds1[t] = act_ds(x, cols, t, b * 8 + 2 * c);
+        ds2[t] = act_ds(x, cols, t, b * 8 + 2 * c + 1);
+      }
+#pragma unroll
+      for (int m = 0; m < kMats; ++m) {
+        const uint8_t* hb = reinterpret_cast<const uint8_t*>(&st.head[m][u]);
+        const float d = half_at(hb), dmin = half_at(hb + 2);
+        int sc1, m1, sc2, m2;
+        scale_min_k4(2 * c, hb + 4, &sc1, &m1);
+        scale_min_k4(2 * c + 1, hb + 4, &sc2, &m2);
+        const uint4 qv = st.qv[m][u];
+        const int q[4] = {static_cast<int>(qv.x), static_cast<int>(qv.y), static_cast<int>(qv.z), static_cast<int>(qv.w)};
+        const int lo[4] = {q[0] & kLo, q[1] & kLo, q[2] & kLo, q[3] & kLo};
+        const int hi[4] = {(q[0] >> 4) & kLo, (q[1] >> 4) & kLo, (q[2] >> 4) & kLo, (q[3] >> 4) & kLo};
+#pragma unroll
+        for (int t = 0; t < nt; ++t) {
+          const int s1 = dp4a4(lo[0], lo[1], lo[2], lo[3], xa[t], 0);
+          const int s2 = dp4a4(hi[0], hi[1], hi[2], hi[3], xb[t], 0);
+          float v = d * (sc1 * ds1[t].x * s1 + sc2 * ds2[t].x * s2);
+          // The min term covers the whole 32-element sub-block: counted once, by the h = 0 lane.
+          if (h == 0) v -= dmin * (m1 * ds1[t].y + m2 * ds2[t].y);
+          acc[m][t] += v;
+        }
+      }
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Q6_K, planes ql[128] | qh[64] | scales[16] (int8) | d. Half n (128 elements) of a block: for l in
+// [0, 32), ql[64n + l] low/high nibbles are elements 128n + l / + 64, ql[64n + 32 + l] are + 32 /
+// + 96, and qh[32n + l] bits 0-1, 2-3, 4-5, 6-7 are their top two bits; w = d * sc * (q - 32),
+// scale index 8n + l / 16 + 2m for the element at + 32m. Lane (n, l0) of a block's 8 takes
+// l in [l0, l0 + 8): three 8-byte loads give 32 weights.
+// ---------------------------------------------------------------------------------------------
+struct Q6_K {
+  static constexpr int kBlockElems = 256;
+  template <int kMats>
+  static constexpr int kDepth = 4 / kMats;
+  template <int kMats>
+  struct Stage {  // everything a lane needs of kDepth blocks, scales and d included
+    uint2 a[kMats][kDepth<kMats>], bq[kMats][kDepth<kMats>], hh[kMats][kDepth<kMats>], sc[kMats][kDepth<kMats>];
+    unsigned short d[kMats][kDepth<kMats>];
+  };
+  template <int kMats>
+  static constexpr int64_t kStep = 4 * kDepth<kMats>;
+  __device__ static int64_t first_block(int lane) { return lane / 8; }
+  __device__ static void prefetch(const uint8_t* w, int64_t n_blocks, int64_t row, int64_t blocks, int lane) {
+    prefetch_l2(w + row * blocks * 128, blocks * 128, lane);                 // ql
+    prefetch_l2(w + n_blocks * 128 + row * blocks * 64, blocks * 64, lane);  // qh
+  }
+  template <int kMats>
+  __device__ static void load(Stage<kMats>& st, const uint8_t* const (&w)[kMats], int64_t n_blocks, int64_t row,
+                              int64_t blocks, int64_t b0, int lane) {
+    const int sub = lane % 8, n = sub / 4, l0 = 8 * (sub % 4);
+#pragma unroll
+    for (int u = 0; u < kDepth<kMats>; ++u) {
+      const int64_t b = b0 + 4 * u, gb = row * blocks + b;
+#pragma unroll
+      for (int m = 0; m < kMats; ++m) {
+        if (b < blocks) {
+          st.a[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + gb * 128 + 64 * n + l0));
+          st.bq[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + gb * 128 + 64 * n + 32 + l0));
+          st.hh[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + n_blocks * 128 + gb * 64 + 32 * n + l0));
+          st.sc[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + n_blocks * 192 + gb * 16 + 8 * n));
+          st.d[m][u] = __ldg(reinterpret_cast<const unsigned short*>(w[m] + n_blocks * 208) + gb);
+        }
+      }
+    }
+  }
+  template <int nt, int kMats>
+  __device__ static void compute(const Stage<kMats>& st, int64_t blocks, int64_t b0, const ActQ8& x, int64_t cols,
+                                 int lane, float (&acc)[kMats][nt]) {
+    constexpr int kLo = 0x0F0F0F0F, kHi = 0x30303030;
+    const int sub = lane % 8, n = sub / 4, l0 = 8 * (sub % 4);
+#pragma unroll
+    for (int u = 0; u < kDepth<kMats>; ++u) {
+      const int64_t b = b0 + 4 * u;
+      if (b >= blocks) break;
+#pragma unroll
+      for (int m = 0; m < kMats; ++m) {
+        const float d = __half2float(__ushort_as_half(st.d[m][u]));
+        const int8_t* sc = reinterpret_cast<const int8_t*>(&st.sc[m][u]) + l0 / 16;
+        const float s[4] = {d * sc[0], d * sc[2], d * sc[4], d * sc[6]};
+        // Four 6-bit weights per word, biased by 32 (per-byte subtract).
+        int q[4][2];
+        const int av[2] = {static_cast<int>(st.a[m][u].x), static_cast<int>(st.a[m][u].y)};
+        const int bv[2] = {static_cast<int>(st.bq[m][u].x), static_cast<int>(st.bq[m][u].y)};
+        const int hv[2] = {static_cast<int>(st.hh[m][u].x), static_cast<int>(st.hh[m][u].y)};
+#pragma unroll
+        for (int k = 0; k < 2; ++k) {
+          q[0][k] = __vsub4((av[k] & kLo) | ((hv[k] << 4) & kHi), 0x20202020);
+          q[1][k] = __vsub4((bv[k] & kLo) | ((hv[k] << 2) & kHi), 0x20202020);
+          q[2][k] = __vsub4(((av[k] >> 4) & kLo) | (hv[k] & kHi), 0x20202020);
+          q[3][k] = __vsub4(((bv[k] >> 4) & kLo) | ((hv[k] >> 2) & kHi), 0x20202020);
+        }
+#pragma unroll
+        for (int t = 0; t < nt; ++t) {
+          float v = 0;
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const int2 xv = act8(x, cols, t, b * 256 + 128 * n + 32 * j + l0);
+            const int si = __dp4a(q[j][1], xv.y, __dp4a(q[j][0], xv.x, 0));
+            v += s[j] * act_ds(x, cols, t, b * 8 + 4 * n + j).x * si;
+          }
+          acc[m][t] += v;
+        }
+      }
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// The kernel shell: a warp's row, then the epilogue.
+// ---------------------------------------------------------------------------------------------
+__device__ __forceinline__ float activation(float g, int act) {  // as cuda/ops gated_act
+  return act == 0 ? g / (1.0f + expf(-g)) : 0.5f * g * (1.0f + tanhf(0.7978845608028654f * (g + 0.044715f * g * g * g)));
+}
+
+// Up to three matrices of one format and width in one launch (Q, K and V): CTA c works on the
+// first segment whose cta_end exceeds c.
+struct Segments {
+  const uint8_t* w[kMaxGemvSegments];
+  float* y[kMaxGemvSegments];
+  int64_t rows[kMaxGemvSegments];
+  unsigned cta_end[kMaxGemvSegments];
+  int n;
+};
+
+// Activations staged in shared memory by the whole CTA when they fit (every warp of the CTA reads
+// the same vector; from L1/L2 the activation loads stalled the warps, ncu: L1TEX scoreboard).
+constexpr int64_t kMaxStagedBytes = 48 * 1024;
+__host__ __device__ constexpr int64_t staged_bytes(int64_t cols, int nt) { return nt * (cols + cols / 32 * 8); }
+
+template <class F, int nt, GemvOut kOut>
+__global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const uint8_t* w2, int64_t cols, ActQ8 x,
+                                                           int act) {
+  constexpr int kMats = kOut == GemvOut::kGateUp ? 2 : 1;
+  int s = 0;
+  while (s + 1 < seg.n && blockIdx.x >= seg.cta_end[s]) ++s;
+  const unsigned cta0 = s ? seg.cta_end[s - 1] : 0;
+  const uint8_t* w[kMats];
+  w[0] = seg.w[s];
+  if constexpr (kMats == 2) w[1] = w2;
+  float* y = seg.y[s];
+  const int64_t rows = seg.rows[s];
+  const int lane = threadIdx.x % 32;
+  const int64_t row = static_cast<int64_t>(blockIdx.x - cta0) * kWarpsPerCta + threadIdx.x / 32;
+  const int64_t blocks = cols / F::kBlockElems, n_blocks = rows * blocks;
+  // Everything before pdl_begin() reads only weights: the first step's loads go to registers and
+  // the rest of the row is prefetched into L2 while the previous kernel finishes.
+  typename F::template Stage<kMats> st;
+  constexpr int64_t kStep = F::template kStep<kMats>;
+  int64_t b0 = F::first_block(lane);
+  if (row < rows) {
+    if (b0 < blocks) F::load(st, w, n_blocks, row, blocks, b0, lane);
+#pragma unroll
+    for (int m = 0; m < kMats; ++m) F::prefetch(w[m], n_blocks, row, blocks, lane);
+  }
+  pdl_begin();
+  extern __shared__ int4 staged[];
+  if (staged_bytes(cols, nt) <= kMaxStagedBytes) {
+    const int64_t q16 = nt * cols / 16;  // int4 units of the int8 part (cols % 32 == 0)
+    const int4* src_q = reinterpret_cast<const int4*>(x.q);
+    for (int64_t i = threadIdx.x; i < q16; i += kThreads) staged[i] = __ldg(src_q + i);
+    float2* dst_ds = reinterpret_cast<float2*>(staged + q16);
+    for (int64_t i = threadIdx.x; i < nt * (cols / 32); i += kThreads) dst_ds[i] = __ldg(x.ds + i);
+    __syncthreads();
+    x = ActQ8{reinterpret_cast<const int8_t*>(staged), reinterpret_cast<const float2*>(staged + q16)};
+  }
+  if (row >= rows) return;
+  float acc[kMats][nt] = {};
+  for (; b0 < blocks; b0 += kStep) {
+    F::template compute<nt, kMats>(st, blocks, b0, x, cols, lane, acc);
+    if (b0 + kStep < blocks) F::load(st, w, n_blocks, row, blocks, b0 + kStep, lane);
+  }
+  if constexpr (kOut == GemvOut::kGateUp) {
+#pragma unroll
+    for (int t = 0; t < nt; ++t) {
+      const float g = warp_sum(acc[0][t]), u = warp_sum(acc[1][t]);
+      if (lane == 0) y[t * rows + row] = activation(g, act) * u;
+    }
+  } else {
+#pragma unroll
+    for (int t = 0; t < nt; ++t) {
+      const float v = warp_sum(acc[0][t]);
+      if (lane == 0) y[t * rows + row] = kOut == GemvOut::kAdd ? y[t * rows + row] + v : v;
+    }
+  }
+}
+
+struct Launch {
+  Segments seg;
+  const uint8_t* w2;
+  int64_t cols;
+  ActQ8 x;
+  int act;
+  cudaStream_t s;
+};
+
+template <class F, GemvOut kOut, int nt>
+cudaError_t launch(const Launch& a) {
+  const int64_t smem = staged_bytes(a.cols, nt);
+  return launch_pdl(gemv_q8_kernel<F, nt, kOut>, dim3(a.seg.cta_end[a.seg.n - 1]), dim3(kThreads),
+                    static_cast<size_t>(smem <= kMaxStagedBytes ? smem : 0), a.s, a.seg, a.w2, a.cols, a.x, a.act);
+}
+
+// The token count is a template parameter: with a runtime count the accumulators went to local
+// memory (docs/performance.md, 912839ec).
+template <class F, GemvOut kOut>
+cudaError_t launch_nt(const Launch& a, int nt) {
+  switch (nt) {
+    case 1: return launch<F, kOut, 1>(a);
+    case 2: return launch<F, kOut, 2>(a);
+    case 3: return launch<F, kOut, 3>(a);
+    case 4: return launch<F, kOut, 4>(a);
+    case 5: return launch<F, kOut, 5>(a);
+    case 6: return launch<F, kOut, 6>(a);
+    case 7: return launch<F, kOut, 7>(a);
+    default: return launch<F, kOut, 8>(a);
+  }
+}
+
+template <class F>
+cudaError_t launch_format(const Launch& a, int nt, GemvOut out) {
+  if (a.cols % F::kBlockElems != 0) return cudaErrorInvalidValue;
+  switch (out) {
+    case GemvOut::kStore: return launch_nt<F, GemvOut::kStore>(a, nt);
+    case GemvOut::kAdd: return launch_nt<F, GemvOut::kAdd>(a, nt);
+    case GemvOut::kGateUp: return launch_nt<F, GemvOut::kGateUp>(a, nt);
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace
+
+bool gemv_q8_supports(uint32_t t) {
+  return t == kQ4_0 || t == kQ4_1 || t == kQ5_0 || t == kQ8_0 || t == kQ4_K || t == kQ6_K;
+}
+
+// The dispatch table of the int8 family: one entry per format.
+cudaError_t gemv_q8_multi(const GemvSegment* segs, int n_segs, const void* w2, uint32_t type, int64_t cols, ActQ8 x,
+                          int nt, GemvOut out, int act, cudaStream_t s) {
+  if (nt < 1 || nt > kGemvMaxTokens || cols <= 0 || n_segs < 1 || n_segs > kMaxGemvSegments ||
+      (out == GemvOut::kGateUp && (!w2 || n_segs != 1)))
+    return cudaErrorInvalidValue;
+  Launch a{{}, static_cast<const uint8_t*>(w2), cols, x, act, s};
+  unsigned ctas = 0;
+  for (int i = 0; i < n_segs; ++i) {
+    if (segs[i].rows <= 0) return cudaErrorInvalidValue;
+    a.seg.w[i] = static_cast<const uint8_t*>(segs[i].w);
+    a.seg.y[i] = segs[i].y;
+    a.seg.rows[i] = segs[i].rows;
+    ctas += static_cast<unsigned>((segs[i].rows + kWarpsPerCta - 1) / kWarpsPerCta);
+    a.seg.cta_end[i] = ctas;
+  }
+  a.seg.n = n_segs;
+  switch (type) {
+    case kQ4_0: return launch_format<Legacy<Q4_0>>(a, nt, out);
+    case kQ4_1: return launch_format<Legacy<Q4_1>>(a, nt, out);
+    case kQ5_0: return launch_format<Legacy<Q5_0>>(a, nt, out);
+    case kQ8_0: return launch_format<Legacy<Q8_0>>(a, nt, out);
+    case kQ4_K: return launch_format<Q4_K>(a, nt, out);
+    case kQ6_K: return launch_format<Q6_K>(a, nt, out);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+cudaError_t gemv_q8(const void* w, const void* w2, uint32_t type, int64_t rows, int64_t cols, ActQ8 x, int nt,
+                    float* y, GemvOut out, int act, cudaStream_t s) {
+  const GemvSegment seg{w, y, rows};
+  return gemv_q8_multi(&seg, 1, w2, type, cols, x, nt, out, act, s);
+}
+
+}  // namespace bw24::cuda
