@@ -11,8 +11,9 @@
 //
 // Work split: one warp per output row (8 per CTA). Legacy formats: one lane per 32-weight block, a
 // warp covers 1024 columns per step. K-quants: 8 lanes per 256-weight block, 4 blocks per step.
-// Each lane issues the loads of a whole step (kDepth blocks) before using any, and the first
-// step's loads before waiting for the previous kernel (bytes in flight, kernels-hopper.md §1.2).
+// Each lane issues the loads of a whole step (kDepth blocks) before using any (bytes in flight,
+// kernels-hopper.md §1.2); legacy formats issue the first step before waiting for the previous
+// kernel.
 #include <cuda_fp16.h>
 
 #include "cuda/common/check.cuh"
@@ -141,6 +142,7 @@ struct Q8_0 {  // planes: qs[32] (int8) | d. w = q * d
 template <class F>
 struct Legacy {
   static constexpr int kBlockElems = 32, kDepth = 2;
+  static constexpr bool kHoistFirstStep = true;
   template <int kMats>
   struct Stage {
     typename F::Blk blk[kMats][kDepth];
@@ -196,6 +198,7 @@ __device__ __forceinline__ void scale_min_k4(int j, const uint8_t* s, int* sc, i
 
 struct Q4_K {
   static constexpr int kBlockElems = 256;
+  static constexpr bool kHoistFirstStep = false;
   template <int kMats>
   static constexpr int kDepth = 4 / kMats;
   template <int kMats>
@@ -278,6 +281,7 @@ struct Q4_K {
 // ---------------------------------------------------------------------------------------------
 struct Q6_K {
   static constexpr int kBlockElems = 256;
+  static constexpr bool kHoistFirstStep = false;
   template <int kMats>
   static constexpr int kDepth = 4 / kMats;
   template <int kMats>
@@ -392,11 +396,13 @@ __global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const u
   const int64_t blocks = cols / F::kBlockElems, n_blocks = rows * blocks;
   // Everything before pdl_begin() reads only weights: the first step's loads go to registers and
   // the rest of the row is prefetched into L2 while the previous kernel finishes.
+  // (Hoisting the first step's loads measured faster for the legacy formats and slower for the
+  // K-quants, whose larger stage then lives across the activation staging: docs/performance.md.)
   typename F::template Stage<kMats> st;
   constexpr int64_t kStep = F::template kStep<kMats>;
   int64_t b0 = F::first_block(lane);
   if (row < rows) {
-    if (b0 < blocks) F::load(st, w, n_blocks, row, blocks, b0, lane);
+    if (F::kHoistFirstStep && b0 < blocks) F::load(st, w, n_blocks, row, blocks, b0, lane);
 #pragma unroll
     for (int m = 0; m < kMats; ++m) F::prefetch(w[m], n_blocks, row, blocks, lane);
   }
@@ -413,9 +419,9 @@ __global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const u
   }
   if (row >= rows) return;
   float acc[kMats][nt] = {};
-  for (; b0 < blocks; b0 += kStep) {
+  for (bool loaded = F::kHoistFirstStep; b0 < blocks; b0 += kStep, loaded = false) {
+    if (!loaded) F::load(st, w, n_blocks, row, blocks, b0, lane);
     F::template compute<nt, kMats>(st, blocks, b0, x, cols, lane, acc);
-    if (b0 + kStep < blocks) F::load(st, w, n_blocks, row, blocks, b0 + kStep, lane);
   }
   if constexpr (kOut == GemvOut::kGateUp) {
 #pragma unroll
