@@ -11,9 +11,9 @@
 //
 // Work split: one warp per output row (8 per CTA). Legacy formats: one lane per 32-weight block, a
 // warp covers 1024 columns per step. K-quants: 8 lanes per 256-weight block, 4 blocks per step.
-// Each lane issues the loads of a whole step (kDepth blocks) before using any (bytes in flight,
-// kernels-hopper.md §1.2); legacy formats issue the first step before waiting for the previous
-// kernel.
+// Each lane issues the loads of kDepth steps before using any (bytes in flight,
+// kernels-hopper.md §1.2). (Hoisting the first step's loads above the PDL wait measured faster
+// for Q8_0 and slower for the K-quants; not kept, docs/performance.md.)
 #include <cuda_fp16.h>
 
 #include "cuda/common/check.cuh"
@@ -138,43 +138,37 @@ struct Q8_0 {  // planes: qs[32] (int8) | d. w = q * d
   }
 };
 
-// One lane per block; a step covers kDepth blocks per lane (32 * kDepth per warp).
+// One lane per block; kDepth blocks per lane loaded before any is used.
 template <class F>
 struct Legacy {
-  static constexpr int kBlockElems = 32, kDepth = 2;
-  static constexpr bool kHoistFirstStep = true;
-  template <int kMats>
-  struct Stage {
-    typename F::Blk blk[kMats][kDepth];
-  };
-  template <int kMats>
-  static constexpr int64_t kStep = 32 * kDepth;
-  __device__ static int64_t first_block(int lane) { return lane; }
+  static constexpr int kBlockElems = 32;
   __device__ static void prefetch(const uint8_t* w, int64_t, int64_t row, int64_t blocks, int lane) {
     prefetch_l2(w + row * blocks * F::kQuantBytes, blocks * F::kQuantBytes, lane);  // the quant plane
   }
-  template <int kMats>
-  __device__ static void load(Stage<kMats>& st, const uint8_t* const (&w)[kMats], int64_t n_blocks, int64_t row,
-                              int64_t blocks, int64_t b0, int) {
-#pragma unroll
-    for (int u = 0; u < kDepth; ++u)
-#pragma unroll
-      for (int m = 0; m < kMats; ++m)
-        if (b0 + 32 * u < blocks) st.blk[m][u] = F::load(w[m], n_blocks, row * blocks + b0 + 32 * u);
-  }
+  // kMats matrices (gate and up) of the same shape over the same activations: the loads of all
+  // of them are issued before any is used.
   template <int nt, int kMats>
-  __device__ static void compute(const Stage<kMats>& st, int64_t blocks, int64_t b0, const ActQ8& x, int64_t cols, int,
-                                 float (&acc)[kMats][nt]) {
+  __device__ static void row_dot(const uint8_t* const (&w)[kMats], int64_t n_blocks, int64_t row, int64_t blocks,
+                                 const ActQ8& x, int64_t cols, int lane, float (&acc)[kMats][nt]) {
+    constexpr int kDepth = 2;
+    for (int64_t b0 = lane; b0 < blocks; b0 += 32 * kDepth) {
+      typename F::Blk blk[kMats][kDepth];
 #pragma unroll
-    for (int u = 0; u < kDepth; ++u) {
-      const int64_t b = b0 + 32 * u;
-      if (b >= blocks) break;
+      for (int u = 0; u < kDepth; ++u)
 #pragma unroll
-      for (int t = 0; t < nt; ++t) {
-        const int4 xa = act16(x, cols, t, 32 * b), xb = act16(x, cols, t, 32 * b + 16);
-        const float2 ds = act_ds(x, cols, t, b);
+        for (int m = 0; m < kMats; ++m)
+          if (b0 + 32 * u < blocks) blk[m][u] = F::load(w[m], n_blocks, row * blocks + b0 + 32 * u);
 #pragma unroll
-        for (int m = 0; m < kMats; ++m) acc[m][t] += F::dot(st.blk[m][u], xa, xb, ds);
+      for (int u = 0; u < kDepth; ++u) {
+        const int64_t b = b0 + 32 * u;
+        if (b >= blocks) break;
+#pragma unroll
+        for (int t = 0; t < nt; ++t) {
+          const int4 xa = act16(x, cols, t, 32 * b), xb = act16(x, cols, t, 32 * b + 16);
+          const float2 ds = act_ds(x, cols, t, b);
+#pragma unroll
+          for (int m = 0; m < kMats; ++m) acc[m][t] += F::dot(blk[m][u], xa, xb, ds);
+        }
       }
     }
   }
@@ -198,74 +192,62 @@ __device__ __forceinline__ void scale_min_k4(int j, const uint8_t* s, int* sc, i
 
 struct Q4_K {
   static constexpr int kBlockElems = 256;
-  static constexpr bool kHoistFirstStep = false;
-  template <int kMats>
-  static constexpr int kDepth = 4 / kMats;
-  template <int kMats>
-  struct Stage {
-    uint4 head[kMats][kDepth<kMats>], qv[kMats][kDepth<kMats>];
-  };
-  template <int kMats>
-  static constexpr int64_t kStep = 4 * kDepth<kMats>;
-  __device__ static int64_t first_block(int lane) { return lane / 8; }
   __device__ static void prefetch(const uint8_t* w, int64_t, int64_t row, int64_t blocks, int lane) {
     prefetch_l2(w + row * blocks * 144, blocks * 144, lane);
   }
-  template <int kMats>
-  __device__ static void load(Stage<kMats>& st, const uint8_t* const (&w)[kMats], int64_t, int64_t row, int64_t blocks,
-                              int64_t b0, int lane) {
-    const int sub = lane % 8;
+  template <int nt, int kMats>
+  __device__ static void row_dot(const uint8_t* const (&w)[kMats], int64_t, int64_t row, int64_t blocks,
+                                 const ActQ8& x, int64_t cols, int lane, float (&acc)[kMats][nt]) {
+    constexpr int kLo = 0x0F0F0F0F, kDepth = 4 / kMats;
+    const int sub = lane % 8, grp = lane / 8, c = sub / 2, h = sub % 2;
+    for (int64_t b0 = grp; b0 < blocks; b0 += 4 * kDepth) {
+      uint4 head[kMats][kDepth], qv[kMats][kDepth];
 #pragma unroll
-    for (int u = 0; u < kDepth<kMats>; ++u) {
-      const int64_t b = b0 + 4 * u;
+      for (int u = 0; u < kDepth; ++u) {
+        const int64_t b = b0 + 4 * u;
 #pragma unroll
-      for (int m = 0; m < kMats; ++m) {
-        if (b < blocks) {
-          const uint8_t* blk = w[m] + (row * blocks + b) * 144;
-          st.head[m][u] = __ldg(reinterpret_cast<const uint4*>(blk));
-          st.qv[m][u] = __ldg(reinterpret_cast<const uint4*>(blk + 16 + 16 * sub));  // = 32c + 16h
+        for (int m = 0; m < kMats; ++m) {
+          if (b < blocks) {
+            const uint8_t* blk = w[m] + (row * blocks + b) * 144;
+            head[m][u] = __ldg(reinterpret_cast<const uint4*>(blk));
+            qv[m][u] = __ldg(reinterpret_cast<const uint4*>(blk + 16 + 32 * c + 16 * h));
+          }
         }
       }
-    }
-  }
-  template <int nt, int kMats>
-  __device__ static void compute(const Stage<kMats>& st, int64_t blocks, int64_t b0, const ActQ8& x, int64_t cols,
-                                 int lane, float (&acc)[kMats][nt]) {
-    constexpr int kLo = 0x0F0F0F0F;
-    const int sub = lane % 8, c = sub / 2, h = sub % 2;
 #pragma unroll
-    for (int u = 0; u < kDepth<kMats>; ++u) {
-      const int64_t b = b0 + 4 * u;
-      if (b >= blocks) break;
-      const int64_t c0 = b * 256 + 64 * c + 16 * h;
-      int4 xa[nt], xb[nt];
-      float2 ds1[nt], ds2[nt];
-#pragma unroll
-      for (int t = 0; t < nt; ++t) {
-        xa[t] = act16(x, cols, t, c0);
-        xb[t] = act16(x, cols, t, c0 + 32);
-        ds1[t] = act_ds(x, cols, t, b * 8 + 2 * c);
-        ds2[t] = act_ds(x, cols, t, b * 8 + 2 * c + 1);
-      }
-#pragma unroll
-      for (int m = 0; m < kMats; ++m) {
-        const uint8_t* hb = reinterpret_cast<const uint8_t*>(&st.head[m][u]);
-        const float d = half_at(hb), dmin = half_at(hb + 2);
-        int sc1, m1, sc2, m2;
-        scale_min_k4(2 * c, hb + 4, &sc1, &m1);
-        scale_min_k4(2 * c + 1, hb + 4, &sc2, &m2);
-        const uint4 qv = st.qv[m][u];
-        const int q[4] = {static_cast<int>(qv.x), static_cast<int>(qv.y), static_cast<int>(qv.z), static_cast<int>(qv.w)};
-        const int lo[4] = {q[0] & kLo, q[1] & kLo, q[2] & kLo, q[3] & kLo};
-        const int hi[4] = {(q[0] >> 4) & kLo, (q[1] >> 4) & kLo, (q[2] >> 4) & kLo, (q[3] >> 4) & kLo};
+      for (int u = 0; u < kDepth; ++u) {
+        const int64_t b = b0 + 4 * u;
+        if (b >= blocks) break;
+        const int64_t c0 = b * 256 + 64 * c + 16 * h;
+        int4 xa[nt], xb[nt];
+        float2 ds1[nt], ds2[nt];
 #pragma unroll
         for (int t = 0; t < nt; ++t) {
-          const int s1 = dp4a4(lo[0], lo[1], lo[2], lo[3], xa[t], 0);
-          const int s2 = dp4a4(hi[0], hi[1], hi[2], hi[3], xb[t], 0);
-          float v = d * (sc1 * ds1[t].x * s1 + sc2 * ds2[t].x * s2);
-          // The min term covers the whole 32-element sub-block: counted once, by the h = 0 lane.
-          if (h == 0) v -= dmin * (m1 * ds1[t].y + m2 * ds2[t].y);
-          acc[m][t] += v;
+          xa[t] = act16(x, cols, t, c0);
+          xb[t] = act16(x, cols, t, c0 + 32);
+          ds1[t] = act_ds(x, cols, t, b * 8 + 2 * c);
+          ds2[t] = act_ds(x, cols, t, b * 8 + 2 * c + 1);
+        }
+#pragma unroll
+        for (int m = 0; m < kMats; ++m) {
+          const uint8_t* hb = reinterpret_cast<const uint8_t*>(&head[m][u]);
+          const float d = half_at(hb), dmin = half_at(hb + 2);
+          int sc1, m1, sc2, m2;
+          scale_min_k4(2 * c, hb + 4, &sc1, &m1);
+          scale_min_k4(2 * c + 1, hb + 4, &sc2, &m2);
+          const int q[4] = {static_cast<int>(qv[m][u].x), static_cast<int>(qv[m][u].y), static_cast<int>(qv[m][u].z),
+                            static_cast<int>(qv[m][u].w)};
+          const int lo[4] = {q[0] & kLo, q[1] & kLo, q[2] & kLo, q[3] & kLo};
+          const int hi[4] = {(q[0] >> 4) & kLo, (q[1] >> 4) & kLo, (q[2] >> 4) & kLo, (q[3] >> 4) & kLo};
+#pragma unroll
+          for (int t = 0; t < nt; ++t) {
+            const int s1 = dp4a4(lo[0], lo[1], lo[2], lo[3], xa[t], 0);
+            const int s2 = dp4a4(hi[0], hi[1], hi[2], hi[3], xb[t], 0);
+            float v = d * (sc1 * ds1[t].x * s1 + sc2 * ds2[t].x * s2);
+            // The min term covers the whole 32-element sub-block: counted once, by the h = 0 lane.
+            if (h == 0) v -= dmin * (m1 * ds1[t].y + m2 * ds2[t].y);
+            acc[m][t] += v;
+          }
         }
       }
     }
@@ -281,76 +263,61 @@ struct Q4_K {
 // ---------------------------------------------------------------------------------------------
 struct Q6_K {
   static constexpr int kBlockElems = 256;
-  static constexpr bool kHoistFirstStep = false;
-  template <int kMats>
-  static constexpr int kDepth = 4 / kMats;
-  template <int kMats>
-  struct Stage {  // everything a lane needs of kDepth blocks, scales and d included
-    uint2 a[kMats][kDepth<kMats>], bq[kMats][kDepth<kMats>], hh[kMats][kDepth<kMats>], sc[kMats][kDepth<kMats>];
-    unsigned short d[kMats][kDepth<kMats>];
-  };
-  template <int kMats>
-  static constexpr int64_t kStep = 4 * kDepth<kMats>;
-  __device__ static int64_t first_block(int lane) { return lane / 8; }
   __device__ static void prefetch(const uint8_t* w, int64_t n_blocks, int64_t row, int64_t blocks, int lane) {
     prefetch_l2(w + row * blocks * 128, blocks * 128, lane);                 // ql
     prefetch_l2(w + n_blocks * 128 + row * blocks * 64, blocks * 64, lane);  // qh
   }
-  template <int kMats>
-  __device__ static void load(Stage<kMats>& st, const uint8_t* const (&w)[kMats], int64_t n_blocks, int64_t row,
-                              int64_t blocks, int64_t b0, int lane) {
-    const int sub = lane % 8, n = sub / 4, l0 = 8 * (sub % 4);
+  template <int nt, int kMats>
+  __device__ static void row_dot(const uint8_t* const (&w)[kMats], int64_t n_blocks, int64_t row, int64_t blocks,
+                                 const ActQ8& x, int64_t cols, int lane, float (&acc)[kMats][nt]) {
+    constexpr int kLo = 0x0F0F0F0F, kHi = 0x30303030, kDepth = 4 / kMats;
+    const int sub = lane % 8, grp = lane / 8, n = sub / 4, l0 = 8 * (sub % 4);
+    for (int64_t b0 = grp; b0 < blocks; b0 += 4 * kDepth) {
+      uint2 a[kMats][kDepth], bq[kMats][kDepth], hh[kMats][kDepth];
 #pragma unroll
-    for (int u = 0; u < kDepth<kMats>; ++u) {
-      const int64_t b = b0 + 4 * u, gb = row * blocks + b;
+      for (int u = 0; u < kDepth; ++u) {
+        const int64_t b = b0 + 4 * u, gb = row * blocks + b;
 #pragma unroll
-      for (int m = 0; m < kMats; ++m) {
-        if (b < blocks) {
-          st.a[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + gb * 128 + 64 * n + l0));
-          st.bq[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + gb * 128 + 64 * n + 32 + l0));
-          st.hh[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + n_blocks * 128 + gb * 64 + 32 * n + l0));
-          st.sc[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + n_blocks * 192 + gb * 16 + 8 * n));
-          st.d[m][u] = __ldg(reinterpret_cast<const unsigned short*>(w[m] + n_blocks * 208) + gb);
+        for (int m = 0; m < kMats; ++m) {
+          if (b < blocks) {
+            a[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + gb * 128 + 64 * n + l0));
+            bq[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + gb * 128 + 64 * n + 32 + l0));
+            hh[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + n_blocks * 128 + gb * 64 + 32 * n + l0));
+          }
         }
       }
-    }
-  }
-  template <int nt, int kMats>
-  __device__ static void compute(const Stage<kMats>& st, int64_t blocks, int64_t b0, const ActQ8& x, int64_t cols,
-                                 int lane, float (&acc)[kMats][nt]) {
-    constexpr int kLo = 0x0F0F0F0F, kHi = 0x30303030;
-    const int sub = lane % 8, n = sub / 4, l0 = 8 * (sub % 4);
 #pragma unroll
-    for (int u = 0; u < kDepth<kMats>; ++u) {
-      const int64_t b = b0 + 4 * u;
-      if (b >= blocks) break;
+      for (int u = 0; u < kDepth; ++u) {
+        const int64_t b = b0 + 4 * u, gb = row * blocks + b;
+        if (b >= blocks) break;
 #pragma unroll
-      for (int m = 0; m < kMats; ++m) {
-        const float d = __half2float(__ushort_as_half(st.d[m][u]));
-        const int8_t* sc = reinterpret_cast<const int8_t*>(&st.sc[m][u]) + l0 / 16;
-        const float s[4] = {d * sc[0], d * sc[2], d * sc[4], d * sc[6]};
-        // Four 6-bit weights per word, biased by 32 (per-byte subtract).
-        int q[4][2];
-        const int av[2] = {static_cast<int>(st.a[m][u].x), static_cast<int>(st.a[m][u].y)};
-        const int bv[2] = {static_cast<int>(st.bq[m][u].x), static_cast<int>(st.bq[m][u].y)};
-        const int hv[2] = {static_cast<int>(st.hh[m][u].x), static_cast<int>(st.hh[m][u].y)};
+        for (int m = 0; m < kMats; ++m) {
+          const float d = half_at(w[m] + n_blocks * 208 + gb * 2);
+          const int8_t* sc = reinterpret_cast<const int8_t*>(w[m] + n_blocks * 192) + gb * 16 + 8 * n + l0 / 16;
+          const float s[4] = {d * sc[0], d * sc[2], d * sc[4], d * sc[6]};
+          // Four 6-bit weights per word, biased by 32 (per-byte subtract).
+          int q[4][2];
+          const int av[2] = {static_cast<int>(a[m][u].x), static_cast<int>(a[m][u].y)};
+          const int bv[2] = {static_cast<int>(bq[m][u].x), static_cast<int>(bq[m][u].y)};
+          const int hv[2] = {static_cast<int>(hh[m][u].x), static_cast<int>(hh[m][u].y)};
 #pragma unroll
-        for (int k = 0; k < 2; ++k) {
-          q[0][k] = __vsub4((av[k] & kLo) | ((hv[k] << 4) & kHi), 0x20202020);
-          q[1][k] = __vsub4((bv[k] & kLo) | ((hv[k] << 2) & kHi), 0x20202020);
-          q[2][k] = __vsub4(((av[k] >> 4) & kLo) | (hv[k] & kHi), 0x20202020);
-          q[3][k] = __vsub4(((bv[k] >> 4) & kLo) | ((hv[k] >> 2) & kHi), 0x20202020);
-        }
-#pragma unroll
-        for (int t = 0; t < nt; ++t) {
-          float v = 0;
-#pragma unroll
-          for (int j = 0; j < 4; ++j) {
-            const int2 xv = act8(x, cols, t, b * 256 + 128 * n + 32 * j + l0);
-            const int si = __dp4a(q[j][1], xv.y, __dp4a(q[j][0], xv.x, 0));
-            v += s[j] * act_ds(x, cols, t, b * 8 + 4 * n + j).x * si;
+          for (int k = 0; k < 2; ++k) {
+            q[0][k] = __vsub4((av[k] & kLo) | ((hv[k] << 4) & kHi), 0x20202020);
+            q[1][k] = __vsub4((bv[k] & kLo) | ((hv[k] << 2) & kHi), 0x20202020);
+            q[2][k] = __vsub4(((av[k] >> 4) & kLo) | (hv[k] & kHi), 0x20202020);
+            q[3][k] = __vsub4(((bv[k] >> 4) & kLo) | ((hv[k] >> 2) & kHi), 0x20202020);
           }
-          acc[m][t] += v;
+#pragma unroll
+          for (int t = 0; t < nt; ++t) {
+            float v = 0;
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+              const int2 xv = act8(x, cols, t, b * 256 + 128 * n + 32 * j + l0);
+              const int si = __dp4a(q[j][1], xv.y, __dp4a(q[j][0], xv.x, 0));
+              v += s[j] * act_ds(x, cols, t, b * 8 + 4 * n + j).x * si;
+            }
+            acc[m][t] += v;
+          }
         }
       }
     }
@@ -396,16 +363,9 @@ __global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const u
   const int64_t blocks = cols / F::kBlockElems, n_blocks = rows * blocks;
   // Everything before pdl_begin() reads only weights: the first step's loads go to registers and
   // the rest of the row is prefetched into L2 while the previous kernel finishes.
-  // (Hoisting the first step's loads measured faster for the legacy formats and slower for the
-  // K-quants, whose larger stage then lives across the activation staging: docs/performance.md.)
-  typename F::template Stage<kMats> st;
-  constexpr int64_t kStep = F::template kStep<kMats>;
-  int64_t b0 = F::first_block(lane);
-  if (row < rows) {
-    if (F::kHoistFirstStep && b0 < blocks) F::load(st, w, n_blocks, row, blocks, b0, lane);
+  if (row < rows)
 #pragma unroll
     for (int m = 0; m < kMats; ++m) F::prefetch(w[m], n_blocks, row, blocks, lane);
-  }
   pdl_begin();
   extern __shared__ int4 staged[];
   if (staged_bytes(cols, nt) <= kMaxStagedBytes) {
@@ -419,10 +379,7 @@ __global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const u
   }
   if (row >= rows) return;
   float acc[kMats][nt] = {};
-  for (bool loaded = F::kHoistFirstStep; b0 < blocks; b0 += kStep, loaded = false) {
-    if (!loaded) F::load(st, w, n_blocks, row, blocks, b0, lane);
-    F::template compute<nt, kMats>(st, blocks, b0, x, cols, lane, acc);
-  }
+  F::template row_dot<nt, kMats>(w, n_blocks, row, blocks, x, cols, lane, acc);
   if constexpr (kOut == GemvOut::kGateUp) {
 #pragma unroll
     for (int t = 0; t < nt; ++t) {
