@@ -39,11 +39,22 @@ struct AttentionBlock {
   Norm post_norm;              // Gemma: RMSNorm of the block output before the residual add
 };
 
+// A mixture of experts (Qwen3-MoE): router logits -> softmax -> the n_used largest probabilities
+// (renormalized to sum 1 when norm_topk) weight the outputs of their experts, each a gated MLP.
+struct MoeBlock {
+  Weight router;                         // ffn_gate_inp: [n_embd] -> [n_expert]
+  Weight gate_exps, up_exps, down_exps;  // stacked: [n_embd, n_ff_exp, n_expert], [n_ff_exp, n_embd, n_expert]
+  int32_t n_expert = 0, n_used = 0;
+  bool norm_topk = true;
+};
+
 struct MlpBlock {
   Norm norm;
-  Weight gate, up, down;
+  Weight gate, up, down;  // dense MLP (empty when moe.n_expert > 0)
+  MoeBlock moe;
   Activation act = Activation::kSilu;
   Norm post_norm;  // Gemma: RMSNorm of the MLP output before the residual add
+  bool is_moe() const { return moe.n_expert > 0; }
 };
 
 struct Layer {

@@ -15,6 +15,7 @@ struct Entry {
 constexpr Entry kArchs[] = {
     {"llama", build_llama},
     {"qwen3", build_qwen3},
+    {"qwen3moe", build_qwen3moe},
     {"gemma3", build_gemma3},
 };
 

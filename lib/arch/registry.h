@@ -11,6 +11,7 @@ absl::StatusOr<ModelGraph> build_graph(const loaders::TensorDirectory& dir);
 // The arch files (one per architecture, each a short composition of blocks).
 absl::StatusOr<ModelGraph> build_llama(const loaders::TensorDirectory& dir);
 absl::StatusOr<ModelGraph> build_qwen3(const loaders::TensorDirectory& dir);
+absl::StatusOr<ModelGraph> build_qwen3moe(const loaders::TensorDirectory& dir);
 absl::StatusOr<ModelGraph> build_gemma3(const loaders::TensorDirectory& dir);
 
 }  // namespace bw24::arch

@@ -163,6 +163,9 @@ class CudaRunner final : public Runner {
                    type_name(type));
     };
     for (const auto& L : g_.layers) {
+      if (L.mlp.is_moe())
+        return error(Code::kUnsupported, "{}: mixture-of-experts layers do not run on the CUDA runner yet (CPU: device -1)",
+                     g_.arch);
       qw = std::max<int64_t>(qw, int64_t{L.attn.n_head} * L.attn.head_dim);
       kw = std::max<int64_t>(kw, int64_t{L.attn.n_head_kv} * L.attn.head_dim);
       ff = std::max<int64_t>(ff, L.mlp.gate.rows());

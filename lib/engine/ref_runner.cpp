@@ -103,6 +103,7 @@ class RefRunner final : public Runner {
 
   // x += down(act(gate(h)) * up(h))
   void mlp(const MlpBlock& m, const float* h, int64_t n, float* x) {
+    if (m.is_moe()) return moe(m, h, n, x);
     const int64_t F = m.gate.rows();
     std::vector<float> gate(n * F), up(n * F), proj(n * g_.n_embd);
     ref::matmul(pool_, *m.gate.t, h, n, gate.data());
@@ -112,6 +113,58 @@ class RefRunner final : public Runner {
     ref::matmul(pool_, *m.down.t, gate.data(), n, proj.data());
     if (m.post_norm.w) norm_rows(m.post_norm, proj.data(), proj.data(), n, g_.n_embd);
     for (int64_t i = 0; i < n * g_.n_embd; ++i) x[i] += proj[i];
+  }
+
+  // Expert e of a stacked [cols, rows, n_expert] tensor as a 2-D tensor.
+  static loaders::TensorInfo expert(const arch::Weight& w, int64_t e) {
+    loaders::TensorInfo v = *w.t;
+    const uint64_t bytes = w.t->n_bytes / static_cast<uint64_t>(w.t->ne[2]);
+    v.ne = {w.t->ne[0], w.t->ne[1], 1, 1};
+    v.n_dims = 2;
+    v.data = w.t->data + static_cast<uint64_t>(e) * bytes;
+    v.n_bytes = bytes;
+    return v;
+  }
+
+  // x += sum over the token's top-k experts of p_e * down_e(act(gate_e(h)) * up_e(h)), p = the
+  // router's softmax restricted to the top k (renormalized when norm_topk), as transformers'
+  // Qwen3MoeSparseMoeBlock. Tokens are grouped by expert, so each expert is dequantized once.
+  void moe(const MlpBlock& m, const float* h, int64_t n, float* x) {
+    const arch::MoeBlock& e = m.moe;
+    const int64_t E = g_.n_embd, F = e.gate_exps.t->ne[1], X = e.n_expert;
+    std::vector<float> logits(n * X);
+    ref::matmul(pool_, *e.router.t, h, n, logits.data());
+    std::vector<std::vector<std::pair<int64_t, float>>> routed(X);  // expert -> (token, weight)
+    std::vector<int32_t> order(X);
+    for (int64_t t = 0; t < n; ++t) {
+      float* p = &logits[t * X];
+      ref::softmax(p, X);
+      for (int32_t i = 0; i < X; ++i) order[i] = i;
+      std::partial_sort(order.begin(), order.begin() + e.n_used, order.end(),
+                        [&](int32_t a, int32_t b) { return p[a] > p[b] || (p[a] == p[b] && a < b); });
+      float sum = 0;
+      for (int32_t k = 0; k < e.n_used; ++k) sum += p[order[k]];
+      for (int32_t k = 0; k < e.n_used; ++k)
+        routed[order[k]].push_back({t, e.norm_topk ? p[order[k]] / sum : p[order[k]]});
+    }
+    std::vector<float> in, gate, up, out;
+    for (int64_t ex = 0; ex < X; ++ex) {
+      const auto& tok = routed[ex];
+      if (tok.empty()) continue;
+      const int64_t k = static_cast<int64_t>(tok.size());
+      in.resize(k * E);
+      gate.resize(k * F);
+      up.resize(k * F);
+      out.resize(k * E);
+      for (int64_t i = 0; i < k; ++i) std::copy_n(h + tok[i].first * E, E, &in[i * E]);
+      ref::matmul(pool_, expert(e.gate_exps, ex), in.data(), k, gate.data());
+      ref::matmul(pool_, expert(e.up_exps, ex), in.data(), k, up.data());
+      if (m.act == arch::Activation::kSilu) ref::silu_mul(gate.data(), gate.data(), up.data(), k * F);
+      else ref::gelu_tanh_mul(gate.data(), gate.data(), up.data(), k * F);
+      ref::matmul(pool_, expert(e.down_exps, ex), gate.data(), k, out.data());
+      for (int64_t i = 0; i < k; ++i)
+        for (int64_t c = 0; c < E; ++c) x[tok[i].first * E + c] += tok[i].second * out[i * E + c];
+    }
   }
 
   const ModelGraph& g_;

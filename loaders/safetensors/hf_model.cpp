@@ -1,7 +1,10 @@
 #include "loaders/safetensors/hf_model.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "lib/core/dtype.h"
@@ -30,6 +33,7 @@ constexpr std::pair<std::string_view, std::string_view> kLayerNames[] = {
     {"mlp.gate_proj", "ffn_gate"},
     {"mlp.up_proj", "ffn_up"},
     {"mlp.down_proj", "ffn_down"},
+    {"mlp.gate", "ffn_gate_inp"},  // MoE router
 };
 
 constexpr std::pair<std::string_view, std::string_view> kGlobalNames[] = {
@@ -50,6 +54,7 @@ constexpr std::pair<std::string_view, std::string_view> kGemmaLayerNames[] = {
 constexpr std::pair<std::string_view, std::string_view> kArchNames[] = {
     {"llama", "llama"},
     {"qwen3", "qwen3"},
+    {"qwen3_moe", "qwen3moe"},
     {"gemma3_text", "gemma3"},
     {"gemma3", "gemma3"},
 };
@@ -113,6 +118,22 @@ absl::Status map_gemma3(const json& cfg, const std::string& a, TensorDirectory& 
   return absl::OkStatus();
 }
 
+// Qwen3-MoE router and expert sizes. transformers' default for norm_topk_prob is false.
+absl::Status map_moe(const json& cfg, const std::string& a, TensorDirectory& d) {
+  BW24_RETURN_IF_ERROR(add_int(d, cfg, cfg.contains("num_experts") ? "num_experts" : "num_local_experts",
+                               a + "expert_count"));
+  BW24_RETURN_IF_ERROR(add_int(d, cfg, "num_experts_per_tok", a + "expert_used_count"));
+  BW24_RETURN_IF_ERROR(add_int(d, cfg, "moe_intermediate_size", a + "expert_feed_forward_length"));
+  const json* norm = find(cfg, "norm_topk_prob");
+  BW24_RETURN_IF_ERROR(d.add_meta(a + "expert_weights_norm", MetaValue::of_bool(norm && norm->is_boolean() && norm->get<bool>())));
+  const json* step = find(cfg, "decoder_sparse_step");
+  const json* dense = find(cfg, "mlp_only_layers");
+  if ((step && step->is_number_integer() && step->get<int64_t>() != 1) || (dense && dense->is_array() && !dense->empty()))
+    return error(Code::kUnsupported, "Qwen3-MoE with dense layers (decoder_sparse_step != 1 or mlp_only_layers) "
+                 "is not supported yet");
+  return absl::OkStatus();
+}
+
 absl::Status map_config(const json& cfg, const fs::path& dir, TensorDirectory& d) {
   if (const json* q = find(cfg, "quantization_config"); q && !q->is_null()) {
     std::string method = "unknown";
@@ -166,6 +187,7 @@ absl::Status map_config(const json& cfg, const fs::path& dir, TensorDirectory& d
       BW24_RETURN_IF_ERROR(d.add_meta(gg, MetaValue::of_u32(v->get<uint32_t>())));
   }
   if (arch == "gemma3") BW24_RETURN_IF_ERROR(map_gemma3(cfg, a, d));
+  if (arch == "qwen3moe") BW24_RETURN_IF_ERROR(map_moe(cfg, a, d));
   if (const json* tie = find(cfg, "tie_word_embeddings"); tie && tie->is_boolean())
     BW24_RETURN_IF_ERROR(d.add_meta("hf.tie_word_embeddings", MetaValue::of_bool(tie->get<bool>())));
   return absl::OkStatus();
@@ -214,6 +236,90 @@ absl::StatusOr<uint32_t> ggml_type_of(const SafetensorsEntry& e, std::string* re
   else
     *refusal = "dtype " + e.dtype + " is not a weight type bw24 reads";
   return 0u;
+}
+
+// MoE expert tensors, stacked on load into llama.cpp's 3-D ffn_{gate,up,down}_exps (formats.md
+// §1.5 item 10): per-expert 2-D tensors "mlp.experts.<j>.<gate|up|down>_proj.weight", or the
+// fused "mlp.experts.gate_up_proj" [n_expert, 2F, E] (first half of each expert's rows = gate)
+// and "mlp.experts.down_proj" [n_expert, E, F].
+struct ExpertPart {
+  int layer = -1, expert = -1;  // expert -1: fused over all experts
+  std::string kind;             // "gate", "up", "down", "gate_up"
+};
+
+bool parse_expert(const std::string& hf_name, ExpertPart* out) {
+  std::string n = hf_name;
+  if (n.starts_with("model.language_model.")) n = "model." + n.substr(21);
+  int layer = -1, j = -1, used = 0;
+  char kind[16] = {};
+  if (std::sscanf(n.c_str(), "model.layers.%d.mlp.experts.%d.%15[a-z]_proj.weight%n", &layer, &j, kind, &used) == 3 &&
+      used == static_cast<int>(n.size())) {
+    *out = {layer, j, kind};
+    return out->kind == "gate" || out->kind == "up" || out->kind == "down";
+  }
+  if (std::sscanf(n.c_str(), "model.layers.%d.mlp.experts.%15[a-z_]%n", &layer, kind, &used) == 2 &&
+      used == static_cast<int>(n.size())) {
+    const std::string k = kind;
+    if (k != "gate_up_proj" && k != "down_proj") return false;
+    *out = {layer, -1, k == "gate_up_proj" ? "gate_up" : "down"};
+    return true;
+  }
+  return false;
+}
+
+struct ExpertEntry {
+  ExpertPart part;
+  SafetensorsEntry e;
+  uint32_t type;
+};
+
+// One 3-D tensor [cols, rows, n_expert] from the parts of (layer, kind), copied into memory the
+// directory owns.
+absl::Status stack_experts(TensorDirectory& d, int layer, const std::string& kind, std::vector<ExpertEntry>& parts,
+                           int64_t n_expert) {
+  const std::string gg = fmt::format("blk.{}.ffn_{}_exps.weight", layer, kind);
+  std::sort(parts.begin(), parts.end(), [](const ExpertEntry& a, const ExpertEntry& b) { return a.part.expert < b.part.expert; });
+  if (static_cast<int64_t>(parts.size()) != n_expert)
+    return error(Code::kModel, "layer {}: {} of {} experts have a {}_proj weight", layer, parts.size(), n_expert, kind);
+  const SafetensorsEntry& first = parts[0].e;
+  for (size_t j = 0; j < parts.size(); ++j) {
+    if (parts[j].part.expert != static_cast<int>(j))
+      return error(Code::kModel, "layer {}: expert {} of {}_proj is missing", layer, j, kind);
+    if (parts[j].e.shape != first.shape || parts[j].type != parts[0].type || first.shape.size() != 2)
+      return error(Code::kModel, "layer {}: expert {} {}_proj differs in shape or dtype from expert 0", layer, j, kind);
+  }
+  TensorInfo t;
+  t.name = gg;
+  t.type = parts[0].type;
+  t.n_dims = 3;
+  t.ne = {static_cast<int64_t>(first.shape[1]), static_cast<int64_t>(first.shape[0]), n_expert, 1};
+  t.n_bytes = first.n_bytes * static_cast<uint64_t>(n_expert);
+  uint8_t* p = d.own_bytes(t.n_bytes);
+  for (size_t j = 0; j < parts.size(); ++j) std::memcpy(p + j * first.n_bytes, parts[j].e.data, first.n_bytes);
+  t.data = p;
+  return d.add_tensor(std::move(t));
+}
+
+// The fused [n_expert, 2F, E] gate_up tensor split into gate and up stacks.
+absl::Status split_gate_up(TensorDirectory& d, int layer, const ExpertEntry& x) {
+  const auto& sh = x.e.shape;
+  if (sh.size() != 3 || sh[1] % 2 != 0)
+    return error(Code::kModel, "layer {}: mlp.experts.gate_up_proj has shape rank {}, expected [n_expert, 2F, E]",
+                 layer, sh.size());
+  const uint64_t half = x.e.n_bytes / (sh[0] * 2);  // one expert's gate (or up) block
+  for (int h = 0; h < 2; ++h) {
+    TensorInfo t;
+    t.name = fmt::format("blk.{}.ffn_{}_exps.weight", layer, h == 0 ? "gate" : "up");
+    t.type = x.type;
+    t.n_dims = 3;
+    t.ne = {static_cast<int64_t>(sh[2]), static_cast<int64_t>(sh[1] / 2), static_cast<int64_t>(sh[0]), 1};
+    t.n_bytes = half * sh[0];
+    uint8_t* p = d.own_bytes(t.n_bytes);
+    for (uint64_t e = 0; e < sh[0]; ++e) std::memcpy(p + e * half, x.e.data + (2 * e + h) * half, half);
+    t.data = p;
+    BW24_RETURN_IF_ERROR(d.add_tensor(std::move(t)));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -271,12 +377,20 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> load_hf_directory(const std::st
   std::set<std::string> listed;
   BW24_ASSIGN_OR_RETURN(auto files, shard_files(dir, &listed));
   std::set<std::string> found;
+  std::map<std::pair<int, std::string>, std::vector<ExpertEntry>> experts;
   for (const fs::path& p : files) {
     BW24_ASSIGN_OR_RETURN(auto file, MappedFile::open(p.string()));
     auto entries = parse_safetensors(file->data(), file->size());
     if (!entries.ok()) return with_context(entries.status(), p.string());
     for (SafetensorsEntry& e : *entries) {
       found.insert(e.name);
+      if (ExpertPart part; parse_expert(e.name, &part)) {
+        std::string refusal;
+        BW24_ASSIGN_OR_RETURN(uint32_t type, ggml_type_of(e, &refusal));
+        if (!refusal.empty()) return error(Code::kUnsupported, "tensor '{}': {}", e.name, refusal);
+        experts[{part.layer, part.kind}].push_back({part, e, type});
+        continue;
+      }
       std::string name = hf_to_gguf_name(e.name, d->meta("general.architecture")->s);
       if (name.empty()) {
         if (e.name.starts_with("model.visual.") || e.name.starts_with("mtp."))
@@ -301,6 +415,31 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> load_hf_directory(const std::st
       BW24_RETURN_IF_ERROR(d->add_tensor(std::move(t)));
     }
     d->keep_alive(std::move(file));
+  }
+  if (!experts.empty()) {
+    const MetaValue* n_exp = d->meta(d->meta("general.architecture")->s + ".expert_count");
+    if (!n_exp) return error(Code::kModel, "expert tensors but no num_experts in config.json");
+    for (auto& [key, parts] : experts) {
+      const auto& [layer, kind] = key;
+      if (parts[0].part.expert < 0) {  // fused, one tensor for all experts
+        if (kind == "gate_up") {
+          BW24_RETURN_IF_ERROR(split_gate_up(*d, layer, parts[0]));
+          continue;
+        }
+        const auto& sh = parts[0].e.shape;
+        if (sh.size() != 3) return error(Code::kModel, "layer {}: mlp.experts.down_proj is not 3-D", layer);
+        TensorInfo t;
+        t.name = fmt::format("blk.{}.ffn_down_exps.weight", layer);
+        t.type = parts[0].type;
+        t.n_dims = 3;
+        t.ne = {static_cast<int64_t>(sh[2]), static_cast<int64_t>(sh[1]), static_cast<int64_t>(sh[0]), 1};
+        t.data = parts[0].e.data;
+        t.n_bytes = parts[0].e.n_bytes;
+        BW24_RETURN_IF_ERROR(d->add_tensor(std::move(t)));
+        continue;
+      }
+      BW24_RETURN_IF_ERROR(stack_experts(*d, layer, kind, parts, n_exp->u));
+    }
   }
   for (const auto& n : listed)
     if (!found.count(n))

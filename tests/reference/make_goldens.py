@@ -3,6 +3,7 @@
 
 For each tiny random-initialized model this writes tests/data/golden/<name>/:
   config.json + model.safetensors  the HF checkpoint (save_pretrained)
+  fused/ (qwen3_moe only)          the checkpoint with transformers' fused expert tensors
   model.gguf                       the same weights under llama.cpp's names, written with the
                                    `gguf` package the way convert_hf_to_gguf.py does (llama Q/K
                                    rows permuted for adjacent-pair RoPE; qwen3 not permuted)
@@ -20,7 +21,7 @@ import numpy as np
 import torch
 import gguf
 from transformers import (Gemma3ForCausalLM, Gemma3TextConfig, LlamaConfig, LlamaForCausalLM,
-                          Qwen3Config, Qwen3ForCausalLM)
+                          Qwen3Config, Qwen3ForCausalLM, Qwen3MoeConfig, Qwen3MoeForCausalLM)
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "golden")
 PROMPT = [1, 17, 42, 99, 3, 200, 77, 5, 128, 64]
@@ -48,7 +49,14 @@ MODELS = {
                                      "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}},
                     tie_word_embeddings=True, final_logit_softcapping=None,
                     attn_logit_softcapping=None)),
+    # Eight experts, two per token, renormalized (Qwen3-30B-A3B's router settings, tiny sizes).
+    "qwen3_moe": (Qwen3MoeConfig, Qwen3MoeForCausalLM,
+                  dict(COMMON, head_dim=32, rms_norm_eps=1e-6, rope_theta=1000000.0,
+                       tie_word_embeddings=False, num_experts=8, num_experts_per_tok=2,
+                       moe_intermediate_size=32, norm_topk_prob=True, decoder_sparse_step=1,
+                       mlp_only_layers=[])),
 }
+ARCH = {"llama": "llama", "gemma3": "gemma3", "qwen3_moe": "qwen3moe"}
 
 
 def randomize(model, seed):
@@ -97,7 +105,11 @@ def write_gguf(path, arch, cfg, state):
     theta = getattr(cfg, "rope_theta", None) or rp.get("rope_theta") or rp["full_attention"]["rope_theta"]
     w.add_rope_freq_base(theta)
     head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
-    if arch in ("qwen3", "gemma3"):
+    if arch == "qwen3moe":
+        w.add_expert_count(cfg.num_experts)
+        w.add_expert_used_count(cfg.num_experts_per_tok)
+        w.add_expert_feed_forward_length(cfg.moe_intermediate_size)
+    if arch in ("qwen3", "gemma3", "qwen3moe"):
         w.add_key_length(head_dim)
         w.add_value_length(head_dim)
     if arch == "gemma3":
@@ -122,6 +134,7 @@ def write_gguf(path, arch, cfg, state):
         "mlp.gate_proj.weight": "ffn_gate.weight",
         "mlp.up_proj.weight": "ffn_up.weight",
         "mlp.down_proj.weight": "ffn_down.weight",
+        "mlp.gate.weight": "ffn_gate_inp.weight",
     }
     if arch == "gemma3":  # Gemma names norms by position (convert_hf_to_gguf.py Gemma3Model)
         per_layer.update({"post_attention_layernorm.weight": "post_attention_norm.weight",
@@ -129,6 +142,16 @@ def write_gguf(path, arch, cfg, state):
                           "post_feedforward_layernorm.weight": "post_ffw_norm.weight"})
     for hf_name, t in state.items():
         if hf_name == "lm_head.weight" and getattr(cfg, "tie_word_embeddings", False):
+            continue
+        if ".mlp.experts." in hf_name:  # transformers' fused stacks -> llama.cpp's 3-D tensors
+            blk = f"blk.{hf_name.split('.')[2]}."
+            data = t.detach().float().numpy().copy()
+            if hf_name.endswith("gate_up_proj"):  # [n_expert, 2F, E]: gate rows, then up rows
+                f = data.shape[1] // 2
+                w.add_tensor(blk + "ffn_gate_exps.weight", np.ascontiguousarray(data[:, :f, :]))
+                w.add_tensor(blk + "ffn_up_exps.weight", np.ascontiguousarray(data[:, f:, :]))
+            else:  # down_proj [n_expert, E, F]
+                w.add_tensor(blk + "ffn_down_exps.weight", data)
             continue
         if hf_name in names:
             name = names[hf_name]
@@ -149,6 +172,40 @@ def write_gguf(path, arch, cfg, state):
     w.close()
 
 
+def write_fused(out, model):
+    """fused/: the same MoE checkpoint in transformers 5's in-memory layout (mlp.experts.gate_up_proj
+    [n_expert, 2F, E], mlp.experts.down_proj [n_expert, E, F]), which save_pretrained converts back
+    to per-expert tensors; some checkpoints ship it as is."""
+    from safetensors.torch import save_file
+    d = os.path.join(out, "fused")
+    os.makedirs(d, exist_ok=True)
+    state = {k: v.detach().contiguous() for k, v in model.state_dict().items()}
+    save_file(state, os.path.join(d, "model.safetensors"), metadata={"format": "pt"})
+    with open(os.path.join(out, "config.json")) as f, open(os.path.join(d, "config.json"), "w") as g:
+        g.write(f.read())
+
+
+def check_moe_gguf(path, state):
+    """Read the GGUF back and undo the expert transform: every expert equals the HF tensor."""
+    r = gguf.GGUFReader(path)
+    t = {x.name: np.asarray(x.data) for x in r.tensors}
+    n = 0
+    for hf_name, v in state.items():
+        if ".mlp.experts." not in hf_name and not hf_name.endswith("mlp.gate.weight"):
+            continue
+        blk = f"blk.{hf_name.split('.')[2]}."
+        v = v.detach().float().numpy()
+        if hf_name.endswith("gate_up_proj"):
+            back = np.concatenate([t[blk + "ffn_gate_exps.weight"], t[blk + "ffn_up_exps.weight"]], axis=1)
+        elif hf_name.endswith("down_proj"):
+            back = t[blk + "ffn_down_exps.weight"]
+        else:
+            back = t[blk + "ffn_gate_inp.weight"]
+        assert back.shape == v.shape and np.array_equal(back, v), hf_name
+        n += 1
+    print(f"  {path}: {n} MoE tensors read back equal to the HF ones")
+
+
 def main():
     torch.set_num_threads(2)
     for i, (name, (cfg_cls, model_cls, kwargs)) in enumerate(MODELS.items()):
@@ -163,8 +220,11 @@ def main():
             logits = model(torch.tensor([PROMPT])).logits[0].float().numpy()
         logits.astype("<f4").tofile(os.path.join(out, "logits.f32"))
         ids, margin = greedy(model, PROMPT, N_GREEDY)
-        arch = {"llama": "llama", "gemma3": "gemma3"}.get(name, "qwen3")
+        arch = ARCH.get(name, "qwen3")
         write_gguf(os.path.join(out, "model.gguf"), arch, cfg, model.state_dict())
+        if arch == "qwen3moe":
+            check_moe_gguf(os.path.join(out, "model.gguf"), model.state_dict())
+            write_fused(out, model)
         for extra in ("generation_config.json",):
             p = os.path.join(out, extra)
             if os.path.exists(p):

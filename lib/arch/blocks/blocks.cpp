@@ -135,6 +135,30 @@ absl::StatusOr<MlpBlock> gated_mlp(const TensorDirectory& dir, int layer, const 
   return m;
 }
 
+absl::StatusOr<MlpBlock> moe_mlp(const MetaReader& meta, int layer, const Hparams& hp) {
+  const TensorDirectory& dir = meta.dir();
+  MlpBlock m;
+  MoeBlock& e = m.moe;
+  BW24_ASSIGN_OR_RETURN(e.n_expert, meta.u32("expert_count"));
+  BW24_ASSIGN_OR_RETURN(e.n_used, meta.u32("expert_used_count"));
+  BW24_ASSIGN_OR_RETURN(int32_t n_ff_exp, meta.u32("expert_feed_forward_length"));
+  if (e.n_expert <= 0 || e.n_expert > 4096 || e.n_used <= 0 || e.n_used > e.n_expert || n_ff_exp <= 0)
+    return error(Code::kModel, "MoE hyper-parameters out of range: {} experts, {} used per token, expert FFN {}",
+                 e.n_expert, e.n_used, n_ff_exp);
+  // llama.cpp normalizes the selected weights for qwen3moe unless the file says otherwise.
+  const loaders::MetaValue* norm = dir.meta(dir.meta("general.architecture")->s + ".expert_weights_norm");
+  e.norm_topk = !norm || norm->u != 0;
+  if (const loaders::MetaValue* gating = dir.meta(dir.meta("general.architecture")->s + ".expert_gating_func");
+      gating && gating->u != 1)
+    return error(Code::kUnsupported, "expert gating function {} is not supported (softmax = 1)", gating->u);
+  BW24_ASSIGN_OR_RETURN(m.norm.w, weight(dir, blk(layer, "ffn_norm.weight"), {hp.n_embd}));
+  BW24_ASSIGN_OR_RETURN(e.router, weight(dir, blk(layer, "ffn_gate_inp.weight"), {hp.n_embd, e.n_expert}));
+  BW24_ASSIGN_OR_RETURN(e.gate_exps, weight(dir, blk(layer, "ffn_gate_exps.weight"), {hp.n_embd, n_ff_exp, e.n_expert}));
+  BW24_ASSIGN_OR_RETURN(e.up_exps, weight(dir, blk(layer, "ffn_up_exps.weight"), {hp.n_embd, n_ff_exp, e.n_expert}));
+  BW24_ASSIGN_OR_RETURN(e.down_exps, weight(dir, blk(layer, "ffn_down_exps.weight"), {n_ff_exp, hp.n_embd, e.n_expert}));
+  return m;
+}
+
 absl::Status embeddings_and_head(const TensorDirectory& dir, const Hparams& hp, bool norm_one_plus,
                                  ModelGraph* g) {
   g->n_vocab = hp.n_vocab;

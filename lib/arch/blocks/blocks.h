@@ -47,6 +47,10 @@ struct MlpOptions {
 absl::StatusOr<MlpBlock> gated_mlp(const loaders::TensorDirectory& dir, int layer,
                                    const Hparams& hp, const MlpOptions& opt);
 
+// Router and stacked experts of blk.N (ffn_gate_inp, ffn_{gate,up,down}_exps) from the
+// <arch>.expert_count / expert_used_count / expert_feed_forward_length / expert_weights_norm keys.
+absl::StatusOr<MlpBlock> moe_mlp(const MetaReader& meta, int layer, const Hparams& hp);
+
 // token_embd, output_norm, output (tied to token_embd when absent), end-of-generation ids.
 absl::Status embeddings_and_head(const loaders::TensorDirectory& dir, const Hparams& hp,
                                  bool norm_one_plus, ModelGraph* g);

@@ -1,0 +1,29 @@
+// qwen3moe (Qwen3-30B-A3B, Qwen3-235B-A22B): the qwen3 attention block (q/k norm, NeoX RoPE) and a
+// mixture of experts in every layer: softmax router, top-k experts renormalized, no shared
+// expert (formats.md §1.3, §4). Decoder-sparse steps and dense-only layers are refused by the
+// HF loader (no public checkpoint uses them).
+#include "lib/arch/blocks/blocks.h"
+#include "lib/arch/registry.h"
+#include "lib/core/status.h"
+
+namespace bw24::arch {
+
+absl::StatusOr<ModelGraph> build_qwen3moe(const loaders::TensorDirectory& dir) {
+  MetaReader meta(dir, "qwen3moe");
+  BW24_ASSIGN_OR_RETURN(blocks::Hparams hp, blocks::read_hparams(meta, 1000000.0f));
+  ModelGraph g;
+  g.arch = "qwen3moe";
+  BW24_RETURN_IF_ERROR(blocks::embeddings_and_head(dir, hp, /*norm_one_plus=*/false, &g));
+  blocks::AttentionOptions attn;
+  attn.rope_style = RopeStyle::kNeox;
+  attn.qk_norm = true;
+  for (int il = 0; il < hp.n_layer; ++il) {
+    Layer layer;
+    BW24_ASSIGN_OR_RETURN(layer.attn, blocks::attention(dir, il, hp, attn));
+    BW24_ASSIGN_OR_RETURN(layer.mlp, blocks::moe_mlp(meta, il, hp));
+    g.layers.push_back(std::move(layer));
+  }
+  return g;
+}
+
+}  // namespace bw24::arch
