@@ -11,6 +11,7 @@
 namespace bw24::bench {
 namespace {
 
+using loaders::MetaType;
 using loaders::MetaValue;
 using loaders::TensorDirectory;
 using loaders::TensorInfo;
@@ -91,6 +92,41 @@ std::vector<std::string> synthetic_shapes() {
   std::vector<std::string> out;
   for (const Shape& s : kShapes) out.push_back(s.name);
   return out;
+}
+
+absl::Status add_synthetic_vocab(TensorDirectory& d) {
+  const TensorInfo* emb = d.tensor("token_embd.weight");
+  if (!emb) return error(Code::kModel, "no token_embd.weight");
+  const int64_t n = emb->ne[1];
+  if (n < 259) return error(Code::kInvalidArgument, "a vocabulary of {} tokens is too small", n);
+  std::vector<std::string> tokens = {"<unk>", "<s>", "</s>"};
+  std::vector<int32_t> types = {2, 3, 3};  // llama.cpp: 1 normal, 2 unknown, 3 control, 6 byte
+  for (int b = 0; b < 256; ++b) {
+    tokens.push_back(fmt::format("<0x{:02X}>", b));
+    types.push_back(6);
+  }
+  while (static_cast<int64_t>(tokens.size()) < n) {
+    tokens.push_back(fmt::format("\u2581t{}", tokens.size()));
+    types.push_back(1);
+  }
+  std::vector<float> scores(tokens.size());
+  for (size_t i = 0; i < scores.size(); ++i) scores[i] = -static_cast<float>(i);
+  auto packed = [](MetaType t, const void* p, size_t count, size_t size) {
+    MetaValue v;
+    v.type = MetaType::ARRAY;
+    v.elem_type = t;
+    v.count = count;
+    v.raw.assign(static_cast<const uint8_t*>(p), static_cast<const uint8_t*>(p) + count * size);
+    return v;
+  };
+  BW24_RETURN_IF_ERROR(d.add_meta("tokenizer.ggml.model", MetaValue::of_string("llama")));
+  BW24_RETURN_IF_ERROR(d.add_meta("tokenizer.ggml.tokens", MetaValue::of_strings(std::move(tokens))));
+  BW24_RETURN_IF_ERROR(d.add_meta("tokenizer.ggml.scores", packed(MetaType::F32, scores.data(), scores.size(), 4)));
+  BW24_RETURN_IF_ERROR(d.add_meta("tokenizer.ggml.token_type", packed(MetaType::I32, types.data(), types.size(), 4)));
+  BW24_RETURN_IF_ERROR(d.add_meta("tokenizer.ggml.unknown_token_id", MetaValue::of_u32(0)));
+  BW24_RETURN_IF_ERROR(d.add_meta("tokenizer.ggml.bos_token_id", MetaValue::of_u32(1)));
+  BW24_RETURN_IF_ERROR(d.add_meta("tokenizer.ggml.eos_token_id", MetaValue::of_u32(2)));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<TensorDirectory>> build_synthetic(const std::string& shape_name,

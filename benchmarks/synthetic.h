@@ -20,4 +20,9 @@ absl::StatusOr<std::unique_ptr<loaders::TensorDirectory>> build_synthetic(const 
                                                                           const std::string& quant);
 std::vector<std::string> synthetic_shapes();
 
+// A SentencePiece-style vocabulary of the model's size for the file form (bw24-synth), so that
+// llama.cpp and bw24 both load it with a tokenizer: <unk> <s> </s>, the 256 byte tokens, then
+// "▁t<N>" pieces. bos 1, eos 2.
+absl::Status add_synthetic_vocab(loaders::TensorDirectory& dir);
+
 }  // namespace bw24::bench
