@@ -22,6 +22,7 @@ struct Shape {
   int n_embd, n_layer, n_head, n_head_kv, head_dim, n_ff, n_vocab;
   float theta;
   bool tied;
+  int n_expert = 0, n_used = 0, n_ff_exp = 0;  // MoE: experts per layer, used per token, expert FFN
 };
 
 // Public config.json values of each model.
@@ -33,6 +34,8 @@ constexpr Shape kShapes[] = {
     // Small shapes for the GPU-vs-CPU tests (one K-quant block per row at n_embd 256).
     {"tiny-qwen3", "qwen3", 256, 2, 4, 2, 64, 768, 2048, 1e6f, false},
     {"tiny-llama", "llama", 256, 2, 4, 4, 64, 512, 2048, 1e4f, true},
+    {"qwen3-30b-a3b", "qwen3moe", 2048, 48, 32, 4, 128, 6144, 151936, 1e6f, false, 128, 8, 768},
+    {"tiny-qwen3moe", "qwen3moe", 256, 2, 4, 2, 64, 768, 2048, 1e6f, false, 8, 2, 256},
 };
 
 // xorshift64*: fast random bytes.
@@ -72,6 +75,11 @@ void fill(GgmlType type, uint8_t* data, uint64_t bytes, Rng& rng) {
       case GgmlType::Q6_K: put_half(p + 208, 0.0005f); break;
       case GgmlType::Q8_0: case GgmlType::Q4_0: case GgmlType::Q5_0: put_half(p, 0.002f); break;
       case GgmlType::Q4_1: put_half(p, 0.002f); put_half(p + 2, -0.015f); break;
+      case GgmlType::F32: {  // router weights: small values, no NaN bit patterns
+        const float v = ((rng.next() >> 40) / 16777216.0f - 0.5f) * 0.05f;
+        std::memcpy(p, &v, 4);
+        break;
+      }
       case GgmlType::BF16: case GgmlType::F16: {
         uint16_t bits = 0;
         std::memcpy(&bits, p, 2);
@@ -150,6 +158,11 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> build_synthetic(const std::stri
   BW24_RETURN_IF_ERROR(d->add_meta(a + "attention.value_length", MetaValue::of_u32(sh->head_dim)));
   BW24_RETURN_IF_ERROR(d->add_meta(a + "attention.layer_norm_rms_epsilon", MetaValue::of_f32(1e-6f)));
   BW24_RETURN_IF_ERROR(d->add_meta(a + "rope.freq_base", MetaValue::of_f32(sh->theta)));
+  if (sh->n_expert > 0) {
+    BW24_RETURN_IF_ERROR(d->add_meta(a + "expert_count", MetaValue::of_u32(sh->n_expert)));
+    BW24_RETURN_IF_ERROR(d->add_meta(a + "expert_used_count", MetaValue::of_u32(sh->n_used)));
+    BW24_RETURN_IF_ERROR(d->add_meta(a + "expert_feed_forward_length", MetaValue::of_u32(sh->n_ff_exp)));
+  }
 
   // Per-tensor types of each mix. Q4_K_M as llama-quantize lays it out: Q6_K for the output, and
   // for attn_v / ffn_down on the first and last eighth of the layers and every third in between.
@@ -158,9 +171,10 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> build_synthetic(const std::stri
     return il < n / 8 || il >= 7 * n / 8 || (il - n / 8) % 3 == 2;
   };
   auto type_for = [&](const std::string& name, int il) -> absl::StatusOr<GgmlType> {
+    if (name == "ffn_gate_inp.weight") return GgmlType::F32;  // llama-quantize keeps the router in F32
     if (quant == "Q4_K_M") {
       if (name == "output.weight") return GgmlType::Q6_K;
-      if ((name == "attn_v.weight" || name == "ffn_down.weight") && more_bits(il)) return GgmlType::Q6_K;
+      if ((name == "attn_v.weight" || name.starts_with("ffn_down")) && more_bits(il)) return GgmlType::Q6_K;
       return GgmlType::Q4_K;
     }
     if (quant == "Q8_0") return GgmlType::Q8_0;
@@ -174,7 +188,7 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> build_synthetic(const std::stri
   };
   Rng rng;
   const bool realistic = std::string_view(sh->name).starts_with("tiny");
-  auto add = [&](const std::string& name, int il, int64_t ne0, int64_t ne1) -> absl::Status {
+  auto add = [&](const std::string& name, int il, int64_t ne0, int64_t ne1, int64_t ne2 = 1) -> absl::Status {
     TensorInfo t;
     t.name = il >= 0 ? "blk." + std::to_string(il) + "." + name : name;
     if (ne1 == 1) {  // norms: f32 ones with noise
@@ -191,9 +205,9 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> build_synthetic(const std::stri
     BW24_ASSIGN_OR_RETURN(GgmlType type, type_for(name, il));
     const TypeInfo* ti = type_info(type);
     t.type = static_cast<uint32_t>(type);
-    t.n_dims = 2;
-    t.ne = {ne0, ne1, 1, 1};
-    t.n_bytes = static_cast<uint64_t>(ne0 / ti->block_elems) * ti->block_bytes * static_cast<uint64_t>(ne1);
+    t.n_dims = ne2 > 1 ? 3 : 2;
+    t.ne = {ne0, ne1, ne2, 1};
+    t.n_bytes = static_cast<uint64_t>(ne0 / ti->block_elems) * ti->block_bytes * static_cast<uint64_t>(ne1 * ne2);
     uint8_t* p = d->own_bytes(t.n_bytes);
     if (realistic) {
       // Trained-like rows: N(0, 1 / fan_in) through the reference quantizer (a few seconds at
@@ -201,9 +215,9 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> build_synthetic(const std::stri
       const quant::QuantTraits* q = quant::traits(type);
       if (!q || !q->quantize) return error(Code::kUnsupported, "no reference quantizer for {}", ti->name);
       std::vector<float> row(static_cast<size_t>(ne0));
-      const uint64_t rb = t.n_bytes / static_cast<uint64_t>(ne1);
+      const uint64_t rb = t.n_bytes / static_cast<uint64_t>(ne1 * ne2);
       const float sd = 1.0f / std::sqrt(static_cast<float>(ne0));
-      for (int64_t r = 0; r < ne1; ++r) {
+      for (int64_t r = 0; r < ne1 * ne2; ++r) {
         for (auto& v : row) v = sd * gaussian(rng);
         q->quantize(row.data(), p + static_cast<uint64_t>(r) * rb, ne0);
       }
@@ -223,11 +237,18 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> build_synthetic(const std::stri
     BW24_RETURN_IF_ERROR(add("attn_k.weight", il, E, kw));
     BW24_RETURN_IF_ERROR(add("attn_v.weight", il, E, kw));
     BW24_RETURN_IF_ERROR(add("attn_output.weight", il, qw, E));
-    if (std::string(sh->arch) == "qwen3") {
+    if (std::string_view(sh->arch).starts_with("qwen3")) {
       BW24_RETURN_IF_ERROR(add("attn_q_norm.weight", il, sh->head_dim, 1));
       BW24_RETURN_IF_ERROR(add("attn_k_norm.weight", il, sh->head_dim, 1));
     }
     BW24_RETURN_IF_ERROR(add("ffn_norm.weight", il, E, 1));
+    if (sh->n_expert > 0) {
+      BW24_RETURN_IF_ERROR(add("ffn_gate_inp.weight", il, E, sh->n_expert));
+      BW24_RETURN_IF_ERROR(add("ffn_gate_exps.weight", il, E, sh->n_ff_exp, sh->n_expert));
+      BW24_RETURN_IF_ERROR(add("ffn_up_exps.weight", il, E, sh->n_ff_exp, sh->n_expert));
+      BW24_RETURN_IF_ERROR(add("ffn_down_exps.weight", il, sh->n_ff_exp, E, sh->n_expert));
+      continue;
+    }
     BW24_RETURN_IF_ERROR(add("ffn_gate.weight", il, E, sh->n_ff));
     BW24_RETURN_IF_ERROR(add("ffn_up.weight", il, E, sh->n_ff));
     BW24_RETURN_IF_ERROR(add("ffn_down.weight", il, sh->n_ff, E));

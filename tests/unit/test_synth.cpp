@@ -27,9 +27,10 @@ std::vector<float> logits_of(std::shared_ptr<const engine::Model> m, const std::
 
 TEST_CASE("synthetic models written as GGUF read back identically and run the same", "[synth]") {
   const std::string path = (std::filesystem::temp_directory_path() / "bw24_synth_test.gguf").string();
-  for (const char* quant : {"Q4_K_M", "Q8_0"}) {
-    INFO(quant);
-    auto built = bench::build_synthetic("tiny-qwen3", quant);
+  for (auto [shape, quant] : {std::pair{"tiny-qwen3", "Q4_K_M"}, std::pair{"tiny-qwen3", "Q8_0"},
+                              std::pair{"tiny-qwen3moe", "Q4_K_M"}}) {
+    INFO(shape << " " << quant);
+    auto built = bench::build_synthetic(shape, quant);
     REQUIRE(built.ok());
     REQUIRE(bench::add_synthetic_vocab(**built).ok());
     REQUIRE(loaders::write_gguf(**built, path).ok());
@@ -54,7 +55,7 @@ TEST_CASE("synthetic models written as GGUF read back identically and run the sa
     auto from_file = engine::Model::open(path, {});
     REQUIRE(from_file.ok());
     CHECK((*from_file)->tokenizer() != nullptr);
-    auto rebuilt = bench::build_synthetic("tiny-qwen3", quant);
+    auto rebuilt = bench::build_synthetic(shape, quant);
     REQUIRE(rebuilt.ok());
     auto in_memory = engine::Model::from_directory(std::move(rebuilt).value(), "synthetic", {});
     REQUIRE(in_memory.ok());
