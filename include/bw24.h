@@ -349,7 +349,8 @@ BW24_API bw24_status bw24_session_decode(bw24_session* session, const bw24_sampl
                                          int32_t* stop_reason);
 
 /** Keep the first n_keep positions of the context and drop the rest (0 <= n_keep <= position).
- *  The logits for the next token are recomputed on demand. @since 0.1 */
+ *  The logits for the next token are recomputed on demand. Hybrid (recurrent) models recompute
+ *  their state from the kept tokens, at the cost of one prefill. @since 0.1 */
 BW24_API bw24_status bw24_session_rewind(bw24_session* session, int32_t n_keep);
 
 /** Number of positions in the context (tokens prefilled or decoded and fed). -1 for NULL.

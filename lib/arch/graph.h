@@ -29,6 +29,7 @@ struct Norm {
 struct AttentionBlock {
   Norm norm;
   Weight wq, wk, wv, wo;
+  bool gated = false;      // Qwen3.5: wq gives [q | gate] per head; output *= sigmoid(gate)
   Norm q_norm, k_norm;     // per-head RMSNorm before RoPE (Qwen3); w empty = none
   int32_t n_head = 0, n_head_kv = 0, head_dim = 0;
   int32_t rope_dims = 0;   // leading channels of each head that rotate
@@ -57,8 +58,25 @@ struct MlpBlock {
   bool is_moe() const { return moe.n_expert > 0; }
 };
 
+// Gated DeltaNet (Qwen3.5 linear attention, formats.md §3.5): in_qkv -> causal depthwise conv1d
+// (kernel conv_kernel, SiLU) -> q, k (l2-normalized per head, q scaled by 1/sqrt(d_k)), v; per
+// value head a state S [d_k][d_v]: S *= exp(g), S += k (beta (v - S^T k))^T, o = S^T q, with
+// beta = sigmoid(in_b x), g = -exp(a_log) * softplus(in_a x + dt_bias); o through a gated
+// RMSNorm (norm(o) * w * silu(z), z = in_z x) and out_proj. Key heads serve n_v / n_k
+// consecutive value heads.
+struct DeltaNetBlock {
+  Norm norm;                                 // the layer's input norm
+  Weight in_qkv, in_z, in_b, in_a, out_proj;
+  Weight conv;                               // [conv_kernel, conv_dim] (channel-major taps)
+  Weight dt_bias, a_log, gated_norm;         // [n_v], [n_v], [d_v]
+  int32_t n_k_heads = 0, n_v_heads = 0, d_k = 0, d_v = 0, conv_kernel = 0;
+  int64_t conv_dim() const { return int64_t{2} * n_k_heads * d_k + int64_t{n_v_heads} * d_v; }
+};
+
 struct Layer {
+  bool recurrent = false;  // true: delta_net mixes tokens; false: attn does
   AttentionBlock attn;
+  DeltaNetBlock delta_net;
   MlpBlock mlp;
 };
 

@@ -16,6 +16,7 @@ constexpr Entry kArchs[] = {
     {"llama", build_llama},
     {"qwen3", build_qwen3},
     {"qwen3moe", build_qwen3moe},
+    {"qwen35", build_qwen35},
     {"gemma3", build_gemma3},
 };
 

@@ -163,6 +163,9 @@ class CudaRunner final : public Runner {
                    type_name(type));
     };
     for (const auto& L : g_.layers) {
+      if (L.recurrent)
+        return error(Code::kUnsupported, "{}: gated delta net layers do not run on the CUDA runner yet (CPU: device -1)",
+                     g_.arch);
       if (L.mlp.is_moe())
         return error(Code::kUnsupported, "{}: mixture-of-experts layers do not run on the CUDA runner yet (CPU: device -1)",
                      g_.arch);

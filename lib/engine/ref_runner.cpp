@@ -1,6 +1,7 @@
 // The CPU reference runner: walks the ModelGraph block by block with lib/ref ops, all tokens of a
 // request at once (each weight row is dequantized once per request, not once per token).
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "lib/core/status.h"
@@ -19,20 +20,48 @@ using arch::Norm;
 class RefRunner final : public Runner {
  public:
   RefRunner(const ModelGraph& g, const RunnerOptions& opt, kv::HostKvCache kv)
-      : g_(g), opt_(opt), pool_(opt.n_threads), kv_(std::move(kv)) {}
+      : g_(g), opt_(opt), pool_(opt.n_threads), kv_(std::move(kv)) {
+    for (const auto& L : g_.layers) {
+      const arch::DeltaNetBlock& b = L.delta_net;
+      conv_state_.emplace_back(L.recurrent ? size_t(b.conv_kernel - 1) * b.conv_dim() : 0, 0.0f);
+      ssm_state_.emplace_back(L.recurrent ? size_t(b.n_v_heads) * b.d_k * b.d_v : 0, 0.0f);
+      recurrent_ |= L.recurrent;
+    }
+  }
 
-  uint64_t state_bytes() const override { return kv_.bytes(); }
+  uint64_t state_bytes() const override {
+    uint64_t n = kv_.bytes();
+    for (size_t l = 0; l < conv_state_.size(); ++l) n += (conv_state_[l].size() + ssm_state_[l].size()) * 4;
+    return n;
+  }
+  bool recurrent() const override { return recurrent_; }
+  void reset() override {
+    for (auto& v : conv_state_) std::fill(v.begin(), v.end(), 0.0f);
+    for (auto& v : ssm_state_) std::fill(v.begin(), v.end(), 0.0f);
+    state_pos_ = 0;
+  }
 
   absl::Status forward(const ForwardRequest& req) override {
     const int64_t n = req.n, E = g_.n_embd;
+    // The recurrent state summarizes exactly the positions before state_pos_ (the session resets
+    // and replays on rewind).
+    if (recurrent_ && req.pos != state_pos_)
+      return error(Code::kState, "the recurrent state is at position {}, not {}", state_pos_, req.pos);
     std::vector<float> x(n * E), h(n * E);
     embed_tokens(g_, req.tokens, n, x.data());
     for (size_t il = 0; il < g_.layers.size(); ++il) {
-      if (req.cancel && req.cancel->load(std::memory_order_relaxed))
+      if (req.cancel && req.cancel->load(std::memory_order_relaxed)) {
+        if (recurrent_) reset();  // half-updated state: the session replays its tokens
         return error(Code::kCancelled, "cancelled at layer {}", il);
+      }
       const arch::Layer& L = g_.layers[il];
-      norm_rows(L.attn.norm, x.data(), h.data(), n, E);
-      attention(L.attn, static_cast<int32_t>(il), h.data(), n, req.pos, x.data());
+      if (L.recurrent) {
+        norm_rows(L.delta_net.norm, x.data(), h.data(), n, E);
+        delta_net(L.delta_net, il, h.data(), n, x.data());
+      } else {
+        norm_rows(L.attn.norm, x.data(), h.data(), n, E);
+        attention(L.attn, static_cast<int32_t>(il), h.data(), n, req.pos, x.data());
+      }
       norm_rows(L.mlp.norm, x.data(), h.data(), n, E);
       mlp(L.mlp, h.data(), n, x.data());
     }
@@ -40,6 +69,7 @@ class RefRunner final : public Runner {
     const int64_t first = req.all_logits ? 0 : n - 1, rows = n - first;
     norm_rows(g_.output_norm, x.data() + first * E, h.data(), rows, E);
     ref::matmul(pool_, *g_.output.t, h.data(), rows, req.logits);
+    state_pos_ = req.pos + n;
     return absl::OkStatus();
   }
 
@@ -55,8 +85,19 @@ class RefRunner final : public Runner {
   void attention(const AttentionBlock& a, int32_t layer, const float* h, int64_t n, int64_t pos,
                  float* x) {
     const int64_t D = a.head_dim, qw = int64_t{a.n_head} * D, kw = int64_t{a.n_head_kv} * D;
-    std::vector<float> q(n * qw), k(n * kw), v(n * kw), o(n * qw), proj(n * g_.n_embd);
-    ref::matmul(pool_, *a.wq.t, h, n, q.data());
+    std::vector<float> q(n * qw), k(n * kw), v(n * kw), o(n * qw), proj(n * g_.n_embd), gate;
+    if (a.gated) {  // rows per head: [q (D) | gate (D)]
+      std::vector<float> qg(n * 2 * qw);
+      gate.resize(n * qw);
+      ref::matmul(pool_, *a.wq.t, h, n, qg.data());
+      for (int64_t t = 0; t < n; ++t)
+        for (int32_t hh = 0; hh < a.n_head; ++hh) {
+          std::copy_n(&qg[(t * a.n_head + hh) * 2 * D], D, &q[t * qw + hh * D]);
+          std::copy_n(&qg[(t * a.n_head + hh) * 2 * D + D], D, &gate[t * qw + hh * D]);
+        }
+    } else {
+      ref::matmul(pool_, *a.wq.t, h, n, q.data());
+    }
     ref::matmul(pool_, *a.wk.t, h, n, k.data());
     ref::matmul(pool_, *a.wv.t, h, n, v.data());
     std::vector<float> qn(D), kn(D);
@@ -96,8 +137,81 @@ class RefRunner final : public Runner {
         }
       }
     });
+    if (a.gated)
+      for (int64_t i = 0; i < n * qw; ++i) o[i] *= 1.0f / (1.0f + std::exp(-gate[i]));
     ref::matmul(pool_, *a.wo.t, o.data(), n, proj.data());
     if (a.post_norm.w) norm_rows(a.post_norm, proj.data(), proj.data(), n, g_.n_embd);
+    for (int64_t i = 0; i < n * g_.n_embd; ++i) x[i] += proj[i];
+  }
+
+  // x += out_proj(gated_norm(delta rule(conv(in_qkv h)), in_z h)), token by token through the
+  // layer's conv and recurrent state (graph.h DeltaNetBlock; transformers'
+  // torch_recurrent_gated_delta_rule is the model).
+  void delta_net(const arch::DeltaNetBlock& b, size_t layer, const float* h, int64_t n, float* x) {
+    const int64_t C = b.conv_dim(), K = b.conv_kernel, Hk = b.n_k_heads, Hv = b.n_v_heads, dk = b.d_k, dv = b.d_v;
+    const int64_t Kd = Hk * dk, Vd = Hv * dv, r = Hv / Hk;
+    std::vector<float> qkv(n * C), z(n * Vd), beta(n * Hv), alpha(n * Hv), o(n * Vd), proj(n * g_.n_embd);
+    ref::matmul(pool_, *b.in_qkv.t, h, n, qkv.data());
+    ref::matmul(pool_, *b.in_z.t, h, n, z.data());
+    ref::matmul(pool_, *b.in_b.t, h, n, beta.data());
+    ref::matmul(pool_, *b.in_a.t, h, n, alpha.data());
+    std::vector<float> conv(K * C), dt(Hv), a_log(Hv), nw(dv);
+    for (int64_t c = 0; c < C; ++c) ref::dequant_row(*b.conv.t, c, &conv[c * K]);  // taps of channel c
+    ref::dequant_row(*b.dt_bias.t, 0, dt.data());
+    ref::dequant_row(*b.a_log.t, 0, a_log.data());
+    ref::dequant_row(*b.gated_norm.t, 0, nw.data());
+    std::vector<float>& cs = conv_state_[layer];  // the last K - 1 inputs, oldest first
+    std::vector<float>& S = ssm_state_[layer];    // [Hv][dk][dv]
+    std::vector<float> y(C), kv_mem(dv);
+    const float q_scale = 1.0f / std::sqrt(static_cast<float>(dk));
+    for (int64_t t = 0; t < n; ++t) {
+      const float* in = &qkv[t * C];
+      // Causal depthwise conv over [state, input], then SiLU; the state shifts by one.
+      for (int64_t c = 0; c < C; ++c) {
+        float acc = conv[c * K + K - 1] * in[c];
+        for (int64_t j = 0; j < K - 1; ++j) acc += conv[c * K + j] * cs[j * C + c];
+        y[c] = acc / (1.0f + std::exp(-acc));
+      }
+      if (K > 1) {
+        std::copy(cs.begin() + C, cs.end(), cs.begin());
+        std::copy_n(in, C, cs.begin() + (K - 2) * C);
+      }
+      // l2-normalized q and k per key head (q also scaled by 1/sqrt(dk)).
+      for (int64_t hk = 0; hk < 2 * Hk; ++hk) {
+        float* v = &y[hk * dk];
+        double ss = 0;
+        for (int64_t i = 0; i < dk; ++i) ss += double(v[i]) * v[i];
+        const float inv = 1.0f / std::sqrt(static_cast<float>(ss) + 1e-6f) * (hk < Hk ? q_scale : 1.0f);
+        for (int64_t i = 0; i < dk; ++i) v[i] *= inv;
+      }
+      for (int64_t hv = 0; hv < Hv; ++hv) {
+        const float* q = &y[(hv / r) * dk];
+        const float* k = &y[Kd + (hv / r) * dk];
+        const float* v = &y[2 * Kd + hv * dv];
+        const float bt = 1.0f / (1.0f + std::exp(-beta[t * Hv + hv]));
+        const float ax = alpha[t * Hv + hv] + dt[hv];
+        const float softplus = ax > 20.0f ? ax : std::log1p(std::exp(ax));
+        const float decay = std::exp(-std::exp(a_log[hv]) * softplus);
+        float* Sh = &S[hv * dk * dv];
+        for (int64_t i = 0; i < dk * dv; ++i) Sh[i] *= decay;
+        std::fill(kv_mem.begin(), kv_mem.end(), 0.0f);
+        for (int64_t i = 0; i < dk; ++i)
+          for (int64_t j = 0; j < dv; ++j) kv_mem[j] += Sh[i * dv + j] * k[i];
+        for (int64_t j = 0; j < dv; ++j) kv_mem[j] = (v[j] - kv_mem[j]) * bt;  // delta
+        float* out = &o[t * Vd + hv * dv];
+        std::fill(out, out + dv, 0.0f);
+        for (int64_t i = 0; i < dk; ++i)
+          for (int64_t j = 0; j < dv; ++j) {
+            Sh[i * dv + j] += k[i] * kv_mem[j];
+            out[j] += Sh[i * dv + j] * q[i];
+          }
+        // Gated RMSNorm: norm(o) * w * silu(z).
+        ref::rmsnorm(out, out, nw.data(), dv, g_.norm_eps, false);
+        const float* zh = &z[t * Vd + hv * dv];
+        for (int64_t j = 0; j < dv; ++j) out[j] *= zh[j] / (1.0f + std::exp(-zh[j]));
+      }
+    }
+    ref::matmul(pool_, *b.out_proj.t, o.data(), n, proj.data());
     for (int64_t i = 0; i < n * g_.n_embd; ++i) x[i] += proj[i];
   }
 
@@ -171,6 +285,9 @@ class RefRunner final : public Runner {
   RunnerOptions opt_;
   ThreadPool pool_;
   kv::HostKvCache kv_;
+  std::vector<std::vector<float>> conv_state_, ssm_state_;  // per layer; empty for attention layers
+  bool recurrent_ = false;
+  int64_t state_pos_ = 0;
 };
 
 }  // namespace
@@ -188,7 +305,11 @@ void embed_tokens(const ModelGraph& g, const int32_t* tokens, int64_t n, float* 
 absl::StatusOr<std::unique_ptr<Runner>> make_ref_runner(const ModelGraph& graph,
                                                         const RunnerOptions& opt) {
   if (graph.layers.empty()) return error(Code::kModel, "model has no layers");
-  const arch::AttentionBlock& a = graph.layers[0].attn;
+  const arch::AttentionBlock* first = nullptr;  // KV shape of the attention layers
+  for (const auto& L : graph.layers)
+    if (!L.recurrent && !first) first = &L.attn;
+  if (!first) return error(Code::kModel, "model has no attention layer");
+  const arch::AttentionBlock& a = *first;
   kv::KvShape shape{static_cast<int32_t>(graph.layers.size()), opt.n_ctx, a.n_head_kv, a.head_dim};
   BW24_ASSIGN_OR_RETURN(kv::HostKvCache cache, kv::HostKvCache::create(shape, opt.k_type, opt.v_type));
   return std::unique_ptr<Runner>(new RefRunner(graph, opt, std::move(cache)));

@@ -28,6 +28,11 @@ class Runner {
   // On error (incl. Code::kCancelled) positions >= pos hold garbage; callers keep their old position.
   virtual absl::Status forward(const ForwardRequest& req) = 0;
   virtual uint64_t state_bytes() const = 0;
+  // Recurrent layers (Qwen3.5's delta nets) keep a state that cannot be cut back to an earlier
+  // position: such a runner only takes forward() at the position it has reached, and reset()
+  // returns it to position 0 (the session replays its kept tokens on rewind).
+  virtual bool recurrent() const { return false; }
+  virtual void reset() {}
 };
 
 struct RunnerOptions {

@@ -50,6 +50,7 @@ class Session {
   Session() : sampler_(0) {}
   absl::Status run(const int32_t* tokens, int32_t n, bool all_logits);
   absl::Status ensure_logits();
+  void replay();  // recurrent runners: rebuild the state from tokens_ after a failed request
 
   std::shared_ptr<const Model> model_;
   std::unique_ptr<Runner> runner_;

@@ -36,6 +36,21 @@ constexpr std::pair<std::string_view, std::string_view> kLayerNames[] = {
     {"mlp.gate", "ffn_gate_inp"},  // MoE router
 };
 
+// Qwen3.5 (qwen35): the post-attention norm's GGUF name, and the gated delta net's tensors. A_log
+// keeps its HF meaning under ssm_a_log (GGUF files store ssm_a = -exp(A_log) instead).
+constexpr std::pair<std::string_view, std::string_view> kQwen35LayerNames[] = {
+    {"post_attention_layernorm.weight", "post_attention_norm.weight"},
+    {"linear_attn.in_proj_qkv.weight", "attn_qkv.weight"},
+    {"linear_attn.in_proj_z.weight", "attn_gate.weight"},
+    {"linear_attn.in_proj_b.weight", "ssm_beta.weight"},
+    {"linear_attn.in_proj_a.weight", "ssm_alpha.weight"},
+    {"linear_attn.conv1d.weight", "ssm_conv1d.weight"},
+    {"linear_attn.dt_bias", "ssm_dt.bias"},
+    {"linear_attn.A_log", "ssm_a_log"},
+    {"linear_attn.norm.weight", "ssm_norm.weight"},
+    {"linear_attn.out_proj.weight", "ssm_out.weight"},
+};
+
 constexpr std::pair<std::string_view, std::string_view> kGlobalNames[] = {
     {"model.embed_tokens.weight", "token_embd.weight"},
     {"model.norm.weight", "output_norm.weight"},
@@ -55,6 +70,8 @@ constexpr std::pair<std::string_view, std::string_view> kArchNames[] = {
     {"llama", "llama"},
     {"qwen3", "qwen3"},
     {"qwen3_moe", "qwen3moe"},
+    {"qwen3_5_text", "qwen35"},
+    {"qwen3_5", "qwen35"},
     {"gemma3_text", "gemma3"},
     {"gemma3", "gemma3"},
 };
@@ -134,6 +151,30 @@ absl::Status map_moe(const json& cfg, const std::string& a, TensorDirectory& d) 
   return absl::OkStatus();
 }
 
+// Qwen3.5 hybrid: linear-attention sizes under llama.cpp's ssm.* keys, the per-layer types, and
+// the partial rotary dimension (head_dim * partial_rotary_factor).
+absl::Status map_qwen35(const json& cfg, const std::string& a, TensorDirectory& d) {
+  BW24_RETURN_IF_ERROR(add_int(d, cfg, "linear_conv_kernel_dim", a + "ssm.conv_kernel"));
+  BW24_RETURN_IF_ERROR(add_int(d, cfg, "linear_key_head_dim", a + "ssm.state_size"));
+  BW24_RETURN_IF_ERROR(add_int(d, cfg, "linear_num_key_heads", a + "ssm.group_count"));
+  BW24_RETURN_IF_ERROR(add_int(d, cfg, "linear_num_value_heads", a + "ssm.time_step_rank"));
+  BW24_RETURN_IF_ERROR(add_int(d, cfg, "linear_value_head_dim", a + "ssm.value_head_dim"));
+  BW24_RETURN_IF_ERROR(add_int(d, cfg, "full_attention_interval", a + "full_attention_interval"));
+  if (const json* lt = find(cfg, "layer_types"); lt && lt->is_array()) {
+    std::vector<std::string> types;
+    for (const json& t : *lt) types.push_back(t.is_string() ? t.get<std::string>() : "");
+    BW24_RETURN_IF_ERROR(d.add_meta(a + "attention.layer_types", MetaValue::of_strings(std::move(types))));
+  }
+  const json* rp = find(cfg, "rope_parameters");
+  const json* hd = find(cfg, "head_dim");
+  if (rp && rp->is_object() && hd && hd->is_number_integer()) {
+    const double factor = rp->value("partial_rotary_factor", 1.0);
+    const int64_t dims = static_cast<int64_t>(hd->get<int64_t>() * factor);
+    BW24_RETURN_IF_ERROR(d.add_meta(a + "rope.dimension_count", MetaValue::of_u32(static_cast<uint32_t>(dims))));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status map_config(const json& cfg, const fs::path& dir, TensorDirectory& d) {
   if (const json* q = find(cfg, "quantization_config"); q && !q->is_null()) {
     std::string method = "unknown";
@@ -188,6 +229,7 @@ absl::Status map_config(const json& cfg, const fs::path& dir, TensorDirectory& d
   }
   if (arch == "gemma3") BW24_RETURN_IF_ERROR(map_gemma3(cfg, a, d));
   if (arch == "qwen3moe") BW24_RETURN_IF_ERROR(map_moe(cfg, a, d));
+  if (arch == "qwen35") BW24_RETURN_IF_ERROR(map_qwen35(cfg, a, d));
   if (const json* tie = find(cfg, "tie_word_embeddings"); tie && tie->is_boolean())
     BW24_RETURN_IF_ERROR(d.add_meta("hf.tie_word_embeddings", MetaValue::of_bool(tie->get<bool>())));
   return absl::OkStatus();
@@ -340,6 +382,9 @@ std::string hf_to_gguf_name(const std::string& hf_name, const std::string& arch)
   if (arch == "gemma3")
     for (auto [hf, gg] : kGemmaLayerNames)
       if (rest == std::string(hf) + ".weight") return fmt::format("blk.{}.{}.weight", layer, gg);
+  if (arch == "qwen35")
+    for (auto [hf, gg] : kQwen35LayerNames)
+      if (rest == hf) return fmt::format("blk.{}.{}", layer, gg);
   for (auto [hf, gg] : kLayerNames) {
     for (std::string_view kind : {".weight", ".bias"})
       if (rest == std::string(hf) + std::string(kind))
@@ -410,6 +455,10 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> load_hf_directory(const std::st
       t.type = type;
       t.n_dims = static_cast<int32_t>(e.shape.size());
       for (size_t k = 0; k < e.shape.size(); ++k) t.ne[k] = e.shape[e.shape.size() - 1 - k];
+      if (name.ends_with("ssm_conv1d.weight") && t.n_dims == 3 && t.ne[1] == 1) {  // [C, 1, K] -> ne {K, C}
+        t.ne = {t.ne[0], t.ne[2], 1, 1};
+        t.n_dims = 2;
+      }
       t.data = e.data;
       t.n_bytes = e.n_bytes;
       BW24_RETURN_IF_ERROR(d->add_tensor(std::move(t)));

@@ -103,7 +103,8 @@ absl::StatusOr<AttentionBlock> attention(const TensorDirectory& dir, int layer, 
   const int64_t q_out = int64_t{hp.n_head} * hp.head_dim, kv_out = int64_t{hp.n_head_kv} * hp.head_dim;
   BW24_ASSIGN_OR_RETURN(a.norm.w, weight(dir, blk(layer, "attn_norm.weight"), {hp.n_embd}));
   a.norm.one_plus = opt.norm_one_plus;
-  BW24_ASSIGN_OR_RETURN(a.wq, weight(dir, blk(layer, "attn_q.weight"), {hp.n_embd, q_out}));
+  a.gated = opt.gated;
+  BW24_ASSIGN_OR_RETURN(a.wq, weight(dir, blk(layer, "attn_q.weight"), {hp.n_embd, opt.gated ? 2 * q_out : q_out}));
   BW24_ASSIGN_OR_RETURN(a.wk, weight(dir, blk(layer, "attn_k.weight"), {hp.n_embd, kv_out}));
   BW24_ASSIGN_OR_RETURN(a.wv, weight(dir, blk(layer, "attn_v.weight"), {hp.n_embd, kv_out}));
   BW24_ASSIGN_OR_RETURN(a.wo, weight(dir, blk(layer, "attn_output.weight"), {q_out, hp.n_embd}));
@@ -123,7 +124,7 @@ absl::StatusOr<MlpBlock> gated_mlp(const TensorDirectory& dir, int layer, const 
                                    const MlpOptions& opt) {
   MlpBlock m;
   m.act = opt.act;
-  BW24_ASSIGN_OR_RETURN(m.norm.w, weight(dir, blk(layer, "ffn_norm.weight"), {hp.n_embd}));
+  BW24_ASSIGN_OR_RETURN(m.norm.w, weight(dir, blk(layer, opt.norm_name), {hp.n_embd}));
   m.norm.one_plus = opt.norm_one_plus;
   BW24_ASSIGN_OR_RETURN(m.gate, weight(dir, blk(layer, "ffn_gate.weight"), {hp.n_embd, hp.n_ff}));
   BW24_ASSIGN_OR_RETURN(m.up, weight(dir, blk(layer, "ffn_up.weight"), {hp.n_embd, hp.n_ff}));
@@ -133,6 +134,33 @@ absl::StatusOr<MlpBlock> gated_mlp(const TensorDirectory& dir, int layer, const 
     m.post_norm.one_plus = opt.norm_one_plus;
   }
   return m;
+}
+
+absl::StatusOr<DeltaNetBlock> delta_net(const MetaReader& meta, int layer, const Hparams& hp, bool norm_one_plus) {
+  const TensorDirectory& dir = meta.dir();
+  DeltaNetBlock b;
+  BW24_ASSIGN_OR_RETURN(b.conv_kernel, meta.u32("ssm.conv_kernel"));
+  BW24_ASSIGN_OR_RETURN(b.d_k, meta.u32("ssm.state_size"));
+  BW24_ASSIGN_OR_RETURN(b.n_k_heads, meta.u32("ssm.group_count"));
+  BW24_ASSIGN_OR_RETURN(b.n_v_heads, meta.u32("ssm.time_step_rank"));
+  BW24_ASSIGN_OR_RETURN(b.d_v, meta.u32_or("ssm.value_head_dim", b.d_k));
+  if (b.conv_kernel < 1 || b.conv_kernel > 64 || b.d_k <= 0 || b.d_k > 1024 || b.d_v <= 0 || b.d_v > 1024 ||
+      b.n_k_heads <= 0 || b.n_v_heads <= 0 || b.n_v_heads % b.n_k_heads != 0)
+    return error(Code::kModel, "gated delta net sizes out of range: conv kernel {}, {} key heads of {}, {} value heads of {}",
+                 b.conv_kernel, b.n_k_heads, b.d_k, b.n_v_heads, b.d_v);
+  const int64_t E = hp.n_embd, Vd = int64_t{b.n_v_heads} * b.d_v;
+  BW24_ASSIGN_OR_RETURN(b.norm.w, weight(dir, blk(layer, "attn_norm.weight"), {E}));
+  b.norm.one_plus = norm_one_plus;
+  BW24_ASSIGN_OR_RETURN(b.in_qkv, weight(dir, blk(layer, "attn_qkv.weight"), {E, b.conv_dim()}));
+  BW24_ASSIGN_OR_RETURN(b.in_z, weight(dir, blk(layer, "attn_gate.weight"), {E, Vd}));
+  BW24_ASSIGN_OR_RETURN(b.in_b, weight(dir, blk(layer, "ssm_beta.weight"), {E, b.n_v_heads}));
+  BW24_ASSIGN_OR_RETURN(b.in_a, weight(dir, blk(layer, "ssm_alpha.weight"), {E, b.n_v_heads}));
+  BW24_ASSIGN_OR_RETURN(b.conv, weight(dir, blk(layer, "ssm_conv1d.weight"), {b.conv_kernel, b.conv_dim()}));
+  BW24_ASSIGN_OR_RETURN(b.dt_bias, weight(dir, blk(layer, "ssm_dt.bias"), {b.n_v_heads}));
+  BW24_ASSIGN_OR_RETURN(b.a_log, weight(dir, blk(layer, "ssm_a_log"), {b.n_v_heads}));
+  BW24_ASSIGN_OR_RETURN(b.gated_norm, weight(dir, blk(layer, "ssm_norm.weight"), {b.d_v}));
+  BW24_ASSIGN_OR_RETURN(b.out_proj, weight(dir, blk(layer, "ssm_out.weight"), {Vd, E}));
+  return b;
 }
 
 absl::StatusOr<MlpBlock> moe_mlp(const MetaReader& meta, int layer, const Hparams& hp) {

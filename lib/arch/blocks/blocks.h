@@ -32,6 +32,7 @@ struct AttentionOptions {
   bool qk_norm = false;
   bool norm_one_plus = false;
   bool post_norm = false;      // blk.N.post_attention_norm after the output projection
+  bool gated = false;          // Qwen3.5: attn_q has [q | gate] rows per head (2 * H * D)
   int32_t sliding_window = 0;
   float rope_theta = 0;        // 0: the model's rope.freq_base
   float scale = 0;             // 0: 1/sqrt(head_dim)
@@ -43,9 +44,13 @@ struct MlpOptions {
   Activation act = Activation::kSilu;
   bool norm_one_plus = false;
   bool post_norm = false;  // blk.N.post_ffw_norm after the down projection
+  const char* norm_name = "ffn_norm.weight";  // qwen35: post_attention_norm.weight
 };
 absl::StatusOr<MlpBlock> gated_mlp(const loaders::TensorDirectory& dir, int layer,
                                    const Hparams& hp, const MlpOptions& opt);
+
+// The gated delta net of blk.N (Qwen3.5 linear attention) from the <arch>.ssm.* keys.
+absl::StatusOr<DeltaNetBlock> delta_net(const MetaReader& meta, int layer, const Hparams& hp, bool norm_one_plus);
 
 // Router and stacked experts of blk.N (ffn_gate_inp, ffn_{gate,up,down}_exps) from the
 // <arch>.expert_count / expert_used_count / expert_feed_forward_length / expert_weights_norm keys.
