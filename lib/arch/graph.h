@@ -61,14 +61,17 @@ struct MlpBlock {
 // Gated DeltaNet (Qwen3.5 linear attention, formats.md §3.5): in_qkv -> causal depthwise conv1d
 // (kernel conv_kernel, SiLU) -> q, k (l2-normalized per head, q scaled by 1/sqrt(d_k)), v; per
 // value head a state S [d_k][d_v]: S *= exp(g), S += k (beta (v - S^T k))^T, o = S^T q, with
-// beta = sigmoid(in_b x), g = -exp(a_log) * softplus(in_a x + dt_bias); o through a gated
+// beta = sigmoid(in_b x), g = -exp(A_log) * softplus(in_a x + dt_bias); o through a gated
 // RMSNorm (norm(o) * w * silu(z), z = in_z x) and out_proj. Key heads serve n_v / n_k
 // consecutive value heads.
 struct DeltaNetBlock {
   Norm norm;                                 // the layer's input norm
   Weight in_qkv, in_z, in_b, in_a, out_proj;
   Weight conv;                               // [conv_kernel, conv_dim] (channel-major taps)
-  Weight dt_bias, a_log, gated_norm;         // [n_v], [n_v], [d_v]
+  Weight dt_bias, a, gated_norm;             // [n_v], [n_v], [d_v]
+  bool a_is_log = true;     // a holds A_log (HF); false: GGUF's ssm_a = -exp(A_log)
+  bool v_heads_tiled = false;  // GGUF (formats.md §1.5): value head h uses key head h mod n_k,
+                               // HF: h / (n_v / n_k)
   int32_t n_k_heads = 0, n_v_heads = 0, d_k = 0, d_v = 0, conv_kernel = 0;
   int64_t conv_dim() const { return int64_t{2} * n_k_heads * d_k + int64_t{n_v_heads} * d_v; }
 };

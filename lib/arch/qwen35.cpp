@@ -4,44 +4,50 @@
 // gated delta net (graph.h DeltaNetBlock). Every norm is zero-centered, (1 + w), except the gated
 // norm inside the delta net (formats.md §3).
 //
-// From Hugging Face directories only for now: GGUF files fold the +1 into the norms, store
-// ssm_a = -exp(A_log) and reorder the value heads (formats.md §1.5), which needs a real file to
-// verify; such files are refused by name rather than run wrong.
+// GGUF files carry llama.cpp's conversion transforms (formats.md §1.5): the +1 folded into the
+// norms, ssm_a = -exp(A_log), value heads in tiled order. The golden's GGUF is written with them
+// and llama.cpp reproduces transformers' logits on it (tests/reference/llamacpp_qwen35_check.py).
 #include "lib/arch/blocks/blocks.h"
 #include "lib/arch/registry.h"
+#include "lib/core/log.h"
 #include "lib/core/status.h"
 
 namespace bw24::arch {
 
 absl::StatusOr<ModelGraph> build_qwen35(const loaders::TensorDirectory& dir) {
-  if (dir.origin != loaders::Origin::kHuggingFace)
-    return error(Code::kUnsupported, "qwen35 from GGUF is not supported yet (value-head order and folded norms "
-                 "unverified); open the Hugging Face directory");
   MetaReader meta(dir, "qwen35");
   BW24_ASSIGN_OR_RETURN(blocks::Hparams hp, blocks::read_hparams(meta, 10000000.0f));
   BW24_ASSIGN_OR_RETURN(int32_t interval, meta.u32_or("full_attention_interval", 4));
   if (interval <= 0) return error(Code::kModel, "full_attention_interval {} must be positive", interval);
+  // GGUF block_count includes the multi-token-prediction blocks (nextn); they stay in the
+  // directory for speculative decoding and are not part of the main stack.
+  BW24_ASSIGN_OR_RETURN(int32_t n_mtp, meta.u32_or("nextn_predict_layers", 0));
+  if (n_mtp < 0 || n_mtp >= hp.n_layer)
+    return error(Code::kModel, "nextn_predict_layers {} leaves no main layers of {}", n_mtp, hp.n_layer);
+  const int32_t n_main = hp.n_layer - n_mtp;
+  if (n_mtp > 0) log(LogLevel::kInfo, "qwen35: {} MTP block(s) kept for speculative decoding, not run", n_mtp);
   const loaders::MetaValue* types = dir.meta("qwen35.attention.layer_types");
-  if (types && (types->elem_type != loaders::MetaType::STRING || types->count != static_cast<uint64_t>(hp.n_layer)))
-    return error(Code::kModel, "layer_types has {} entries for {} layers", types->count, hp.n_layer);
+  if (types && (types->elem_type != loaders::MetaType::STRING || types->count != static_cast<uint64_t>(n_main)))
+    return error(Code::kModel, "layer_types has {} entries for {} layers", types->count, n_main);
+  const bool one_plus = dir.origin == loaders::Origin::kHuggingFace;  // GGUF: +1 already folded in
   ModelGraph g;
   g.arch = "qwen35";
-  BW24_RETURN_IF_ERROR(blocks::embeddings_and_head(dir, hp, /*norm_one_plus=*/true, &g));
+  BW24_RETURN_IF_ERROR(blocks::embeddings_and_head(dir, hp, one_plus, &g));
   blocks::AttentionOptions attn;
   attn.rope_style = RopeStyle::kNeox;
   attn.qk_norm = true;
-  attn.norm_one_plus = true;
+  attn.norm_one_plus = one_plus;
   attn.gated = true;
   blocks::MlpOptions mlp;
-  mlp.norm_one_plus = true;
+  mlp.norm_one_plus = one_plus;
   mlp.norm_name = "post_attention_norm.weight";
-  for (int il = 0; il < hp.n_layer; ++il) {
+  for (int il = 0; il < n_main; ++il) {
     Layer layer;
     const std::string kind = types ? types->strings[static_cast<size_t>(il)]
                                    : ((il + 1) % interval == 0 ? "full_attention" : "linear_attention");
     if (kind == "linear_attention") {
       layer.recurrent = true;
-      BW24_ASSIGN_OR_RETURN(layer.delta_net, blocks::delta_net(meta, il, hp, /*norm_one_plus=*/true));
+      BW24_ASSIGN_OR_RETURN(layer.delta_net, blocks::delta_net(meta, il, hp, one_plus));
     } else if (kind == "full_attention") {
       BW24_ASSIGN_OR_RETURN(layer.attn, blocks::attention(dir, il, hp, attn));
     } else {

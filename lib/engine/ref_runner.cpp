@@ -155,10 +155,12 @@ class RefRunner final : public Runner {
     ref::matmul(pool_, *b.in_z.t, h, n, z.data());
     ref::matmul(pool_, *b.in_b.t, h, n, beta.data());
     ref::matmul(pool_, *b.in_a.t, h, n, alpha.data());
-    std::vector<float> conv(K * C), dt(Hv), a_log(Hv), nw(dv);
+    std::vector<float> conv(K * C), dt(Hv), neg_a(Hv), nw(dv);
     for (int64_t c = 0; c < C; ++c) ref::dequant_row(*b.conv.t, c, &conv[c * K]);  // taps of channel c
     ref::dequant_row(*b.dt_bias.t, 0, dt.data());
-    ref::dequant_row(*b.a_log.t, 0, a_log.data());
+    ref::dequant_row(*b.a.t, 0, neg_a.data());
+    if (b.a_is_log)
+      for (auto& v : neg_a) v = -std::exp(v);  // -exp(A_log), as GGUF stores it
     ref::dequant_row(*b.gated_norm.t, 0, nw.data());
     std::vector<float>& cs = conv_state_[layer];  // the last K - 1 inputs, oldest first
     std::vector<float>& S = ssm_state_[layer];    // [Hv][dk][dv]
@@ -185,13 +187,14 @@ class RefRunner final : public Runner {
         for (int64_t i = 0; i < dk; ++i) v[i] *= inv;
       }
       for (int64_t hv = 0; hv < Hv; ++hv) {
-        const float* q = &y[(hv / r) * dk];
-        const float* k = &y[Kd + (hv / r) * dk];
+        const int64_t hk = b.v_heads_tiled ? hv % Hk : hv / r;
+        const float* q = &y[hk * dk];
+        const float* k = &y[Kd + hk * dk];
         const float* v = &y[2 * Kd + hv * dv];
         const float bt = 1.0f / (1.0f + std::exp(-beta[t * Hv + hv]));
         const float ax = alpha[t * Hv + hv] + dt[hv];
         const float softplus = ax > 20.0f ? ax : std::log1p(std::exp(ax));
-        const float decay = std::exp(-std::exp(a_log[hv]) * softplus);
+        const float decay = std::exp(neg_a[hv] * softplus);
         float* Sh = &S[hv * dk * dv];
         for (int64_t i = 0; i < dk * dv; ++i) Sh[i] *= decay;
         std::fill(kv_mem.begin(), kv_mem.end(), 0.0f);

@@ -113,7 +113,6 @@ TEST_CASE("goldens: CPU reference matches transformers fp32 (safetensors and GGU
     const Golden g = load_golden(name);
     std::vector<std::string> forms = {"", "/model.gguf"};
     if (name == "qwen3_moe") forms.push_back("/fused");  // transformers' fused expert tensors
-    if (name == "qwen3_5") forms = {""};  // no qwen35 GGUF form yet (lib/arch/qwen35.cpp says why)
     for (const std::string& form : forms) {
       INFO(name << form);
       Handles h;
@@ -185,10 +184,10 @@ TEST_CASE("model files that must be refused, each with a named reason", "[errors
   CHECK(open_status(write_temp("bw24_arch.gguf", unknown.bytes()), &msg) == BW24_ERR_UNSUPPORTED);
   CHECK(msg.find("unknown architecture 'mamba9'") != std::string::npos);
 
-  bw24::test::TinyLlama hybrid;  // qwen35 GGUFs: refused by name until a real file verifies the transforms
+  bw24::test::TinyLlama hybrid;  // a qwen35 file without its delta-net keys
   hybrid.arch = "qwen35";
-  CHECK(open_status(write_temp("bw24_qwen35.gguf", hybrid.bytes()), &msg) == BW24_ERR_UNSUPPORTED);
-  CHECK(msg.find("qwen35 from GGUF is not supported yet") != std::string::npos);
+  CHECK(open_status(write_temp("bw24_qwen35.gguf", hybrid.bytes()), &msg) == BW24_ERR_MODEL);
+  CHECK(msg.find("qwen35.ssm.conv_kernel") != std::string::npos);
 
   bw24::test::TinyLlama missing;
   missing.skip_ffn_down = true;

@@ -4,6 +4,8 @@
 For each tiny random-initialized model this writes tests/data/golden/<name>/:
   config.json + model.safetensors  the HF checkpoint (save_pretrained)
   fused/ (qwen3_moe only)          the checkpoint with transformers' fused expert tensors
+  (qwen3_5's GGUF carries llama.cpp's qwen35 transforms: norms +1, ssm_a = -exp(A_log), value
+  heads reordered; tests/reference/llamacpp_qwen35_check.py runs llama.cpp on the same tensors)
   model.gguf                       the same weights under llama.cpp's names, written with the
                                    `gguf` package the way convert_hf_to_gguf.py does (llama Q/K
                                    rows permuted for adjacent-pair RoPE; qwen3 not permuted)
@@ -68,9 +70,7 @@ MODELS = {
                      layer_types=["linear_attention"] * 3 + ["full_attention"])),
 }
 ARCH = {"llama": "llama", "gemma3": "gemma3", "qwen3_moe": "qwen3moe", "qwen3_5": "qwen35"}
-# GGUF forms written (qwen35 GGUFs reorder value heads and fold norms: not written until a real
-# file verifies the transforms; bw24 refuses qwen35 GGUFs meanwhile).
-NO_GGUF = {"qwen3_5"}
+NO_GGUF = set()
 
 
 def randomize(model, seed):
@@ -186,6 +186,98 @@ def write_gguf(path, arch, cfg, state):
     w.close()
 
 
+def qwen35_v_order(cfg):
+    """formats.md §1.5 item 6: GGUF value head j*Hk + g holds HF value head g*r + j."""
+    hk, hv = cfg.linear_num_key_heads, cfg.linear_num_value_heads
+    r = hv // hk
+    return [g * r + j for j in range(r) for g in range(hk)]
+
+
+def qwen35_gguf_tensors(cfg, state):
+    """The qwen35 GGUF tensors with llama.cpp's transforms (formats.md §1.5): zero-centered norms
+    +1 (not the delta net's gated norm), ssm_a = -exp(A_log), conv1d squeezed, value heads
+    reordered (tiled) wherever they appear."""
+    order = qwen35_v_order(cfg)
+    kd = cfg.linear_num_key_heads * cfg.linear_key_head_dim
+    dv = cfg.linear_value_head_dim
+    rows_v = np.concatenate([np.arange(h * dv, (h + 1) * dv) for h in order])  # V rows, new order
+    names = {"input_layernorm.weight": "attn_norm.weight",
+             "post_attention_layernorm.weight": "post_attention_norm.weight",
+             "self_attn.q_proj.weight": "attn_q.weight", "self_attn.k_proj.weight": "attn_k.weight",
+             "self_attn.v_proj.weight": "attn_v.weight", "self_attn.o_proj.weight": "attn_output.weight",
+             "self_attn.q_norm.weight": "attn_q_norm.weight", "self_attn.k_norm.weight": "attn_k_norm.weight",
+             "mlp.gate_proj.weight": "ffn_gate.weight", "mlp.up_proj.weight": "ffn_up.weight",
+             "mlp.down_proj.weight": "ffn_down.weight",
+             "linear_attn.in_proj_qkv.weight": "attn_qkv.weight", "linear_attn.in_proj_z.weight": "attn_gate.weight",
+             "linear_attn.in_proj_b.weight": "ssm_beta.weight", "linear_attn.in_proj_a.weight": "ssm_alpha.weight",
+             "linear_attn.conv1d.weight": "ssm_conv1d.weight", "linear_attn.dt_bias": "ssm_dt.bias",
+             "linear_attn.A_log": "ssm_a", "linear_attn.norm.weight": "ssm_norm.weight",
+             "linear_attn.out_proj.weight": "ssm_out.weight"}
+    out = {}
+    for hf_name, t in state.items():
+        data = t.detach().float().numpy().copy()
+        if hf_name in ("model.embed_tokens.weight", "model.norm.weight", "lm_head.weight"):
+            name = {"model.embed_tokens.weight": "token_embd.weight", "model.norm.weight": "output_norm.weight",
+                    "lm_head.weight": "output.weight"}[hf_name]
+        else:
+            parts = hf_name.split(".")
+            rest = ".".join(parts[3:])
+            name = f"blk.{parts[2]}." + names[rest]
+            if rest in ("linear_attn.in_proj_qkv.weight", "linear_attn.conv1d.weight"):
+                data = np.concatenate([data[:2 * kd], data[2 * kd:][rows_v]])
+            elif rest == "linear_attn.in_proj_z.weight":
+                data = data[rows_v]
+            elif rest in ("linear_attn.in_proj_b.weight", "linear_attn.in_proj_a.weight", "linear_attn.dt_bias"):
+                data = data[order]
+            elif rest == "linear_attn.A_log":
+                data = -np.exp(data[order])
+            elif rest == "linear_attn.out_proj.weight":
+                data = data[:, rows_v]
+            if rest == "linear_attn.conv1d.weight":
+                data = data.reshape(data.shape[0], data.shape[2])  # [C, 1, K] -> [C, K]
+        if name.endswith("norm.weight") and name != f"blk.{name.split('.')[1]}.ssm_norm.weight":
+            data = data + 1.0
+        out[name] = np.ascontiguousarray(data)
+    return out
+
+
+def write_gguf_qwen35(path, cfg, state, vocab=False):
+    w = gguf.GGUFWriter(path, "qwen35")
+    w.add_name("bw24 golden qwen35")
+    w.add_context_length(cfg.max_position_embeddings)
+    w.add_embedding_length(cfg.hidden_size)
+    w.add_block_count(cfg.num_hidden_layers)
+    w.add_feed_forward_length(cfg.intermediate_size)
+    w.add_head_count(cfg.num_attention_heads)
+    w.add_head_count_kv(cfg.num_key_value_heads)
+    w.add_key_length(cfg.head_dim)
+    w.add_value_length(cfg.head_dim)
+    w.add_layer_norm_rms_eps(cfg.rms_norm_eps)
+    rp = cfg.rope_parameters
+    w.add_rope_freq_base(rp["rope_theta"])
+    w.add_rope_dimension_count(int(cfg.head_dim * rp["partial_rotary_factor"]))
+    w.add_rope_dimension_sections(list(rp["mrope_section"]) + [0] * (4 - len(rp["mrope_section"])))
+    w.add_ssm_conv_kernel(cfg.linear_conv_kernel_dim)
+    w.add_ssm_state_size(cfg.linear_key_head_dim)
+    w.add_ssm_group_count(cfg.linear_num_key_heads)
+    w.add_ssm_time_step_rank(cfg.linear_num_value_heads)
+    w.add_ssm_inner_size(cfg.linear_num_value_heads * cfg.linear_value_head_dim)
+    w.add_full_attention_interval(4)
+    w.add_bos_token_id(cfg.bos_token_id)
+    w.add_eos_token_id(cfg.eos_token_id)
+    if vocab:  # a placeholder vocabulary, for llama.cpp (which will not load a file without one)
+        w.add_tokenizer_model("llama")
+        w.add_token_list(["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(253)])
+        w.add_token_scores([0.0] * 256)
+        w.add_token_types([2, 3, 3] + [6] * 253)
+    for name, data in qwen35_gguf_tensors(cfg, state).items():
+        w.add_tensor(name, data)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
 def write_fused(out, model):
     """fused/: the same MoE checkpoint in transformers 5's in-memory layout (mlp.experts.gate_up_proj
     [n_expert, 2F, E], mlp.experts.down_proj [n_expert, E, F]), which save_pretrained converts back
@@ -235,7 +327,9 @@ def main():
         logits.astype("<f4").tofile(os.path.join(out, "logits.f32"))
         ids, margin = greedy(model, PROMPT, N_GREEDY)
         arch = ARCH.get(name, "qwen3")
-        if name not in NO_GGUF:
+        if arch == "qwen35":
+            write_gguf_qwen35(os.path.join(out, "model.gguf"), cfg, model.state_dict())
+        elif name not in NO_GGUF:
             write_gguf(os.path.join(out, "model.gguf"), arch, cfg, model.state_dict())
         if arch == "qwen3moe":
             check_moe_gguf(os.path.join(out, "model.gguf"), model.state_dict())

@@ -143,7 +143,8 @@ absl::StatusOr<DeltaNetBlock> delta_net(const MetaReader& meta, int layer, const
   BW24_ASSIGN_OR_RETURN(b.d_k, meta.u32("ssm.state_size"));
   BW24_ASSIGN_OR_RETURN(b.n_k_heads, meta.u32("ssm.group_count"));
   BW24_ASSIGN_OR_RETURN(b.n_v_heads, meta.u32("ssm.time_step_rank"));
-  BW24_ASSIGN_OR_RETURN(b.d_v, meta.u32_or("ssm.value_head_dim", b.d_k));
+  BW24_ASSIGN_OR_RETURN(int32_t inner, meta.u32_or("ssm.inner_size", 0));
+  BW24_ASSIGN_OR_RETURN(b.d_v, meta.u32_or("ssm.value_head_dim", b.n_v_heads > 0 && inner > 0 ? inner / b.n_v_heads : b.d_k));
   if (b.conv_kernel < 1 || b.conv_kernel > 64 || b.d_k <= 0 || b.d_k > 1024 || b.d_v <= 0 || b.d_v > 1024 ||
       b.n_k_heads <= 0 || b.n_v_heads <= 0 || b.n_v_heads % b.n_k_heads != 0)
     return error(Code::kModel, "gated delta net sizes out of range: conv kernel {}, {} key heads of {}, {} value heads of {}",
@@ -157,7 +158,10 @@ absl::StatusOr<DeltaNetBlock> delta_net(const MetaReader& meta, int layer, const
   BW24_ASSIGN_OR_RETURN(b.in_a, weight(dir, blk(layer, "ssm_alpha.weight"), {E, b.n_v_heads}));
   BW24_ASSIGN_OR_RETURN(b.conv, weight(dir, blk(layer, "ssm_conv1d.weight"), {b.conv_kernel, b.conv_dim()}));
   BW24_ASSIGN_OR_RETURN(b.dt_bias, weight(dir, blk(layer, "ssm_dt.bias"), {b.n_v_heads}));
-  BW24_ASSIGN_OR_RETURN(b.a_log, weight(dir, blk(layer, "ssm_a_log"), {b.n_v_heads}));
+  // GGUF files carry llama.cpp's transforms: ssm_a = -exp(A_log) and value heads in tiled order.
+  b.a_is_log = dir.origin == loaders::Origin::kHuggingFace;
+  b.v_heads_tiled = !b.a_is_log;
+  BW24_ASSIGN_OR_RETURN(b.a, weight(dir, blk(layer, b.a_is_log ? "ssm_a_log" : "ssm_a"), {b.n_v_heads}));
   BW24_ASSIGN_OR_RETURN(b.gated_norm, weight(dir, blk(layer, "ssm_norm.weight"), {b.d_v}));
   BW24_ASSIGN_OR_RETURN(b.out_proj, weight(dir, blk(layer, "ssm_out.weight"), {Vd, E}));
   return b;
