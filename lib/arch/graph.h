@@ -42,9 +42,12 @@ struct AttentionBlock {
 
 // A mixture of experts (Qwen3-MoE): router logits -> softmax -> the n_used largest probabilities
 // (renormalized to sum 1 when norm_topk) weight the outputs of their experts, each a gated MLP.
+// Qwen3.5-MoE adds a shared expert, always on: + sigmoid(shared_gate . x) * down(act(gate x) * up x).
 struct MoeBlock {
   Weight router;                         // ffn_gate_inp: [n_embd] -> [n_expert]
   Weight gate_exps, up_exps, down_exps;  // stacked: [n_embd, n_ff_exp, n_expert], [n_ff_exp, n_embd, n_expert]
+  Weight shared_gate_inp;                // ffn_gate_inp_shexp: [n_embd] -> 1 (empty: no shared expert)
+  Weight shared_gate, shared_up, shared_down;  // ffn_{gate,up,down}_shexp
   int32_t n_expert = 0, n_used = 0;
   bool norm_topk = true;
 };

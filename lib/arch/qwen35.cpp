@@ -1,4 +1,6 @@
-// qwen35 (Qwen3.5 dense, e.g. Qwen3.5-9B/27B): a hybrid. Per layer_types (or every
+// qwen35 (Qwen3.5 dense, e.g. Qwen3.5-9B/27B) and qwen35moe (Qwen3.5/3.6-MoE, e.g.
+// Qwen3.6-35B-A3B: the same stack with a mixture of experts plus a gated shared expert as MLP,
+// top-k always renormalized): hybrids. Per layer_types (or every
 // full_attention_interval-th layer) a gated full-attention layer — q/k norm, partial NeoX RoPE
 // (the interleaved M-RoPE of the checkpoints reduces to it for text), sigmoid output gate — else a
 // gated delta net (graph.h DeltaNetBlock). Every norm is zero-centered, (1 + w), except the gated
@@ -14,8 +16,10 @@
 
 namespace bw24::arch {
 
-absl::StatusOr<ModelGraph> build_qwen35(const loaders::TensorDirectory& dir) {
-  MetaReader meta(dir, "qwen35");
+namespace {
+
+absl::StatusOr<ModelGraph> build_hybrid(const loaders::TensorDirectory& dir, const std::string& arch, bool moe) {
+  MetaReader meta(dir, arch);
   BW24_ASSIGN_OR_RETURN(blocks::Hparams hp, blocks::read_hparams(meta, 10000000.0f));
   BW24_ASSIGN_OR_RETURN(int32_t interval, meta.u32_or("full_attention_interval", 4));
   if (interval <= 0) return error(Code::kModel, "full_attention_interval {} must be positive", interval);
@@ -25,13 +29,13 @@ absl::StatusOr<ModelGraph> build_qwen35(const loaders::TensorDirectory& dir) {
   if (n_mtp < 0 || n_mtp >= hp.n_layer)
     return error(Code::kModel, "nextn_predict_layers {} leaves no main layers of {}", n_mtp, hp.n_layer);
   const int32_t n_main = hp.n_layer - n_mtp;
-  if (n_mtp > 0) log(LogLevel::kInfo, "qwen35: {} MTP block(s) kept for speculative decoding, not run", n_mtp);
-  const loaders::MetaValue* types = dir.meta("qwen35.attention.layer_types");
+  if (n_mtp > 0) log(LogLevel::kInfo, "{}: {} MTP block(s) kept for speculative decoding, not run", arch, n_mtp);
+  const loaders::MetaValue* types = dir.meta(arch + ".attention.layer_types");
   if (types && (types->elem_type != loaders::MetaType::STRING || types->count != static_cast<uint64_t>(n_main)))
     return error(Code::kModel, "layer_types has {} entries for {} layers", types->count, n_main);
   const bool one_plus = dir.origin == loaders::Origin::kHuggingFace;  // GGUF: +1 already folded in
   ModelGraph g;
-  g.arch = "qwen35";
+  g.arch = arch;
   BW24_RETURN_IF_ERROR(blocks::embeddings_and_head(dir, hp, one_plus, &g));
   blocks::AttentionOptions attn;
   attn.rope_style = RopeStyle::kNeox;
@@ -41,6 +45,10 @@ absl::StatusOr<ModelGraph> build_qwen35(const loaders::TensorDirectory& dir) {
   blocks::MlpOptions mlp;
   mlp.norm_one_plus = one_plus;
   mlp.norm_name = "post_attention_norm.weight";
+  blocks::MoeOptions experts;
+  experts.norm_one_plus = one_plus;
+  experts.norm_name = "post_attention_norm.weight";
+  experts.shared_expert = true;
   for (int il = 0; il < n_main; ++il) {
     Layer layer;
     const std::string kind = types ? types->strings[static_cast<size_t>(il)]
@@ -53,10 +61,21 @@ absl::StatusOr<ModelGraph> build_qwen35(const loaders::TensorDirectory& dir) {
     } else {
       return error(Code::kModel, "layer {} has unknown type '{}'", il, kind);
     }
-    BW24_ASSIGN_OR_RETURN(layer.mlp, blocks::gated_mlp(dir, il, hp, mlp));
+    if (moe) {
+      BW24_ASSIGN_OR_RETURN(layer.mlp, blocks::moe_mlp(meta, il, hp, experts));
+    } else {
+      BW24_ASSIGN_OR_RETURN(layer.mlp, blocks::gated_mlp(dir, il, hp, mlp));
+    }
     g.layers.push_back(std::move(layer));
   }
   return g;
+}
+
+}  // namespace
+
+absl::StatusOr<ModelGraph> build_qwen35(const loaders::TensorDirectory& dir) { return build_hybrid(dir, "qwen35", false); }
+absl::StatusOr<ModelGraph> build_qwen35moe(const loaders::TensorDirectory& dir) {
+  return build_hybrid(dir, "qwen35moe", true);
 }
 
 }  // namespace bw24::arch

@@ -17,6 +17,7 @@ constexpr Entry kArchs[] = {
     {"qwen3", build_qwen3},
     {"qwen3moe", build_qwen3moe},
     {"qwen35", build_qwen35},
+    {"qwen35moe", build_qwen35moe},
     {"gemma3", build_gemma3},
 };
 

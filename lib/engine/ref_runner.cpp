@@ -282,6 +282,19 @@ class RefRunner final : public Runner {
       for (int64_t i = 0; i < k; ++i)
         for (int64_t c = 0; c < E; ++c) x[tok[i].first * E + c] += tok[i].second * out[i * E + c];
     }
+    if (e.shared_gate_inp) {  // the shared expert, every token, scaled by its sigmoid gate
+      const int64_t Fs = e.shared_gate.rows();
+      std::vector<float> sg(n), sgate(n * Fs), sup(n * Fs), sout(n * E);
+      ref::matmul(pool_, *e.shared_gate_inp.t, h, n, sg.data());
+      ref::matmul(pool_, *e.shared_gate.t, h, n, sgate.data());
+      ref::matmul(pool_, *e.shared_up.t, h, n, sup.data());
+      ref::silu_mul(sgate.data(), sgate.data(), sup.data(), n * Fs);
+      ref::matmul(pool_, *e.shared_down.t, sgate.data(), n, sout.data());
+      for (int64_t t = 0; t < n; ++t) {
+        const float gsh = 1.0f / (1.0f + std::exp(-sg[t]));
+        for (int64_t c = 0; c < E; ++c) x[t * E + c] += gsh * sout[t * E + c];
+      }
+    }
   }
 
   const ModelGraph& g_;

@@ -34,6 +34,10 @@ constexpr std::pair<std::string_view, std::string_view> kLayerNames[] = {
     {"mlp.up_proj", "ffn_up"},
     {"mlp.down_proj", "ffn_down"},
     {"mlp.gate", "ffn_gate_inp"},  // MoE router
+    {"mlp.shared_expert.gate_proj", "ffn_gate_shexp"},
+    {"mlp.shared_expert.up_proj", "ffn_up_shexp"},
+    {"mlp.shared_expert.down_proj", "ffn_down_shexp"},
+    {"mlp.shared_expert_gate", "ffn_gate_inp_shexp"},
 };
 
 // Qwen3.5 (qwen35): the post-attention norm's GGUF name, and the gated delta net's tensors. A_log
@@ -72,6 +76,8 @@ constexpr std::pair<std::string_view, std::string_view> kArchNames[] = {
     {"qwen3_moe", "qwen3moe"},
     {"qwen3_5_text", "qwen35"},
     {"qwen3_5", "qwen35"},
+    {"qwen3_5_moe_text", "qwen35moe"},
+    {"qwen3_5_moe", "qwen35moe"},
     {"gemma3_text", "gemma3"},
     {"gemma3", "gemma3"},
 };
@@ -135,14 +141,18 @@ absl::Status map_gemma3(const json& cfg, const std::string& a, TensorDirectory& 
   return absl::OkStatus();
 }
 
-// Qwen3-MoE router and expert sizes. transformers' default for norm_topk_prob is false.
+// Qwen3-MoE / Qwen3.5-MoE router and expert sizes. transformers' default for norm_topk_prob is
+// false.
 absl::Status map_moe(const json& cfg, const std::string& a, TensorDirectory& d) {
   BW24_RETURN_IF_ERROR(add_int(d, cfg, cfg.contains("num_experts") ? "num_experts" : "num_local_experts",
                                a + "expert_count"));
   BW24_RETURN_IF_ERROR(add_int(d, cfg, "num_experts_per_tok", a + "expert_used_count"));
   BW24_RETURN_IF_ERROR(add_int(d, cfg, "moe_intermediate_size", a + "expert_feed_forward_length"));
+  // Qwen3.5-MoE has no such field and always renormalizes.
   const json* norm = find(cfg, "norm_topk_prob");
-  BW24_RETURN_IF_ERROR(d.add_meta(a + "expert_weights_norm", MetaValue::of_bool(norm && norm->is_boolean() && norm->get<bool>())));
+  const bool renorm = a == "qwen35moe." || (norm && norm->is_boolean() && norm->get<bool>());
+  BW24_RETURN_IF_ERROR(d.add_meta(a + "expert_weights_norm", MetaValue::of_bool(renorm)));
+  BW24_RETURN_IF_ERROR(add_int(d, cfg, "shared_expert_intermediate_size", a + "expert_shared_feed_forward_length"));
   const json* step = find(cfg, "decoder_sparse_step");
   const json* dense = find(cfg, "mlp_only_layers");
   if ((step && step->is_number_integer() && step->get<int64_t>() != 1) || (dense && dense->is_array() && !dense->empty()))
@@ -229,7 +239,8 @@ absl::Status map_config(const json& cfg, const fs::path& dir, TensorDirectory& d
   }
   if (arch == "gemma3") BW24_RETURN_IF_ERROR(map_gemma3(cfg, a, d));
   if (arch == "qwen3moe") BW24_RETURN_IF_ERROR(map_moe(cfg, a, d));
-  if (arch == "qwen35") BW24_RETURN_IF_ERROR(map_qwen35(cfg, a, d));
+  if (arch == "qwen35" || arch == "qwen35moe") BW24_RETURN_IF_ERROR(map_qwen35(cfg, a, d));
+  if (arch == "qwen35moe") BW24_RETURN_IF_ERROR(map_moe(cfg, a, d));
   if (const json* tie = find(cfg, "tie_word_embeddings"); tie && tie->is_boolean())
     BW24_RETURN_IF_ERROR(d.add_meta("hf.tie_word_embeddings", MetaValue::of_bool(tie->get<bool>())));
   return absl::OkStatus();
@@ -382,7 +393,7 @@ std::string hf_to_gguf_name(const std::string& hf_name, const std::string& arch)
   if (arch == "gemma3")
     for (auto [hf, gg] : kGemmaLayerNames)
       if (rest == std::string(hf) + ".weight") return fmt::format("blk.{}.{}.weight", layer, gg);
-  if (arch == "qwen35")
+  if (arch == "qwen35" || arch == "qwen35moe")
     for (auto [hf, gg] : kQwen35LayerNames)
       if (rest == hf) return fmt::format("blk.{}.{}", layer, gg);
   for (auto [hf, gg] : kLayerNames) {

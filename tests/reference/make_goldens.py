@@ -23,7 +23,8 @@ import numpy as np
 import torch
 import gguf
 from transformers import (Gemma3ForCausalLM, Gemma3TextConfig, LlamaConfig, LlamaForCausalLM,
-                          Qwen3_5ForCausalLM, Qwen3_5TextConfig, Qwen3Config, Qwen3ForCausalLM,
+                          Qwen3_5ForCausalLM, Qwen3_5MoeForCausalLM, Qwen3_5MoeTextConfig,
+                          Qwen3_5TextConfig, Qwen3Config, Qwen3ForCausalLM,
                           Qwen3MoeConfig, Qwen3MoeForCausalLM)
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "golden")
@@ -68,8 +69,21 @@ MODELS = {
                      linear_conv_kernel_dim=4, linear_key_head_dim=16, linear_value_head_dim=16,
                      linear_num_key_heads=2, linear_num_value_heads=4, tie_word_embeddings=False,
                      layer_types=["linear_attention"] * 3 + ["full_attention"])),
+    # Qwen3.5-MoE: the same hybrid stack, MLPs replaced by 8 experts (2 per token, always
+    # renormalized) plus a sigmoid-gated shared expert.
+    "qwen3_5_moe": (Qwen3_5MoeTextConfig, Qwen3_5MoeForCausalLM,
+                    dict(COMMON, num_hidden_layers=4, head_dim=32, rms_norm_eps=1e-6,
+                         rope_parameters={"rope_theta": 10000000.0, "partial_rotary_factor": 0.25,
+                                          "rope_type": "default", "mrope_section": [1, 1, 2],
+                                          "mrope_interleaved": True},
+                         linear_conv_kernel_dim=4, linear_key_head_dim=16, linear_value_head_dim=16,
+                         linear_num_key_heads=2, linear_num_value_heads=4, tie_word_embeddings=False,
+                         layer_types=["linear_attention"] * 3 + ["full_attention"],
+                         num_experts=8, num_experts_per_tok=2, moe_intermediate_size=32,
+                         shared_expert_intermediate_size=48)),
 }
-ARCH = {"llama": "llama", "gemma3": "gemma3", "qwen3_moe": "qwen3moe", "qwen3_5": "qwen35"}
+ARCH = {"llama": "llama", "gemma3": "gemma3", "qwen3_moe": "qwen3moe", "qwen3_5": "qwen35",
+        "qwen3_5_moe": "qwen35moe"}
 NO_GGUF = set()
 
 
@@ -212,10 +226,26 @@ def qwen35_gguf_tensors(cfg, state):
              "linear_attn.in_proj_b.weight": "ssm_beta.weight", "linear_attn.in_proj_a.weight": "ssm_alpha.weight",
              "linear_attn.conv1d.weight": "ssm_conv1d.weight", "linear_attn.dt_bias": "ssm_dt.bias",
              "linear_attn.A_log": "ssm_a", "linear_attn.norm.weight": "ssm_norm.weight",
-             "linear_attn.out_proj.weight": "ssm_out.weight"}
+             "linear_attn.out_proj.weight": "ssm_out.weight",
+             "mlp.gate.weight": "ffn_gate_inp.weight",
+             "mlp.shared_expert.gate_proj.weight": "ffn_gate_shexp.weight",
+             "mlp.shared_expert.up_proj.weight": "ffn_up_shexp.weight",
+             "mlp.shared_expert.down_proj.weight": "ffn_down_shexp.weight",
+             "mlp.shared_expert_gate.weight": "ffn_gate_inp_shexp.weight"}
     out = {}
     for hf_name, t in state.items():
         data = t.detach().float().numpy().copy()
+        if ".mlp.experts." in hf_name:  # transformers' fused stacks -> llama.cpp's 3-D tensors
+            blk = f"blk.{hf_name.split('.')[2]}."
+            if hf_name.endswith("gate_up_proj"):
+                f = data.shape[1] // 2
+                out[blk + "ffn_gate_exps.weight"] = np.ascontiguousarray(data[:, :f, :])
+                out[blk + "ffn_up_exps.weight"] = np.ascontiguousarray(data[:, f:, :])
+            else:
+                out[blk + "ffn_down_exps.weight"] = data
+            continue
+        if hf_name.endswith("mlp.shared_expert_gate.weight"):
+            data = data.reshape(-1)  # [1, E] -> {E}
         if hf_name in ("model.embed_tokens.weight", "model.norm.weight", "lm_head.weight"):
             name = {"model.embed_tokens.weight": "token_embd.weight", "model.norm.weight": "output_norm.weight",
                     "lm_head.weight": "output.weight"}[hf_name]
@@ -241,9 +271,9 @@ def qwen35_gguf_tensors(cfg, state):
     return out
 
 
-def write_gguf_qwen35(path, cfg, state, vocab=False):
-    w = gguf.GGUFWriter(path, "qwen35")
-    w.add_name("bw24 golden qwen35")
+def write_gguf_qwen35(path, cfg, state, vocab=False, arch="qwen35"):
+    w = gguf.GGUFWriter(path, arch)
+    w.add_name(f"bw24 golden {arch}")
     w.add_context_length(cfg.max_position_embeddings)
     w.add_embedding_length(cfg.hidden_size)
     w.add_block_count(cfg.num_hidden_layers)
@@ -263,6 +293,11 @@ def write_gguf_qwen35(path, cfg, state, vocab=False):
     w.add_ssm_time_step_rank(cfg.linear_num_value_heads)
     w.add_ssm_inner_size(cfg.linear_num_value_heads * cfg.linear_value_head_dim)
     w.add_full_attention_interval(4)
+    if arch == "qwen35moe":
+        w.add_expert_count(cfg.num_experts)
+        w.add_expert_used_count(cfg.num_experts_per_tok)
+        w.add_expert_feed_forward_length(cfg.moe_intermediate_size)
+        w.add_expert_shared_feed_forward_length(cfg.shared_expert_intermediate_size)
     w.add_bos_token_id(cfg.bos_token_id)
     w.add_eos_token_id(cfg.eos_token_id)
     if vocab:  # a placeholder vocabulary, for llama.cpp (which will not load a file without one)
@@ -327,8 +362,8 @@ def main():
         logits.astype("<f4").tofile(os.path.join(out, "logits.f32"))
         ids, margin = greedy(model, PROMPT, N_GREEDY)
         arch = ARCH.get(name, "qwen3")
-        if arch == "qwen35":
-            write_gguf_qwen35(os.path.join(out, "model.gguf"), cfg, model.state_dict())
+        if arch in ("qwen35", "qwen35moe"):
+            write_gguf_qwen35(os.path.join(out, "model.gguf"), cfg, model.state_dict(), arch=arch)
         elif name not in NO_GGUF:
             write_gguf(os.path.join(out, "model.gguf"), arch, cfg, model.state_dict())
         if arch == "qwen3moe":

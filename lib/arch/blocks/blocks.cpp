@@ -167,7 +167,7 @@ absl::StatusOr<DeltaNetBlock> delta_net(const MetaReader& meta, int layer, const
   return b;
 }
 
-absl::StatusOr<MlpBlock> moe_mlp(const MetaReader& meta, int layer, const Hparams& hp) {
+absl::StatusOr<MlpBlock> moe_mlp(const MetaReader& meta, int layer, const Hparams& hp, const MoeOptions& opt) {
   const TensorDirectory& dir = meta.dir();
   MlpBlock m;
   MoeBlock& e = m.moe;
@@ -183,7 +183,16 @@ absl::StatusOr<MlpBlock> moe_mlp(const MetaReader& meta, int layer, const Hparam
   if (const loaders::MetaValue* gating = dir.meta(dir.meta("general.architecture")->s + ".expert_gating_func");
       gating && gating->u != 1)
     return error(Code::kUnsupported, "expert gating function {} is not supported (softmax = 1)", gating->u);
-  BW24_ASSIGN_OR_RETURN(m.norm.w, weight(dir, blk(layer, "ffn_norm.weight"), {hp.n_embd}));
+  BW24_ASSIGN_OR_RETURN(m.norm.w, weight(dir, blk(layer, opt.norm_name), {hp.n_embd}));
+  m.norm.one_plus = opt.norm_one_plus;
+  if (opt.shared_expert) {
+    BW24_ASSIGN_OR_RETURN(int32_t n_ff_sh, meta.u32("expert_shared_feed_forward_length"));
+    if (n_ff_sh <= 0) return error(Code::kModel, "shared expert FFN length {} must be positive", n_ff_sh);
+    BW24_ASSIGN_OR_RETURN(e.shared_gate_inp, weight(dir, blk(layer, "ffn_gate_inp_shexp.weight"), {hp.n_embd}));
+    BW24_ASSIGN_OR_RETURN(e.shared_gate, weight(dir, blk(layer, "ffn_gate_shexp.weight"), {hp.n_embd, n_ff_sh}));
+    BW24_ASSIGN_OR_RETURN(e.shared_up, weight(dir, blk(layer, "ffn_up_shexp.weight"), {hp.n_embd, n_ff_sh}));
+    BW24_ASSIGN_OR_RETURN(e.shared_down, weight(dir, blk(layer, "ffn_down_shexp.weight"), {n_ff_sh, hp.n_embd}));
+  }
   BW24_ASSIGN_OR_RETURN(e.router, weight(dir, blk(layer, "ffn_gate_inp.weight"), {hp.n_embd, e.n_expert}));
   BW24_ASSIGN_OR_RETURN(e.gate_exps, weight(dir, blk(layer, "ffn_gate_exps.weight"), {hp.n_embd, n_ff_exp, e.n_expert}));
   BW24_ASSIGN_OR_RETURN(e.up_exps, weight(dir, blk(layer, "ffn_up_exps.weight"), {hp.n_embd, n_ff_exp, e.n_expert}));

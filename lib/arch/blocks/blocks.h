@@ -54,7 +54,12 @@ absl::StatusOr<DeltaNetBlock> delta_net(const MetaReader& meta, int layer, const
 
 // Router and stacked experts of blk.N (ffn_gate_inp, ffn_{gate,up,down}_exps) from the
 // <arch>.expert_count / expert_used_count / expert_feed_forward_length / expert_weights_norm keys.
-absl::StatusOr<MlpBlock> moe_mlp(const MetaReader& meta, int layer, const Hparams& hp);
+struct MoeOptions {
+  bool norm_one_plus = false;
+  const char* norm_name = "ffn_norm.weight";  // qwen35moe: post_attention_norm.weight
+  bool shared_expert = false;                 // ffn_*_shexp + ffn_gate_inp_shexp (Qwen3.5-MoE)
+};
+absl::StatusOr<MlpBlock> moe_mlp(const MetaReader& meta, int layer, const Hparams& hp, const MoeOptions& opt = {});
 
 // token_embd, output_norm, output (tied to token_embd when absent), end-of-generation ids.
 absl::Status embeddings_and_head(const loaders::TensorDirectory& dir, const Hparams& hp,
