@@ -70,6 +70,7 @@ struct MlpBlock {
 struct DeltaNetBlock {
   Norm norm;                                 // the layer's input norm
   Weight in_qkv, in_z, in_b, in_a, out_proj;
+  Weight in_ba;                              // Qwen3-Next GGUF: b and a fused, per key head [b (r) | a (r)]
   Weight conv;                               // [conv_kernel, conv_dim] (channel-major taps)
   Weight dt_bias, a, gated_norm;             // [n_v], [n_v], [d_v]
   bool a_is_log = true;     // a holds A_log (HF); false: GGUF's ssm_a = -exp(A_log)

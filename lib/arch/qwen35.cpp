@@ -1,6 +1,7 @@
 // qwen35 (Qwen3.5 dense, e.g. Qwen3.5-9B/27B) and qwen35moe (Qwen3.5/3.6-MoE, e.g.
 // Qwen3.6-35B-A3B: the same stack with a mixture of experts plus a gated shared expert as MLP,
-// top-k always renormalized): hybrids. Per layer_types (or every
+// top-k always renormalized) and qwen3next (Qwen3-Next-80B-A3B: MoE like qwen35moe, its GGUFs
+// without the value-head reorder): hybrids. Per layer_types (or every
 // full_attention_interval-th layer) a gated full-attention layer — q/k norm, partial NeoX RoPE
 // (the interleaved M-RoPE of the checkpoints reduces to it for text), sigmoid output gate — else a
 // gated delta net (graph.h DeltaNetBlock). Every norm is zero-centered, (1 + w), except the gated
@@ -18,7 +19,8 @@ namespace bw24::arch {
 
 namespace {
 
-absl::StatusOr<ModelGraph> build_hybrid(const loaders::TensorDirectory& dir, const std::string& arch, bool moe) {
+absl::StatusOr<ModelGraph> build_hybrid(const loaders::TensorDirectory& dir, const std::string& arch, bool moe,
+                                        bool gguf_tiled_v) {
   MetaReader meta(dir, arch);
   BW24_ASSIGN_OR_RETURN(blocks::Hparams hp, blocks::read_hparams(meta, 10000000.0f));
   BW24_ASSIGN_OR_RETURN(int32_t interval, meta.u32_or("full_attention_interval", 4));
@@ -55,7 +57,7 @@ absl::StatusOr<ModelGraph> build_hybrid(const loaders::TensorDirectory& dir, con
                                    : ((il + 1) % interval == 0 ? "full_attention" : "linear_attention");
     if (kind == "linear_attention") {
       layer.recurrent = true;
-      BW24_ASSIGN_OR_RETURN(layer.delta_net, blocks::delta_net(meta, il, hp, one_plus));
+      BW24_ASSIGN_OR_RETURN(layer.delta_net, blocks::delta_net(meta, il, hp, one_plus, gguf_tiled_v));
     } else if (kind == "full_attention") {
       BW24_ASSIGN_OR_RETURN(layer.attn, blocks::attention(dir, il, hp, attn));
     } else {
@@ -73,9 +75,15 @@ absl::StatusOr<ModelGraph> build_hybrid(const loaders::TensorDirectory& dir, con
 
 }  // namespace
 
-absl::StatusOr<ModelGraph> build_qwen35(const loaders::TensorDirectory& dir) { return build_hybrid(dir, "qwen35", false); }
+absl::StatusOr<ModelGraph> build_qwen35(const loaders::TensorDirectory& dir) {
+  return build_hybrid(dir, "qwen35", false, true);
+}
 absl::StatusOr<ModelGraph> build_qwen35moe(const loaders::TensorDirectory& dir) {
-  return build_hybrid(dir, "qwen35moe", true);
+  return build_hybrid(dir, "qwen35moe", true, true);
+}
+// Qwen3-Next: the same stack; its GGUFs keep the value heads in HF order and b/a fused (ssm_ba).
+absl::StatusOr<ModelGraph> build_qwen3next(const loaders::TensorDirectory& dir) {
+  return build_hybrid(dir, "qwen3next", true, false);
 }
 
 }  // namespace bw24::arch

@@ -18,6 +18,7 @@ constexpr Entry kArchs[] = {
     {"qwen3moe", build_qwen3moe},
     {"qwen35", build_qwen35},
     {"qwen35moe", build_qwen35moe},
+    {"qwen3next", build_qwen3next},
     {"gemma3", build_gemma3},
 };
 

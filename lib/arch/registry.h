@@ -14,6 +14,7 @@ absl::StatusOr<ModelGraph> build_qwen3(const loaders::TensorDirectory& dir);
 absl::StatusOr<ModelGraph> build_qwen3moe(const loaders::TensorDirectory& dir);
 absl::StatusOr<ModelGraph> build_qwen35(const loaders::TensorDirectory& dir);
 absl::StatusOr<ModelGraph> build_qwen35moe(const loaders::TensorDirectory& dir);
+absl::StatusOr<ModelGraph> build_qwen3next(const loaders::TensorDirectory& dir);
 absl::StatusOr<ModelGraph> build_gemma3(const loaders::TensorDirectory& dir);
 
 }  // namespace bw24::arch

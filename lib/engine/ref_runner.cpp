@@ -153,8 +153,19 @@ class RefRunner final : public Runner {
     std::vector<float> qkv(n * C), z(n * Vd), beta(n * Hv), alpha(n * Hv), o(n * Vd), proj(n * g_.n_embd);
     ref::matmul(pool_, *b.in_qkv.t, h, n, qkv.data());
     ref::matmul(pool_, *b.in_z.t, h, n, z.data());
-    ref::matmul(pool_, *b.in_b.t, h, n, beta.data());
-    ref::matmul(pool_, *b.in_a.t, h, n, alpha.data());
+    if (b.in_ba) {  // fused per key head: [b (r) | a (r)] for each of the Hk groups
+      std::vector<float> ba(n * 2 * Hv);
+      ref::matmul(pool_, *b.in_ba.t, h, n, ba.data());
+      for (int64_t t = 0; t < n; ++t)
+        for (int64_t g = 0; g < Hk; ++g)
+          for (int64_t j = 0; j < r; ++j) {
+            beta[t * Hv + g * r + j] = ba[t * 2 * Hv + g * 2 * r + j];
+            alpha[t * Hv + g * r + j] = ba[t * 2 * Hv + g * 2 * r + r + j];
+          }
+    } else {
+      ref::matmul(pool_, *b.in_b.t, h, n, beta.data());
+      ref::matmul(pool_, *b.in_a.t, h, n, alpha.data());
+    }
     std::vector<float> conv(K * C), dt(Hv), neg_a(Hv), nw(dv);
     for (int64_t c = 0; c < C; ++c) ref::dequant_row(*b.conv.t, c, &conv[c * K]);  // taps of channel c
     ref::dequant_row(*b.dt_bias.t, 0, dt.data());

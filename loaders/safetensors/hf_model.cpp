@@ -78,6 +78,7 @@ constexpr std::pair<std::string_view, std::string_view> kArchNames[] = {
     {"qwen3_5", "qwen35"},
     {"qwen3_5_moe_text", "qwen35moe"},
     {"qwen3_5_moe", "qwen35moe"},
+    {"qwen3_next", "qwen3next"},
     {"gemma3_text", "gemma3"},
     {"gemma3", "gemma3"},
 };
@@ -239,8 +240,8 @@ absl::Status map_config(const json& cfg, const fs::path& dir, TensorDirectory& d
   }
   if (arch == "gemma3") BW24_RETURN_IF_ERROR(map_gemma3(cfg, a, d));
   if (arch == "qwen3moe") BW24_RETURN_IF_ERROR(map_moe(cfg, a, d));
-  if (arch == "qwen35" || arch == "qwen35moe") BW24_RETURN_IF_ERROR(map_qwen35(cfg, a, d));
-  if (arch == "qwen35moe") BW24_RETURN_IF_ERROR(map_moe(cfg, a, d));
+  if (arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next") BW24_RETURN_IF_ERROR(map_qwen35(cfg, a, d));
+  if (arch == "qwen35moe" || arch == "qwen3next") BW24_RETURN_IF_ERROR(map_moe(cfg, a, d));
   if (const json* tie = find(cfg, "tie_word_embeddings"); tie && tie->is_boolean())
     BW24_RETURN_IF_ERROR(d.add_meta("hf.tie_word_embeddings", MetaValue::of_bool(tie->get<bool>())));
   return absl::OkStatus();
@@ -375,6 +376,78 @@ absl::Status split_gate_up(TensorDirectory& d, int layer, const ExpertEntry& x) 
   return absl::OkStatus();
 }
 
+// Whether name is a Qwen3-Next fused in_proj_qkvz / in_proj_ba weight, and of which layer.
+bool qwen3next_fused(const std::string& name, int* layer) {
+  for (const char* pattern : {"model.layers.%d.linear_attn.in_proj_qkvz.weight%n", "model.layers.%d.linear_attn.in_proj_ba.weight%n"}) {
+    int used = 0;
+    if (std::sscanf(name.c_str(), pattern, layer, &used) == 1 && used == static_cast<int>(name.size())) return true;
+  }
+  return false;
+}
+
+// A new tensor made of row ranges of `e` (each {first row, count}, in destination order), in
+// memory the directory owns: how Qwen3-Next's per-key-head fused projections become llama.cpp's
+// attn_qkv / attn_gate / ssm_beta / ssm_alpha.
+absl::Status add_row_ranges(TensorDirectory& d, const SafetensorsEntry& e, uint32_t type, const std::string& name,
+                            const std::vector<std::pair<int64_t, int64_t>>& ranges) {
+  if (e.shape.size() != 2) return error(Code::kModel, "tensor '{}' is not 2-D", e.name);
+  const uint64_t row_bytes = e.n_bytes / static_cast<uint64_t>(e.shape[0]);
+  int64_t rows = 0;
+  for (auto [first, n] : ranges) {
+    if (first < 0 || n < 0 || first + n > e.shape[0])
+      return error(Code::kModel, "tensor '{}' has {} rows, fewer than its config implies", e.name, e.shape[0]);
+    rows += n;
+  }
+  TensorInfo t;
+  t.name = name;
+  t.type = type;
+  t.n_dims = 2;
+  t.ne = {e.shape[1], rows, 1, 1};
+  t.n_bytes = row_bytes * static_cast<uint64_t>(rows);
+  uint8_t* p = d.own_bytes(t.n_bytes);
+  uint64_t at = 0;
+  for (auto [first, n] : ranges) {
+    std::memcpy(p + at, e.data + static_cast<uint64_t>(first) * row_bytes, static_cast<uint64_t>(n) * row_bytes);
+    at += static_cast<uint64_t>(n) * row_bytes;
+  }
+  t.data = p;
+  return d.add_tensor(std::move(t));
+}
+
+// Qwen3-Next's in_proj_qkvz rows are grouped per key head g: [q (dk) | k (dk) | v (r dv) | z (r dv)],
+// in_proj_ba's [b (r) | a (r)] (formats.md §1.5 item 5). Regrouped into all-q | all-k | all-v,
+// all-z, all-b, all-a; value heads keep their order g r + j.
+absl::Status split_qwen3next(TensorDirectory& d, const SafetensorsEntry& e, uint32_t type, int layer, bool qkvz) {
+  const std::string a = d.meta("general.architecture")->s + ".";
+  const MetaValue *hk_v = d.meta(a + "ssm.group_count"), *dk_v = d.meta(a + "ssm.state_size"),
+                  *hv_v = d.meta(a + "ssm.time_step_rank"), *dv_v = d.meta(a + "ssm.value_head_dim");
+  if (!hk_v || !dk_v || !hv_v || !dv_v || hk_v->u == 0 || hv_v->u % hk_v->u != 0)
+    return error(Code::kModel, "config.json lacks consistent linear_num_key_heads / linear_num_value_heads / head dims");
+  const int64_t hk = hk_v->u, dk = dk_v->u, r = hv_v->u / hk_v->u, dv = dv_v->u;
+  std::vector<std::pair<int64_t, int64_t>> first, second;
+  if (qkvz) {
+    const int64_t group = 2 * dk + 2 * r * dv;
+    std::vector<std::pair<int64_t, int64_t>> q, k, v, z;
+    for (int64_t g = 0; g < hk; ++g) {
+      q.push_back({g * group, dk});
+      k.push_back({g * group + dk, dk});
+      v.push_back({g * group + 2 * dk, r * dv});
+      z.push_back({g * group + 2 * dk + r * dv, r * dv});
+    }
+    first = q;
+    first.insert(first.end(), k.begin(), k.end());
+    first.insert(first.end(), v.begin(), v.end());
+    BW24_RETURN_IF_ERROR(add_row_ranges(d, e, type, fmt::format("blk.{}.attn_qkv.weight", layer), first));
+    return add_row_ranges(d, e, type, fmt::format("blk.{}.attn_gate.weight", layer), z);
+  }
+  for (int64_t g = 0; g < hk; ++g) {
+    first.push_back({g * 2 * r, r});
+    second.push_back({g * 2 * r + r, r});
+  }
+  BW24_RETURN_IF_ERROR(add_row_ranges(d, e, type, fmt::format("blk.{}.ssm_beta.weight", layer), first));
+  return add_row_ranges(d, e, type, fmt::format("blk.{}.ssm_alpha.weight", layer), second);
+}
+
 }  // namespace
 
 std::string hf_to_gguf_name(const std::string& hf_name, const std::string& arch) {
@@ -393,7 +466,7 @@ std::string hf_to_gguf_name(const std::string& hf_name, const std::string& arch)
   if (arch == "gemma3")
     for (auto [hf, gg] : kGemmaLayerNames)
       if (rest == std::string(hf) + ".weight") return fmt::format("blk.{}.{}.weight", layer, gg);
-  if (arch == "qwen35" || arch == "qwen35moe")
+  if (arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next")
     for (auto [hf, gg] : kQwen35LayerNames)
       if (rest == hf) return fmt::format("blk.{}.{}", layer, gg);
   for (auto [hf, gg] : kLayerNames) {
@@ -440,6 +513,13 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> load_hf_directory(const std::st
     if (!entries.ok()) return with_context(entries.status(), p.string());
     for (SafetensorsEntry& e : *entries) {
       found.insert(e.name);
+      if (int layer = -1; d->meta("general.architecture")->s == "qwen3next" && qwen3next_fused(e.name, &layer)) {
+        std::string refusal;
+        BW24_ASSIGN_OR_RETURN(uint32_t type, ggml_type_of(e, &refusal));
+        if (!refusal.empty()) return error(Code::kUnsupported, "tensor '{}': {}", e.name, refusal);
+        BW24_RETURN_IF_ERROR(split_qwen3next(*d, e, type, layer, e.name.find("qkvz") != std::string::npos));
+        continue;
+      }
       if (ExpertPart part; parse_expert(e.name, &part)) {
         std::string refusal;
         BW24_ASSIGN_OR_RETURN(uint32_t type, ggml_type_of(e, &refusal));

@@ -74,7 +74,7 @@ bw24_status open_status(const std::string& path, std::string* msg) {
   return st;
 }
 
-const char* const kGoldens[] = {"llama", "qwen3", "qwen3_tied", "gemma3", "qwen3_moe", "qwen3_5", "qwen3_5_moe"};
+const char* const kGoldens[] = {"llama", "qwen3", "qwen3_tied", "gemma3", "qwen3_moe", "qwen3_5", "qwen3_5_moe", "qwen3_next"};
 // The CUDA runner has no MoE or delta-net layers yet (it refuses them by name, tested below).
 const char* const kGpuGoldens[] = {"llama", "qwen3", "qwen3_tied", "gemma3"};
 
@@ -135,7 +135,7 @@ TEST_CASE("goldens: CPU reference matches transformers fp32 (safetensors and GGU
 // Issue acceptance for hybrids: decode 64, rewind 32, decode again greedily = the uninterrupted
 // run (the delta nets' state is recomputed from the kept tokens), for every golden arch.
 TEST_CASE("rewind on a hybrid (and every other golden) continues as if never interrupted", "[golden][rewind]") {
-  for (std::string name : {"qwen3_5", "qwen3_5_moe", "qwen3_moe", "qwen3"}) {
+  for (std::string name : {"qwen3_5", "qwen3_5_moe", "qwen3_next", "qwen3_moe", "qwen3"}) {
     INFO(name);
     const Golden g = load_golden(name);
     const int32_t np = static_cast<int32_t>(g.prompt.size());

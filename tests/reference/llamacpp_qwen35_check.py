@@ -42,7 +42,7 @@ def check(name, arch):
 
 
 def main():
-    ok = [check("qwen3_5", "qwen35"), check("qwen3_5_moe", "qwen35moe")]
+    ok = [check("qwen3_5", "qwen35"), check("qwen3_5_moe", "qwen35moe"), check("qwen3_next", "qwen3next")]
     return 0 if all(ok) else 1
 
 

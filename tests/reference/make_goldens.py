@@ -24,7 +24,8 @@ import torch
 import gguf
 from transformers import (Gemma3ForCausalLM, Gemma3TextConfig, LlamaConfig, LlamaForCausalLM,
                           Qwen3_5ForCausalLM, Qwen3_5MoeForCausalLM, Qwen3_5MoeTextConfig,
-                          Qwen3_5TextConfig, Qwen3Config, Qwen3ForCausalLM,
+                          Qwen3_5TextConfig, Qwen3Config, Qwen3ForCausalLM, Qwen3NextConfig,
+                          Qwen3NextForCausalLM,
                           Qwen3MoeConfig, Qwen3MoeForCausalLM)
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "golden")
@@ -81,9 +82,21 @@ MODELS = {
                          layer_types=["linear_attention"] * 3 + ["full_attention"],
                          num_experts=8, num_experts_per_tok=2, moe_intermediate_size=32,
                          shared_expert_intermediate_size=48)),
+    # Qwen3-Next: the Qwen3.5-MoE stack with fused, per-key-head-grouped projections
+    # (in_proj_qkvz, in_proj_ba) and GGUFs without the value-head reorder.
+    "qwen3_next": (Qwen3NextConfig, Qwen3NextForCausalLM,
+                   dict(COMMON, num_hidden_layers=4, head_dim=32, rms_norm_eps=1e-6,
+                        rope_parameters={"rope_theta": 10000000.0, "partial_rotary_factor": 0.25,
+                                         "rope_type": "default"},
+                        linear_conv_kernel_dim=4, linear_key_head_dim=16, linear_value_head_dim=16,
+                        linear_num_key_heads=2, linear_num_value_heads=4, tie_word_embeddings=False,
+                        layer_types=["linear_attention"] * 3 + ["full_attention"],
+                        num_experts=8, num_experts_per_tok=2, moe_intermediate_size=32,
+                        shared_expert_intermediate_size=48, norm_topk_prob=True,
+                        decoder_sparse_step=1, mlp_only_layers=[])),
 }
 ARCH = {"llama": "llama", "gemma3": "gemma3", "qwen3_moe": "qwen3moe", "qwen3_5": "qwen35",
-        "qwen3_5_moe": "qwen35moe"}
+        "qwen3_5_moe": "qwen35moe", "qwen3_next": "qwen3next"}
 NO_GGUF = set()
 
 
@@ -207,13 +220,16 @@ def qwen35_v_order(cfg):
     return [g * r + j for j in range(r) for g in range(hk)]
 
 
-def qwen35_gguf_tensors(cfg, state):
+def qwen35_gguf_tensors(cfg, state, arch="qwen35"):
     """The qwen35 GGUF tensors with llama.cpp's transforms (formats.md §1.5): zero-centered norms
     +1 (not the delta net's gated norm), ssm_a = -exp(A_log), conv1d squeezed, value heads
     reordered (tiled) wherever they appear."""
-    order = qwen35_v_order(cfg)
+    # Qwen3-Next files keep HF's value-head order (formats.md §1.5 item 6).
+    order = qwen35_v_order(cfg) if arch != "qwen3next" else list(range(cfg.linear_num_value_heads))
     kd = cfg.linear_num_key_heads * cfg.linear_key_head_dim
     dv = cfg.linear_value_head_dim
+    hk, dk = cfg.linear_num_key_heads, cfg.linear_key_head_dim
+    r = cfg.linear_num_value_heads // hk
     rows_v = np.concatenate([np.arange(h * dv, (h + 1) * dv) for h in order])  # V rows, new order
     names = {"input_layernorm.weight": "attn_norm.weight",
              "post_attention_layernorm.weight": "post_attention_norm.weight",
@@ -246,6 +262,17 @@ def qwen35_gguf_tensors(cfg, state):
             continue
         if hf_name.endswith("mlp.shared_expert_gate.weight"):
             data = data.reshape(-1)  # [1, E] -> {E}
+        if hf_name.endswith("linear_attn.in_proj_qkvz.weight"):  # per key head [q | k | v (r dv) | z (r dv)]
+            blk = f"blk.{hf_name.split('.')[2]}."
+            g = data.reshape(hk, 2 * dk + 2 * r * dv, -1)
+            out[blk + "attn_qkv.weight"] = np.ascontiguousarray(np.concatenate(
+                [g[:, :dk].reshape(-1, g.shape[-1]), g[:, dk:2 * dk].reshape(-1, g.shape[-1]),
+                 g[:, 2 * dk:2 * dk + r * dv].reshape(-1, g.shape[-1])]))
+            out[blk + "attn_gate.weight"] = np.ascontiguousarray(g[:, 2 * dk + r * dv:].reshape(-1, g.shape[-1]))
+            continue
+        if hf_name.endswith("linear_attn.in_proj_ba.weight"):  # kept fused, as llama.cpp's converter does
+            out[f"blk.{hf_name.split('.')[2]}.ssm_ba.weight"] = data
+            continue
         if hf_name in ("model.embed_tokens.weight", "model.norm.weight", "lm_head.weight"):
             name = {"model.embed_tokens.weight": "token_embd.weight", "model.norm.weight": "output_norm.weight",
                     "lm_head.weight": "output.weight"}[hf_name]
@@ -286,14 +313,15 @@ def write_gguf_qwen35(path, cfg, state, vocab=False, arch="qwen35"):
     rp = cfg.rope_parameters
     w.add_rope_freq_base(rp["rope_theta"])
     w.add_rope_dimension_count(int(cfg.head_dim * rp["partial_rotary_factor"]))
-    w.add_rope_dimension_sections(list(rp["mrope_section"]) + [0] * (4 - len(rp["mrope_section"])))
+    if "mrope_section" in rp:
+        w.add_rope_dimension_sections(list(rp["mrope_section"]) + [0] * (4 - len(rp["mrope_section"])))
     w.add_ssm_conv_kernel(cfg.linear_conv_kernel_dim)
     w.add_ssm_state_size(cfg.linear_key_head_dim)
     w.add_ssm_group_count(cfg.linear_num_key_heads)
     w.add_ssm_time_step_rank(cfg.linear_num_value_heads)
     w.add_ssm_inner_size(cfg.linear_num_value_heads * cfg.linear_value_head_dim)
     w.add_full_attention_interval(4)
-    if arch == "qwen35moe":
+    if arch in ("qwen35moe", "qwen3next"):
         w.add_expert_count(cfg.num_experts)
         w.add_expert_used_count(cfg.num_experts_per_tok)
         w.add_expert_feed_forward_length(cfg.moe_intermediate_size)
@@ -305,7 +333,7 @@ def write_gguf_qwen35(path, cfg, state, vocab=False, arch="qwen35"):
         w.add_token_list(["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(253)])
         w.add_token_scores([0.0] * 256)
         w.add_token_types([2, 3, 3] + [6] * 253)
-    for name, data in qwen35_gguf_tensors(cfg, state).items():
+    for name, data in qwen35_gguf_tensors(cfg, state, arch).items():
         w.add_tensor(name, data)
     w.write_header_to_file()
     w.write_kv_data_to_file()
@@ -362,7 +390,7 @@ def main():
         logits.astype("<f4").tofile(os.path.join(out, "logits.f32"))
         ids, margin = greedy(model, PROMPT, N_GREEDY)
         arch = ARCH.get(name, "qwen3")
-        if arch in ("qwen35", "qwen35moe"):
+        if arch in ("qwen35", "qwen35moe", "qwen3next"):
             write_gguf_qwen35(os.path.join(out, "model.gguf"), cfg, model.state_dict(), arch=arch)
         elif name not in NO_GGUF:
             write_gguf(os.path.join(out, "model.gguf"), arch, cfg, model.state_dict())

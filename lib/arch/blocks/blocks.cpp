@@ -136,7 +136,8 @@ absl::StatusOr<MlpBlock> gated_mlp(const TensorDirectory& dir, int layer, const 
   return m;
 }
 
-absl::StatusOr<DeltaNetBlock> delta_net(const MetaReader& meta, int layer, const Hparams& hp, bool norm_one_plus) {
+absl::StatusOr<DeltaNetBlock> delta_net(const MetaReader& meta, int layer, const Hparams& hp, bool norm_one_plus,
+                                        bool gguf_tiled_v) {
   const TensorDirectory& dir = meta.dir();
   DeltaNetBlock b;
   BW24_ASSIGN_OR_RETURN(b.conv_kernel, meta.u32("ssm.conv_kernel"));
@@ -154,13 +155,16 @@ absl::StatusOr<DeltaNetBlock> delta_net(const MetaReader& meta, int layer, const
   b.norm.one_plus = norm_one_plus;
   BW24_ASSIGN_OR_RETURN(b.in_qkv, weight(dir, blk(layer, "attn_qkv.weight"), {E, b.conv_dim()}));
   BW24_ASSIGN_OR_RETURN(b.in_z, weight(dir, blk(layer, "attn_gate.weight"), {E, Vd}));
-  BW24_ASSIGN_OR_RETURN(b.in_b, weight(dir, blk(layer, "ssm_beta.weight"), {E, b.n_v_heads}));
-  BW24_ASSIGN_OR_RETURN(b.in_a, weight(dir, blk(layer, "ssm_alpha.weight"), {E, b.n_v_heads}));
+  BW24_ASSIGN_OR_RETURN(b.in_ba, optional_weight(dir, blk(layer, "ssm_ba.weight"), {E, 2 * b.n_v_heads}));
+  if (!b.in_ba) {
+    BW24_ASSIGN_OR_RETURN(b.in_b, weight(dir, blk(layer, "ssm_beta.weight"), {E, b.n_v_heads}));
+    BW24_ASSIGN_OR_RETURN(b.in_a, weight(dir, blk(layer, "ssm_alpha.weight"), {E, b.n_v_heads}));
+  }
   BW24_ASSIGN_OR_RETURN(b.conv, weight(dir, blk(layer, "ssm_conv1d.weight"), {b.conv_kernel, b.conv_dim()}));
   BW24_ASSIGN_OR_RETURN(b.dt_bias, weight(dir, blk(layer, "ssm_dt.bias"), {b.n_v_heads}));
   // GGUF files carry llama.cpp's transforms: ssm_a = -exp(A_log) and value heads in tiled order.
   b.a_is_log = dir.origin == loaders::Origin::kHuggingFace;
-  b.v_heads_tiled = !b.a_is_log;
+  b.v_heads_tiled = !b.a_is_log && gguf_tiled_v;
   BW24_ASSIGN_OR_RETURN(b.a, weight(dir, blk(layer, b.a_is_log ? "ssm_a_log" : "ssm_a"), {b.n_v_heads}));
   BW24_ASSIGN_OR_RETURN(b.gated_norm, weight(dir, blk(layer, "ssm_norm.weight"), {b.d_v}));
   BW24_ASSIGN_OR_RETURN(b.out_proj, weight(dir, blk(layer, "ssm_out.weight"), {Vd, E}));

@@ -50,7 +50,9 @@ absl::StatusOr<MlpBlock> gated_mlp(const loaders::TensorDirectory& dir, int laye
                                    const Hparams& hp, const MlpOptions& opt);
 
 // The gated delta net of blk.N (Qwen3.5 linear attention) from the <arch>.ssm.* keys.
-absl::StatusOr<DeltaNetBlock> delta_net(const MetaReader& meta, int layer, const Hparams& hp, bool norm_one_plus);
+// gguf_tiled_v: GGUF files of this arch reorder value heads (qwen35*, not qwen3next).
+absl::StatusOr<DeltaNetBlock> delta_net(const MetaReader& meta, int layer, const Hparams& hp, bool norm_one_plus,
+                                        bool gguf_tiled_v);
 
 // Router and stacked experts of blk.N (ffn_gate_inp, ffn_{gate,up,down}_exps) from the
 // <arch>.expert_count / expert_used_count / expert_feed_forward_length / expert_weights_norm keys.
