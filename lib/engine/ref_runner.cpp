@@ -7,6 +7,7 @@
 #include "lib/core/status.h"
 #include "lib/core/thread_pool.h"
 #include "lib/engine/runner.h"
+#include "lib/ref/delta_rule.h"
 #include "lib/ref/ops.h"
 
 namespace bw24::engine {
@@ -144,9 +145,8 @@ class RefRunner final : public Runner {
     for (int64_t i = 0; i < n * g_.n_embd; ++i) x[i] += proj[i];
   }
 
-  // x += out_proj(gated_norm(delta rule(conv(in_qkv h)), in_z h)), token by token through the
-  // layer's conv and recurrent state (graph.h DeltaNetBlock; transformers'
-  // torch_recurrent_gated_delta_rule is the model).
+  // x += out_proj(gated_norm(delta rule(conv(in_qkv h)), in_z h)) through the layer's conv and
+  // recurrent state (graph.h DeltaNetBlock).
   void delta_net(const arch::DeltaNetBlock& b, size_t layer, const float* h, int64_t n, float* x) {
     const int64_t C = b.conv_dim(), K = b.conv_kernel, Hk = b.n_k_heads, Hv = b.n_v_heads, dk = b.d_k, dv = b.d_v;
     const int64_t Kd = Hk * dk, Vd = Hv * dv, r = Hv / Hk;
@@ -175,10 +175,11 @@ class RefRunner final : public Runner {
     ref::dequant_row(*b.gated_norm.t, 0, nw.data());
     std::vector<float>& cs = conv_state_[layer];  // the last K - 1 inputs, oldest first
     std::vector<float>& S = ssm_state_[layer];    // [Hv][dk][dv]
-    std::vector<float> y(C), kv_mem(dv);
+    std::vector<float> Y(n * C);
     const float q_scale = 1.0f / std::sqrt(static_cast<float>(dk));
     for (int64_t t = 0; t < n; ++t) {
       const float* in = &qkv[t * C];
+      float* y = &Y[t * C];
       // Causal depthwise conv over [state, input], then SiLU; the state shifts by one.
       for (int64_t c = 0; c < C; ++c) {
         float acc = conv[c * K + K - 1] * in[c];
@@ -197,28 +198,28 @@ class RefRunner final : public Runner {
         const float inv = 1.0f / std::sqrt(static_cast<float>(ss) + 1e-6f) * (hk < Hk ? q_scale : 1.0f);
         for (int64_t i = 0; i < dk; ++i) v[i] *= inv;
       }
-      for (int64_t hv = 0; hv < Hv; ++hv) {
-        const int64_t hk = b.v_heads_tiled ? hv % Hk : hv / r;
-        const float* q = &y[hk * dk];
-        const float* k = &y[Kd + hk * dk];
-        const float* v = &y[2 * Kd + hv * dv];
-        const float bt = 1.0f / (1.0f + std::exp(-beta[t * Hv + hv]));
+    }
+    // Per value head: the delta rule over the n tokens, recurrent for one token, chunked for
+    // more (lib/ref/delta_rule.h; the two agree, tests/unit/test_engine_parts.cpp).
+    std::vector<float> qh(n * dk), kh(n * dk), vh(n * dv), gh(n), bh(n), oh(n * dv);
+    for (int64_t hv = 0; hv < Hv; ++hv) {
+      const int64_t hk = b.v_heads_tiled ? hv % Hk : hv / r;
+      for (int64_t t = 0; t < n; ++t) {
+        std::copy_n(&Y[t * C + hk * dk], dk, &qh[t * dk]);
+        std::copy_n(&Y[t * C + Kd + hk * dk], dk, &kh[t * dk]);
+        std::copy_n(&Y[t * C + 2 * Kd + hv * dv], dv, &vh[t * dv]);
+        bh[t] = 1.0f / (1.0f + std::exp(-beta[t * Hv + hv]));
         const float ax = alpha[t * Hv + hv] + dt[hv];
-        const float softplus = ax > 20.0f ? ax : std::log1p(std::exp(ax));
-        const float decay = std::exp(neg_a[hv] * softplus);
-        float* Sh = &S[hv * dk * dv];
-        for (int64_t i = 0; i < dk * dv; ++i) Sh[i] *= decay;
-        std::fill(kv_mem.begin(), kv_mem.end(), 0.0f);
-        for (int64_t i = 0; i < dk; ++i)
-          for (int64_t j = 0; j < dv; ++j) kv_mem[j] += Sh[i * dv + j] * k[i];
-        for (int64_t j = 0; j < dv; ++j) kv_mem[j] = (v[j] - kv_mem[j]) * bt;  // delta
+        gh[t] = neg_a[hv] * (ax > 20.0f ? ax : std::log1p(std::exp(ax)));  // log decay
+      }
+      float* Sh = &S[hv * dk * dv];
+      if (n == 1)
+        ref::gated_delta_recurrent(qh.data(), kh.data(), vh.data(), gh.data(), bh.data(), n, dk, dv, Sh, oh.data());
+      else
+        ref::gated_delta_chunked(qh.data(), kh.data(), vh.data(), gh.data(), bh.data(), n, dk, dv, 64, Sh, oh.data());
+      for (int64_t t = 0; t < n; ++t) {
         float* out = &o[t * Vd + hv * dv];
-        std::fill(out, out + dv, 0.0f);
-        for (int64_t i = 0; i < dk; ++i)
-          for (int64_t j = 0; j < dv; ++j) {
-            Sh[i * dv + j] += k[i] * kv_mem[j];
-            out[j] += Sh[i * dv + j] * q[i];
-          }
+        std::copy_n(&oh[t * dv], dv, out);
         // Gated RMSNorm: norm(o) * w * silu(z).
         ref::rmsnorm(out, out, nw.data(), dv, g_.norm_eps, false);
         const float* zh = &z[t * Vd + hv * dv];

@@ -2,8 +2,10 @@
 
 #include <cmath>
 #include <map>
+#include <random>
 #include <vector>
 
+#include "lib/ref/delta_rule.h"
 #include "lib/ref/ops.h"
 #include "lib/sampling/sampler.h"
 
@@ -77,4 +79,42 @@ TEST_CASE("sampler: greedy, ties, penalties, determinism, top-k/p, min-p", "[sam
   topp.temperature = 1.0f;
   topp.top_p = 0.1f;
   for (int i = 0; i < 100; ++i) REQUIRE(s.sample(m.data(), 4, topp, {}) == 1);
+}
+
+TEST_CASE("gated delta rule: the chunked form agrees with the recurrence", "[ref][delta_rule]") {
+  std::mt19937 rng(3);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  std::uniform_real_distribution<float> ud(0.0f, 1.0f);
+  const int64_t dk = 16, dv = 8;
+  for (int64_t n : {1, 5, 64, 150}) {
+    for (int64_t chunk : {1, 7, 64}) {
+      INFO("n " << n << " chunk " << chunk);
+      std::vector<float> q(n * dk), k(n * dk), v(n * dv), g(n), beta(n), S0(dk * dv);
+      for (auto* vec : {&q, &k, &v, &S0})
+        for (auto& x : *vec) x = nd(rng);
+      for (int64_t t = 0; t < n; ++t) {  // unit-norm keys and queries, as the layer feeds them
+        for (float* p : {&q[t * dk], &k[t * dk]}) {
+          float ss = 0;
+          for (int64_t i = 0; i < dk; ++i) ss += p[i] * p[i];
+          for (int64_t i = 0; i < dk; ++i) p[i] /= std::sqrt(ss);
+        }
+        g[t] = -2.0f * ud(rng);  // decays in (e^-2, 1]
+        beta[t] = ud(rng);
+      }
+      std::vector<float> Sa = S0, Sb = S0, oa(n * dv), ob(n * dv);
+      ref::gated_delta_recurrent(q.data(), k.data(), v.data(), g.data(), beta.data(), n, dk, dv, Sa.data(), oa.data());
+      ref::gated_delta_chunked(q.data(), k.data(), v.data(), g.data(), beta.data(), n, dk, dv, chunk, Sb.data(),
+                               ob.data());
+      auto rel = [](const std::vector<float>& a, const std::vector<float>& b) {
+        double num = 0, den = 0;
+        for (size_t i = 0; i < a.size(); ++i) {
+          num += (a[i] - b[i]) * double(a[i] - b[i]);
+          den += double(a[i]) * a[i];
+        }
+        return std::sqrt(num / den);
+      };
+      CHECK(rel(oa, ob) < 1e-5);
+      CHECK(rel(Sa, Sb) < 1e-5);
+    }
+  }
 }

@@ -1,0 +1,26 @@
+// The gated delta rule of one value head (Qwen3.5 / Qwen3-Next linear attention, formats.md §3.5)
+// in its two forms, which must agree: the recurrence (decode, one token at a time) and the chunked
+// form (prefill: per chunk of C tokens a triangular solve replaces C sequential state updates,
+// the shape the GPU kernel will take).
+//
+// Per token t: S = exp(g_t) S; delta = beta_t (v_t - S^T k_t); S += k_t delta^T; o_t = S^T q_t.
+// q, k: [n][dk] (already l2-normalized, q scaled), v: [n][dv], g (log decay <= 0), beta: [n];
+// S: [dk][dv], updated in place; out: [n][dv].
+#pragma once
+
+#include <cstdint>
+
+namespace bw24::ref {
+
+void gated_delta_recurrent(const float* q, const float* k, const float* v, const float* g, const float* beta,
+                           int64_t n, int64_t dk, int64_t dv, float* S, float* out);
+
+// Chunk of C tokens, G_i = sum of g over the chunk up to i, S0 the state at its start:
+//   delta_i + beta_i sum_{j<i} exp(G_i - G_j) (k_i . k_j) delta_j = beta_i (v_i - exp(G_i) S0^T k_i)
+// (lower-triangular, forward substitution), then
+//   o_i = exp(G_i) S0^T q_i + sum_{j<=i} exp(G_i - G_j) (q_i . k_j) delta_j,
+//   S = exp(G_C) S0 + sum_j exp(G_C - G_j) k_j delta_j^T.
+void gated_delta_chunked(const float* q, const float* k, const float* v, const float* g, const float* beta,
+                         int64_t n, int64_t dk, int64_t dv, int64_t chunk, float* S, float* out);
+
+}  // namespace bw24::ref
