@@ -134,13 +134,25 @@ int main(int argc, char** argv) {
   const engine::Model& m = **model;
   std::fprintf(stderr, "loaded %s in %.1f s (%.2f GB)\n", m.name().c_str(), now_s() - t0, m.n_bytes() / 1e9);
 
-  // Bytes a decode step must read: every weight matrix once (the embedding only one row) plus the
-  // KV cache up to the depth (f32 K and V).
-  uint64_t weight_bytes = 0;
+  // Bytes a decode step must move: every weight matrix once (the embedding only one row; of the
+  // stacked experts only the n_used of n_expert a token routes to), the KV cache of the attention
+  // layers up to the depth (f32 K and V), and the delta-net layers' recurrent state (read and
+  // written, f32).
+  double weight_bytes = 0, kv_row_bytes = 0;
   const arch::ModelGraph& g = m.graph();
   for (const auto& t : m.dir().tensors())
-    if (&t != g.tok_embd.t || g.tied_embeddings) weight_bytes += t.n_bytes;
-  const double kv_row_bytes = double(g.layers.size()) * g.layers[0].attn.n_head_kv * g.layers[0].attn.head_dim * 4 * 2;
+    if (&t != g.tok_embd.t || g.tied_embeddings) weight_bytes += double(t.n_bytes);
+  for (const auto& L : g.layers) {
+    if (L.mlp.is_moe()) {
+      const double unused = 1.0 - double(L.mlp.moe.n_used) / L.mlp.moe.n_expert;
+      for (const arch::Weight* w : {&L.mlp.moe.gate_exps, &L.mlp.moe.up_exps, &L.mlp.moe.down_exps})
+        weight_bytes -= unused * double(w->t->n_bytes);
+    }
+    if (L.recurrent)
+      weight_bytes += 2.0 * 4 * L.delta_net.n_v_heads * L.delta_net.d_k * L.delta_net.d_v;
+    else
+      kv_row_bytes += double(L.attn.n_head_kv) * L.attn.head_dim * 4 * 2;
+  }
 
   const double copy_gbs = device >= 0 ? copy_bandwidth_gbs(device) : 0;
   std::string gpu = "cpu";

@@ -23,6 +23,8 @@ struct Shape {
   float theta;
   bool tied;
   int n_expert = 0, n_used = 0, n_ff_exp = 0;  // MoE: experts per layer, used per token, expert FFN
+  int n_ff_shared = 0;                          // shared expert (qwen35moe)
+  int lin_k_heads = 0, lin_v_heads = 0, lin_head_dim = 0;  // hybrids: delta-net heads (d_k = d_v)
 };
 
 // Public config.json values of each model.
@@ -36,6 +38,13 @@ constexpr Shape kShapes[] = {
     {"tiny-llama", "llama", 256, 2, 4, 4, 64, 512, 2048, 1e4f, true},
     {"qwen3-30b-a3b", "qwen3moe", 2048, 48, 32, 4, 128, 6144, 151936, 1e6f, false, 128, 8, 768},
     {"tiny-qwen3moe", "qwen3moe", 256, 2, 4, 2, 64, 768, 2048, 1e6f, false, 8, 2, 256},
+    // Hybrids (transformers' Qwen3_5TextConfig / Qwen3_5MoeTextConfig defaults = the 9B and the
+    // 35B-A3B; the 27B from its config.json): every 4th layer gated attention, else a delta net.
+    {"qwen3.5-9b", "qwen35", 4096, 32, 16, 4, 256, 12288, 248320, 1e7f, false, 0, 0, 0, 0, 16, 32, 128},
+    {"qwen3.5-27b", "qwen35", 5120, 64, 24, 4, 256, 17408, 248320, 1e7f, false, 0, 0, 0, 0, 16, 48, 128},
+    {"qwen3.6-35b-a3b", "qwen35moe", 2048, 40, 16, 2, 256, 512, 248320, 1e7f, false, 256, 8, 512, 512, 16, 32, 128},
+    {"tiny-qwen35", "qwen35", 256, 4, 4, 2, 64, 512, 2048, 1e7f, false, 0, 0, 0, 0, 2, 4, 64},
+    {"tiny-qwen35moe", "qwen35moe", 256, 4, 4, 2, 64, 512, 2048, 1e7f, false, 8, 2, 256, 256, 2, 4, 64},
 };
 
 // xorshift64*: fast random bytes.
@@ -158,6 +167,25 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> build_synthetic(const std::stri
   BW24_RETURN_IF_ERROR(d->add_meta(a + "attention.value_length", MetaValue::of_u32(sh->head_dim)));
   BW24_RETURN_IF_ERROR(d->add_meta(a + "attention.layer_norm_rms_epsilon", MetaValue::of_f32(1e-6f)));
   BW24_RETURN_IF_ERROR(d->add_meta(a + "rope.freq_base", MetaValue::of_f32(sh->theta)));
+  if (sh->lin_k_heads > 0) {
+    const int rope_dims = sh->head_dim / 4, pairs = rope_dims / 2;  // partial_rotary_factor 0.25
+    BW24_RETURN_IF_ERROR(d->add_meta(a + "rope.dimension_count", MetaValue::of_u32(rope_dims)));
+    const int32_t sections[4] = {(pairs + 2) / 3, (pairs + 2) / 3, pairs - 2 * ((pairs + 2) / 3), 0};  // [11,11,10] at 32
+    MetaValue sec;
+    sec.type = MetaType::ARRAY;
+    sec.elem_type = MetaType::I32;
+    sec.count = 4;
+    sec.raw.assign(reinterpret_cast<const uint8_t*>(sections), reinterpret_cast<const uint8_t*>(sections) + 16);
+    BW24_RETURN_IF_ERROR(d->add_meta(a + "rope.dimension_sections", std::move(sec)));
+    BW24_RETURN_IF_ERROR(d->add_meta(a + "ssm.conv_kernel", MetaValue::of_u32(4)));
+    BW24_RETURN_IF_ERROR(d->add_meta(a + "ssm.state_size", MetaValue::of_u32(sh->lin_head_dim)));
+    BW24_RETURN_IF_ERROR(d->add_meta(a + "ssm.group_count", MetaValue::of_u32(sh->lin_k_heads)));
+    BW24_RETURN_IF_ERROR(d->add_meta(a + "ssm.time_step_rank", MetaValue::of_u32(sh->lin_v_heads)));
+    BW24_RETURN_IF_ERROR(d->add_meta(a + "ssm.inner_size", MetaValue::of_u32(sh->lin_v_heads * sh->lin_head_dim)));
+    BW24_RETURN_IF_ERROR(d->add_meta(a + "full_attention_interval", MetaValue::of_u32(4)));
+  }
+  if (sh->n_ff_shared > 0)
+    BW24_RETURN_IF_ERROR(d->add_meta(a + "expert_shared_feed_forward_length", MetaValue::of_u32(sh->n_ff_shared)));
   if (sh->n_expert > 0) {
     BW24_RETURN_IF_ERROR(d->add_meta(a + "expert_count", MetaValue::of_u32(sh->n_expert)));
     BW24_RETURN_IF_ERROR(d->add_meta(a + "expert_used_count", MetaValue::of_u32(sh->n_used)));
@@ -171,7 +199,8 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> build_synthetic(const std::stri
     return il < n / 8 || il >= 7 * n / 8 || (il - n / 8) % 3 == 2;
   };
   auto type_for = [&](const std::string& name, int il) -> absl::StatusOr<GgmlType> {
-    if (name == "ffn_gate_inp.weight") return GgmlType::F32;  // llama-quantize keeps the router in F32
+    // llama-quantize keeps the router and the delta net's conv taps in F32.
+    if (name == "ffn_gate_inp.weight" || name == "ssm_conv1d.weight") return GgmlType::F32;
     if (quant == "Q4_K_M") {
       if (name == "output.weight") return GgmlType::Q6_K;
       if ((name == "attn_v.weight" || name.starts_with("ffn_down")) && more_bits(il)) return GgmlType::Q6_K;
@@ -191,18 +220,21 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> build_synthetic(const std::stri
   auto add = [&](const std::string& name, int il, int64_t ne0, int64_t ne1, int64_t ne2 = 1) -> absl::Status {
     TensorInfo t;
     t.name = il >= 0 ? "blk." + std::to_string(il) + "." + name : name;
-    if (ne1 == 1) {  // norms: f32 ones with noise
+    if (ne1 == 1) {  // norms: f32 ones with noise; ssm_a negative (-exp(A_log)), dt bias small
       t.type = 0;
       t.n_dims = 1;
       t.ne = {ne0, 1, 1, 1};
       t.n_bytes = static_cast<uint64_t>(ne0) * 4;
       uint8_t* p = d->own_bytes(t.n_bytes);
       auto* f = reinterpret_cast<float*>(p);
-      for (int64_t i = 0; i < ne0; ++i) f[i] = 1.0f + ((rng.next() >> 40) / 16777216.0f - 0.5f) * 0.1f;
+      const float base = name == "ssm_a" ? -1.0f : name == "ssm_dt.bias" ? 0.0f : 1.0f;
+      for (int64_t i = 0; i < ne0; ++i) f[i] = base + ((rng.next() >> 40) / 16777216.0f - 0.5f) * 0.1f;
       t.data = p;
       return d->add_tensor(std::move(t));
     }
     BW24_ASSIGN_OR_RETURN(GgmlType type, type_for(name, il));
+    // Rows shorter than a super-block fall back as llama-quantize does: Q8_0, else F16.
+    if (ne0 % type_info(type)->block_elems != 0) type = ne0 % 32 == 0 ? GgmlType::Q8_0 : GgmlType::F16;
     const TypeInfo* ti = type_info(type);
     t.type = static_cast<uint32_t>(type);
     t.n_dims = ne2 > 1 ? 3 : 2;
@@ -231,22 +263,43 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> build_synthetic(const std::stri
   BW24_RETURN_IF_ERROR(add("token_embd.weight", -1, E, sh->n_vocab));
   BW24_RETURN_IF_ERROR(add("output_norm.weight", -1, E, 1));
   if (!sh->tied) BW24_RETURN_IF_ERROR(add("output.weight", -1, E, sh->n_vocab));
+  const bool hybrid = sh->lin_k_heads > 0;
+  const int64_t Hk = sh->lin_k_heads, Hv = sh->lin_v_heads, dl = sh->lin_head_dim;
+  const int64_t conv_dim = 2 * Hk * dl + Hv * dl, Vd = Hv * dl;
   for (int il = 0; il < sh->n_layer; ++il) {
     BW24_RETURN_IF_ERROR(add("attn_norm.weight", il, E, 1));
-    BW24_RETURN_IF_ERROR(add("attn_q.weight", il, E, qw));
-    BW24_RETURN_IF_ERROR(add("attn_k.weight", il, E, kw));
-    BW24_RETURN_IF_ERROR(add("attn_v.weight", il, E, kw));
-    BW24_RETURN_IF_ERROR(add("attn_output.weight", il, qw, E));
-    if (std::string_view(sh->arch).starts_with("qwen3")) {
-      BW24_RETURN_IF_ERROR(add("attn_q_norm.weight", il, sh->head_dim, 1));
-      BW24_RETURN_IF_ERROR(add("attn_k_norm.weight", il, sh->head_dim, 1));
+    if (hybrid && (il + 1) % 4 != 0) {  // gated delta net
+      BW24_RETURN_IF_ERROR(add("attn_qkv.weight", il, E, conv_dim));
+      BW24_RETURN_IF_ERROR(add("attn_gate.weight", il, E, Vd));
+      BW24_RETURN_IF_ERROR(add("ssm_beta.weight", il, E, Hv));
+      BW24_RETURN_IF_ERROR(add("ssm_alpha.weight", il, E, Hv));
+      BW24_RETURN_IF_ERROR(add("ssm_conv1d.weight", il, 4, conv_dim));
+      BW24_RETURN_IF_ERROR(add("ssm_dt.bias", il, Hv, 1));
+      BW24_RETURN_IF_ERROR(add("ssm_a", il, Hv, 1));
+      BW24_RETURN_IF_ERROR(add("ssm_norm.weight", il, dl, 1));
+      BW24_RETURN_IF_ERROR(add("ssm_out.weight", il, Vd, E));
+    } else {
+      BW24_RETURN_IF_ERROR(add("attn_q.weight", il, E, hybrid ? 2 * qw : qw));  // hybrids: [q | gate] per head
+      BW24_RETURN_IF_ERROR(add("attn_k.weight", il, E, kw));
+      BW24_RETURN_IF_ERROR(add("attn_v.weight", il, E, kw));
+      BW24_RETURN_IF_ERROR(add("attn_output.weight", il, qw, E));
+      if (std::string_view(sh->arch).starts_with("qwen3")) {
+        BW24_RETURN_IF_ERROR(add("attn_q_norm.weight", il, sh->head_dim, 1));
+        BW24_RETURN_IF_ERROR(add("attn_k_norm.weight", il, sh->head_dim, 1));
+      }
     }
-    BW24_RETURN_IF_ERROR(add("ffn_norm.weight", il, E, 1));
+    BW24_RETURN_IF_ERROR(add(hybrid ? "post_attention_norm.weight" : "ffn_norm.weight", il, E, 1));
     if (sh->n_expert > 0) {
       BW24_RETURN_IF_ERROR(add("ffn_gate_inp.weight", il, E, sh->n_expert));
       BW24_RETURN_IF_ERROR(add("ffn_gate_exps.weight", il, E, sh->n_ff_exp, sh->n_expert));
       BW24_RETURN_IF_ERROR(add("ffn_up_exps.weight", il, E, sh->n_ff_exp, sh->n_expert));
       BW24_RETURN_IF_ERROR(add("ffn_down_exps.weight", il, sh->n_ff_exp, E, sh->n_expert));
+      if (sh->n_ff_shared > 0) {
+        BW24_RETURN_IF_ERROR(add("ffn_gate_inp_shexp.weight", il, E, 1));
+        BW24_RETURN_IF_ERROR(add("ffn_gate_shexp.weight", il, E, sh->n_ff_shared));
+        BW24_RETURN_IF_ERROR(add("ffn_up_shexp.weight", il, E, sh->n_ff_shared));
+        BW24_RETURN_IF_ERROR(add("ffn_down_shexp.weight", il, sh->n_ff_shared, E));
+      }
       continue;
     }
     BW24_RETURN_IF_ERROR(add("ffn_gate.weight", il, E, sh->n_ff));

@@ -28,7 +28,8 @@ std::vector<float> logits_of(std::shared_ptr<const engine::Model> m, const std::
 TEST_CASE("synthetic models written as GGUF read back identically and run the same", "[synth]") {
   const std::string path = (std::filesystem::temp_directory_path() / "bw24_synth_test.gguf").string();
   for (auto [shape, quant] : {std::pair{"tiny-qwen3", "Q4_K_M"}, std::pair{"tiny-qwen3", "Q8_0"},
-                              std::pair{"tiny-qwen3moe", "Q4_K_M"}}) {
+                              std::pair{"tiny-qwen3moe", "Q4_K_M"}, std::pair{"tiny-qwen35", "Q4_K_M"},
+                              std::pair{"tiny-qwen35moe", "Q8_0"}}) {
     INFO(shape << " " << quant);
     auto built = bench::build_synthetic(shape, quant);
     REQUIRE(built.ok());
