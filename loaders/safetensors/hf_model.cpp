@@ -111,6 +111,16 @@ const json* find(const json& j, const char* key) {
   return it == j.end() ? nullptr : &*it;
 }
 
+// config.json layer_types (per-layer kinds: sliding/full attention, linear/full attention) as the
+// string array <arch>.attention.layer_types.
+absl::Status add_layer_types(const json& cfg, const std::string& a, TensorDirectory& d) {
+  const json* lt = find(cfg, "layer_types");
+  if (!lt || !lt->is_array()) return absl::OkStatus();
+  std::vector<std::string> types;
+  for (const json& t : *lt) types.push_back(t.is_string() ? t.get<std::string>() : "");
+  return d.add_meta(a + "attention.layer_types", MetaValue::of_strings(std::move(types)));
+}
+
 // Gemma 3 extras: window, attention scalar, per-layer types and the two RoPE bases (transformers 5
 // keeps them in rope_parameters per layer type; older configs use rope_theta and
 // rope_local_base_freq).
@@ -118,11 +128,7 @@ absl::Status map_gemma3(const json& cfg, const std::string& a, TensorDirectory& 
   BW24_RETURN_IF_ERROR(add_int(d, cfg, "sliding_window", a + "attention.sliding_window"));
   BW24_RETURN_IF_ERROR(add_float(d, find(cfg, "query_pre_attn_scalar"), "query_pre_attn_scalar",
                                  a + "attention.query_pre_attn_scalar"));
-  if (const json* lt = find(cfg, "layer_types"); lt && lt->is_array()) {
-    std::vector<std::string> types;
-    for (const json& t : *lt) types.push_back(t.is_string() ? t.get<std::string>() : "");
-    BW24_RETURN_IF_ERROR(d.add_meta(a + "attention.layer_types", MetaValue::of_strings(std::move(types))));
-  }
+  BW24_RETURN_IF_ERROR(add_layer_types(cfg, a, d));
   const json* rp = find(cfg, "rope_parameters");
   if (rp && rp->is_object() && rp->contains("sliding_attention")) {
     const json& full = (*rp)["full_attention"];
@@ -165,17 +171,13 @@ absl::Status map_moe(const json& cfg, const std::string& a, TensorDirectory& d) 
 // Qwen3.5 hybrid: linear-attention sizes under llama.cpp's ssm.* keys, the per-layer types, and
 // the partial rotary dimension (head_dim * partial_rotary_factor).
 absl::Status map_qwen35(const json& cfg, const std::string& a, TensorDirectory& d) {
-  BW24_RETURN_IF_ERROR(add_int(d, cfg, "linear_conv_kernel_dim", a + "ssm.conv_kernel"));
-  BW24_RETURN_IF_ERROR(add_int(d, cfg, "linear_key_head_dim", a + "ssm.state_size"));
-  BW24_RETURN_IF_ERROR(add_int(d, cfg, "linear_num_key_heads", a + "ssm.group_count"));
-  BW24_RETURN_IF_ERROR(add_int(d, cfg, "linear_num_value_heads", a + "ssm.time_step_rank"));
-  BW24_RETURN_IF_ERROR(add_int(d, cfg, "linear_value_head_dim", a + "ssm.value_head_dim"));
-  BW24_RETURN_IF_ERROR(add_int(d, cfg, "full_attention_interval", a + "full_attention_interval"));
-  if (const json* lt = find(cfg, "layer_types"); lt && lt->is_array()) {
-    std::vector<std::string> types;
-    for (const json& t : *lt) types.push_back(t.is_string() ? t.get<std::string>() : "");
-    BW24_RETURN_IF_ERROR(d.add_meta(a + "attention.layer_types", MetaValue::of_strings(std::move(types))));
-  }
+  constexpr std::pair<const char*, const char*> kKeys[] = {
+      {"linear_conv_kernel_dim", "ssm.conv_kernel"},       {"linear_key_head_dim", "ssm.state_size"},
+      {"linear_num_key_heads", "ssm.group_count"},         {"linear_num_value_heads", "ssm.time_step_rank"},
+      {"linear_value_head_dim", "ssm.value_head_dim"},     {"full_attention_interval", "full_attention_interval"},
+  };
+  for (auto [hf, gg] : kKeys) BW24_RETURN_IF_ERROR(add_int(d, cfg, hf, a + gg));
+  BW24_RETURN_IF_ERROR(add_layer_types(cfg, a, d));
   const json* rp = find(cfg, "rope_parameters");
   const json* hd = find(cfg, "head_dim");
   if (rp && rp->is_object() && hd && hd->is_number_integer()) {
@@ -369,7 +371,7 @@ absl::Status split_gate_up(TensorDirectory& d, int layer, const ExpertEntry& x) 
     t.ne = {static_cast<int64_t>(sh[2]), static_cast<int64_t>(sh[1] / 2), static_cast<int64_t>(sh[0]), 1};
     t.n_bytes = half * sh[0];
     uint8_t* p = d.own_bytes(t.n_bytes);
-    for (uint64_t e = 0; e < sh[0]; ++e) std::memcpy(p + e * half, x.e.data + (2 * e + h) * half, half);
+    for (uint64_t e = 0; e < static_cast<uint64_t>(sh[0]); ++e) std::memcpy(p + e * half, x.e.data + (2 * e + h) * half, half);
     t.data = p;
     BW24_RETURN_IF_ERROR(d.add_tensor(std::move(t)));
   }

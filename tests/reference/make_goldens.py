@@ -36,6 +36,15 @@ COMMON = dict(vocab_size=256, hidden_size=64, intermediate_size=128, num_hidden_
               num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
               bos_token_id=1, eos_token_id=2, attention_bias=False)
 
+# The hybrids' common shape: three gated-delta-net layers then a gated full-attention one (the 3:1
+# pattern), 2 key heads serving 4 value heads, partial rotary (a quarter of head_dim).
+HYBRID = dict(COMMON, num_hidden_layers=4, head_dim=32, rms_norm_eps=1e-6, linear_conv_kernel_dim=4,
+              linear_key_head_dim=16, linear_value_head_dim=16, linear_num_key_heads=2,
+              linear_num_value_heads=4, tie_word_embeddings=False,
+              layer_types=["linear_attention"] * 3 + ["full_attention"])
+MROPE = {"rope_theta": 10000000.0, "partial_rotary_factor": 0.25, "rope_type": "default",
+         "mrope_section": [1, 1, 2], "mrope_interleaved": True}
+
 MODELS = {
     "llama": (LlamaConfig, LlamaForCausalLM,
               dict(COMMON, rms_norm_eps=1e-5, rope_theta=10000.0, tie_word_embeddings=False)),
@@ -60,37 +69,18 @@ MODELS = {
                        tie_word_embeddings=False, num_experts=8, num_experts_per_tok=2,
                        moe_intermediate_size=32, norm_topk_prob=True, decoder_sparse_step=1,
                        mlp_only_layers=[])),
-    # Qwen3.5 hybrid: three gated-delta-net layers then a gated full-attention one (the 3:1
-    # pattern), 2 key heads serving 4 value heads, partial rotary (a quarter of head_dim).
-    "qwen3_5": (Qwen3_5TextConfig, Qwen3_5ForCausalLM,
-                dict(COMMON, num_hidden_layers=4, head_dim=32, rms_norm_eps=1e-6,
-                     rope_parameters={"rope_theta": 10000000.0, "partial_rotary_factor": 0.25,
-                                      "rope_type": "default", "mrope_section": [1, 1, 2],
-                                      "mrope_interleaved": True},
-                     linear_conv_kernel_dim=4, linear_key_head_dim=16, linear_value_head_dim=16,
-                     linear_num_key_heads=2, linear_num_value_heads=4, tie_word_embeddings=False,
-                     layer_types=["linear_attention"] * 3 + ["full_attention"])),
+    # Qwen3.5 dense hybrid.
+    "qwen3_5": (Qwen3_5TextConfig, Qwen3_5ForCausalLM, dict(HYBRID, rope_parameters=MROPE)),
     # Qwen3.5-MoE: the same hybrid stack, MLPs replaced by 8 experts (2 per token, always
     # renormalized) plus a sigmoid-gated shared expert.
     "qwen3_5_moe": (Qwen3_5MoeTextConfig, Qwen3_5MoeForCausalLM,
-                    dict(COMMON, num_hidden_layers=4, head_dim=32, rms_norm_eps=1e-6,
-                         rope_parameters={"rope_theta": 10000000.0, "partial_rotary_factor": 0.25,
-                                          "rope_type": "default", "mrope_section": [1, 1, 2],
-                                          "mrope_interleaved": True},
-                         linear_conv_kernel_dim=4, linear_key_head_dim=16, linear_value_head_dim=16,
-                         linear_num_key_heads=2, linear_num_value_heads=4, tie_word_embeddings=False,
-                         layer_types=["linear_attention"] * 3 + ["full_attention"],
-                         num_experts=8, num_experts_per_tok=2, moe_intermediate_size=32,
-                         shared_expert_intermediate_size=48)),
+                    dict(HYBRID, rope_parameters=MROPE, num_experts=8, num_experts_per_tok=2,
+                         moe_intermediate_size=32, shared_expert_intermediate_size=48)),
     # Qwen3-Next: the Qwen3.5-MoE stack with fused, per-key-head-grouped projections
     # (in_proj_qkvz, in_proj_ba) and GGUFs without the value-head reorder.
     "qwen3_next": (Qwen3NextConfig, Qwen3NextForCausalLM,
-                   dict(COMMON, num_hidden_layers=4, head_dim=32, rms_norm_eps=1e-6,
-                        rope_parameters={"rope_theta": 10000000.0, "partial_rotary_factor": 0.25,
-                                         "rope_type": "default"},
-                        linear_conv_kernel_dim=4, linear_key_head_dim=16, linear_value_head_dim=16,
-                        linear_num_key_heads=2, linear_num_value_heads=4, tie_word_embeddings=False,
-                        layer_types=["linear_attention"] * 3 + ["full_attention"],
+                   dict(HYBRID, rope_parameters={"rope_theta": 10000000.0, "partial_rotary_factor": 0.25,
+                                                 "rope_type": "default"},
                         num_experts=8, num_experts_per_tok=2, moe_intermediate_size=32,
                         shared_expert_intermediate_size=48, norm_topk_prob=True,
                         decoder_sparse_step=1, mlp_only_layers=[])),
@@ -126,13 +116,7 @@ def greedy(model, prompt, n):
     return ids[len(prompt):], min(margins)
 
 
-def llama_permute(w, n_head):
-    # convert_hf_to_gguf.py LlamaModel.permute: half-split rows -> adjacent pairs per head.
-    return (w.reshape(n_head, 2, w.shape[0] // n_head // 2, *w.shape[1:])
-            .swapaxes(1, 2).reshape(w.shape))
-
-
-def write_gguf(path, arch, cfg, state):
+def gguf_writer_with_common_meta(path, arch, cfg):
     w = gguf.GGUFWriter(path, arch)
     w.add_name(f"bw24 golden {arch}")
     w.add_context_length(cfg.max_position_embeddings)
@@ -141,6 +125,17 @@ def write_gguf(path, arch, cfg, state):
     w.add_feed_forward_length(cfg.intermediate_size)
     w.add_head_count(cfg.num_attention_heads)
     w.add_head_count_kv(cfg.num_key_value_heads)
+    return w
+
+
+def llama_permute(w, n_head):
+    # convert_hf_to_gguf.py LlamaModel.permute: half-split rows -> adjacent pairs per head.
+    return (w.reshape(n_head, 2, w.shape[0] // n_head // 2, *w.shape[1:])
+            .swapaxes(1, 2).reshape(w.shape))
+
+
+def write_gguf(path, arch, cfg, state):
+    w = gguf_writer_with_common_meta(path, arch, cfg)
     w.add_layer_norm_rms_eps(cfg.rms_norm_eps)
     rp = getattr(cfg, "rope_parameters", None) or {}
     theta = getattr(cfg, "rope_theta", None) or rp.get("rope_theta") or rp["full_attention"]["rope_theta"]
@@ -299,14 +294,7 @@ def qwen35_gguf_tensors(cfg, state, arch="qwen35"):
 
 
 def write_gguf_qwen35(path, cfg, state, vocab=False, arch="qwen35"):
-    w = gguf.GGUFWriter(path, arch)
-    w.add_name(f"bw24 golden {arch}")
-    w.add_context_length(cfg.max_position_embeddings)
-    w.add_embedding_length(cfg.hidden_size)
-    w.add_block_count(cfg.num_hidden_layers)
-    w.add_feed_forward_length(cfg.intermediate_size)
-    w.add_head_count(cfg.num_attention_heads)
-    w.add_head_count_kv(cfg.num_key_value_heads)
+    w = gguf_writer_with_common_meta(path, arch, cfg)
     w.add_key_length(cfg.head_dim)
     w.add_value_length(cfg.head_dim)
     w.add_layer_norm_rms_eps(cfg.rms_norm_eps)
