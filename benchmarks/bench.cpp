@@ -38,28 +38,7 @@ double now_s() {
 // Device-to-device copy bandwidth (read + write bytes / time) with the runtime's copy, median of 5.
 double copy_bandwidth_gbs(int device) {
 #ifdef BW24_WITH_CUDA
-  cudaSetDevice(device);
-  const size_t bytes = size_t(2) << 30;
-  void *a = nullptr, *b = nullptr;
-  if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess) return 0;
-  cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
-  std::vector<double> runs;
-  cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice);
-  for (int i = 0; i < 5; ++i) {
-    cudaEventRecord(e0);
-    cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice);
-    cudaEventRecord(e1);
-    cudaEventSynchronize(e1);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, e0, e1);
-    runs.push_back(2.0 * bytes / (ms * 1e-3) / 1e9);
-  }
-  cudaFree(a);
-  cudaFree(b);
-  std::sort(runs.begin(), runs.end());
-  return runs[runs.size() / 2];
+  return cuda::copy_bandwidth_gbs(device);
 #else
   (void)device;
   return 0;

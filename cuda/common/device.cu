@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 
@@ -35,6 +36,37 @@ bool device_properties(int ordinal, char* name, int name_cap, int* cc_major, int
 }  // namespace bw24::cuda
 
 namespace bw24::cuda {
+
+double copy_bandwidth_gbs(int ordinal) {
+  if (cudaSetDevice(ordinal) != cudaSuccess) return 0;
+  const size_t bytes = size_t(2) << 30;
+  void *a = nullptr, *b = nullptr;
+  if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess) {
+    cudaFree(a);
+    cudaGetLastError();
+    return 0;
+  }
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  double runs[5];
+  cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice);
+  for (double& r : runs) {
+    cudaEventRecord(e0);
+    cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice);
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    r = 2.0 * bytes / (ms * 1e-3) / 1e9;
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  cudaFree(a);
+  cudaFree(b);
+  std::sort(runs, runs + 5);
+  return runs[2];
+}
 
 bool pdl_supported() {
   // Cached per device ordinal: a launch must not pay an attribute query.

@@ -12,4 +12,8 @@ int device_count();
 bool device_properties(int ordinal, char* name, int name_cap, int* cc_major, int* cc_minor,
                        unsigned long long* total_bytes);
 
+// The device-to-device copy bandwidth the speed rows are compared with: median of 5 copies of
+// 2 GiB, counting bytes read plus bytes written (gates.md §2). 0 if it cannot be measured.
+double copy_bandwidth_gbs(int ordinal);
+
 }  // namespace bw24::cuda

@@ -1,0 +1,142 @@
+// bw24-microbench: Google Benchmark micro-benchmarks of the CUDA kernels at the matrix shapes of
+// Qwen3-8B (the CUDA issue's acceptance model), timed with CUDA events (manual time), each row
+// reporting the bytes it must move per call as GB/s and as % of the device-to-device copy
+// bandwidth measured at start-up. Without a CUDA device it prints SKIPPED and runs nothing.
+//
+//   ./bw24-microbench --benchmark_filter=Q4_K --benchmark_min_time=0.2
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cuda/common/device.h"
+#include "cuda/gemv/gemv.cuh"
+#include "cuda/norm/rmsnorm.cuh"
+#include "cuda/ops/ops.cuh"
+#include "lib/core/dtype.h"
+
+namespace {
+
+using namespace bw24;
+
+double g_copy_gbs = 0;
+
+// A device buffer of random bytes (kernel speed does not depend on the values).
+struct Buffer {
+  void* p = nullptr;
+  explicit Buffer(size_t n) {
+    cudaMalloc(&p, n);
+    std::vector<uint8_t> h(n);
+    uint32_t s = 12345;
+    for (auto& b : h) b = static_cast<uint8_t>((s = s * 1664525u + 1013904223u) >> 24);
+    cudaMemcpy(p, h.data(), n, cudaMemcpyHostToDevice);
+  }
+  ~Buffer() { cudaFree(p); }
+};
+
+// Runs fn once per iteration between CUDA events; reports bytes per call as bandwidth.
+template <typename Fn>
+void timed(benchmark::State& state, double bytes, Fn fn) {
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  fn();  // warm-up
+  cudaDeviceSynchronize();
+  for (auto _ : state) {
+    cudaEventRecord(e0);
+    fn();
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    state.SetIterationTime(ms * 1e-3);
+  }
+  if (cudaGetLastError() != cudaSuccess) state.SkipWithError("CUDA error");
+  state.counters["GB/s"] = benchmark::Counter(bytes * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+  state.counters["bytes"] = bytes;
+  if (g_copy_gbs > 0)
+    state.counters["%copy"] =
+        benchmark::Counter(bytes * state.iterations() / 1e9 / g_copy_gbs * 100, benchmark::Counter::kIsRate);
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+}
+
+// int8-path GEMV: args rows, cols, epilogue (0 store, 1 add, 2 gate-up pair).
+void BM_GemvQ8(benchmark::State& state, GgmlType type) {
+  const int64_t rows = state.range(0), cols = state.range(1);
+  const auto out = static_cast<cuda::GemvOut>(state.range(2));
+  const TypeInfo* ti = type_info(type);
+  const size_t wbytes = size_t(cols / ti->block_elems) * ti->block_bytes * rows;
+  const int mats = out == cuda::GemvOut::kGateUp ? 2 : 1;
+  Buffer w(wbytes), w2(mats == 2 ? wbytes : 1), xq(cols), xds(cols / 32 * 8), y(rows * 4);
+  const cuda::ActQ8 x{static_cast<const int8_t*>(xq.p), static_cast<const float2*>(xds.p)};
+  timed(state, double(wbytes) * mats, [&] {
+    cuda::gemv_q8(w.p, w2.p, static_cast<uint32_t>(type), rows, cols, x, 1, static_cast<float*>(y.p), out, 0, nullptr);
+  });
+}
+
+void BM_GemvBF16(benchmark::State& state) {
+  const int64_t rows = state.range(0), cols = state.range(1);
+  Buffer w(size_t(rows) * cols * 2), x(cols * 4), y(rows * 4);
+  timed(state, double(rows) * cols * 2, [&] {
+    cuda::gemv(w.p, static_cast<uint32_t>(GgmlType::BF16), rows, cols, static_cast<const float*>(x.p), 1,
+               static_cast<float*>(y.p), cuda::GemvOut::kStore, nullptr);
+  });
+}
+
+void BM_RmsnormQ8(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  Buffer x(n * 4), w(n * 4), q(n), ds(n / 32 * 8), y(n * 4);
+  timed(state, double(n) * 13, [&] {  // read x, w; write y, q, ds
+    cuda::rmsnorm_q8(static_cast<float*>(y.p), static_cast<int8_t*>(q.p), static_cast<float2*>(ds.p),
+                     static_cast<const float*>(x.p), static_cast<const float*>(w.p), 1, n, 1e-6f, false, nullptr);
+  });
+}
+
+// Decode attention, Qwen3-8B heads (32 / 8, head_dim 128), f32 cache: args depth.
+void BM_AttentionDecode(benchmark::State& state) {
+  const int depth = static_cast<int>(state.range(0)), H = 32, Hkv = 8, D = 128, n_ctx = depth + 1;
+  Buffer q(H * D * 4), kc(size_t(n_ctx) * Hkv * D * 4), vc(size_t(n_ctx) * Hkv * D * 4), o(H * D * 4),
+      scores(size_t(H) * n_ctx * 4);
+  timed(state, 2.0 * n_ctx * Hkv * D * 4, [&] {  // the K and V rows of the history
+    cuda::attention(static_cast<float*>(o.p), static_cast<const float*>(q.p), static_cast<const float*>(kc.p),
+                    static_cast<const float*>(vc.p), static_cast<float*>(scores.p), 1, H, Hkv, D,
+                    cuda::DevicePos{nullptr, depth}, 0, 0.088f, n_ctx, nullptr);
+  });
+}
+
+void register_all() {
+  // Qwen3-8B: QKV 6144 x 4096, O 4096 x 4096, gate+up 2 x 12288 x 4096, down 4096 x 12288,
+  // lm_head 151936 x 4096 (Q6_K in Q4_K_M files).
+  for (auto [name, type] : {std::pair{"Q4_K", GgmlType::Q4_K}, std::pair{"Q6_K", GgmlType::Q6_K},
+                            std::pair{"Q8_0", GgmlType::Q8_0}}) {
+    auto* b = benchmark::RegisterBenchmark((std::string("gemv_q8/") + name).c_str(), BM_GemvQ8, type);
+    b->Args({6144, 4096, 0})->Args({4096, 4096, 1})->Args({12288, 4096, 2})->Args({4096, 12288, 1});
+    if (type == GgmlType::Q6_K) b->Args({151936, 4096, 0});
+    b->UseManualTime()->Unit(benchmark::kMicrosecond);
+  }
+  benchmark::RegisterBenchmark("gemv_bf16", BM_GemvBF16)
+      ->Args({6144, 4096})->Args({12288, 4096})->Args({4096, 12288})->UseManualTime()->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("rmsnorm_q8", BM_RmsnormQ8)->Arg(4096)->Arg(12288)->UseManualTime()->Unit(
+      benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("attention_decode", BM_AttentionDecode)
+      ->Arg(128)->Arg(4096)->UseManualTime()->Unit(benchmark::kMicrosecond);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (bw24::cuda::device_count() == 0) {
+    std::printf("SKIPPED: no CUDA device\n");
+    return 0;
+  }
+  g_copy_gbs = bw24::cuda::copy_bandwidth_gbs(0);
+  std::printf("device-to-device copy: %.0f GB/s\n", g_copy_gbs);
+  benchmark::Initialize(&argc, argv);
+  register_all();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
