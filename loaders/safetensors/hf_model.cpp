@@ -531,9 +531,11 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> load_hf_directory(const std::st
       }
       std::string name = hf_to_gguf_name(e.name, d->meta("general.architecture")->s);
       if (name.empty()) {
+        // Kept under its own name, unused by the arch files: vision towers, and the MTP block
+        // (mtp.*) that speculative decoding will read; nothing is dropped.
         if (e.name.starts_with("model.visual.") || e.name.starts_with("mtp."))
-          log(LogLevel::kDebug, "skipping tensor '{}'", e.name);
-        name = e.name;  // kept under its own name, unused by the arch files
+          log(LogLevel::kDebug, "keeping tensor '{}' under its Hugging Face name (not run)", e.name);
+        name = e.name;
       }
       std::string refusal;
       BW24_ASSIGN_OR_RETURN(uint32_t type, ggml_type_of(e, &refusal));
