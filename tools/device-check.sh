@@ -1,0 +1,25 @@
+#!/bin/bash
+# The H200 acceptance run (through the device tool): configure, build, bw24-kernel-check, the GPU
+# tests, stories260K, then bw24-bench rows. Run from the repo root on the device machine with
+# .deps (tools: ../shared/tools/stage-deps.sh .deps) and .carry/ (stories260K.gguf and its
+# reference json from ../shared/models) carried; results land in $OUT.
+#   bash tools/device-check.sh SHA [QUANT ...]     e.g.  bash tools/device-check.sh abc1234 Q4_K_M Q8_0 BF16
+SHA=${1:?commit}; shift
+export LD_LIBRARY_PATH=$PWD/.deps/usr/lib/x86_64-linux-gnu
+OUT=${OUT:-/tmp/bw24-out}; mkdir -p "$OUT"
+mkdir -p ../shared/models/reference && cp .carry/stories260K.gguf ../shared/models/ &&
+  cp .carry/stories260K_greedy_reference.json ../shared/models/reference/
+cmake -S . -B build-h200 -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$PWD/.deps/usr -DBW24_CUDA=ON \
+  -DBW24_CUDA_ARCHS=90 -DBW24_GIT_SHA="$SHA" > "$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
+/usr/bin/time -f "build %e s" ninja -C build-h200 -j16 > "$OUT/build.log" 2>&1 || { grep -A3 error "$OUT/build.log" | head -60; exit 1; }
+tail -1 "$OUT/build.log"
+./build-h200/bw24-kernel-check > "$OUT/kernel-check.txt" 2>&1; echo "kernel-check rc=$?"; grep -E "FAIL|passed" "$OUT/kernel-check.txt" | head -40
+./build-h200/tests/bw24_gpu_vs_cpu_tests "[gpu]" > "$OUT/gpu_vs_cpu.txt" 2>&1; echo "gpu_vs_cpu rc=$?"
+grep -E "gpu vs cpu|FAILED|passed|failed" "$OUT/gpu_vs_cpu.txt" | head -40
+./build-h200/tests/bw24_model_tests "[gpu]" > "$OUT/gpu_goldens.txt" 2>&1; echo "gpu_goldens rc=$?"
+grep -E "gpu golden|FAILED|passed|failed" "$OUT/gpu_goldens.txt" | head -20
+./build-h200/tests/bw24_model_tests "[stories260K]" 2>&1 | tail -2
+for q in "$@"; do
+  ./build-h200/bw24-bench -m "synthetic:qwen3-8b:$q" -p 512 -n 128 -d 0 -r 2 --device 0 \
+    --json "$OUT/bench-qwen3-8b-$q.json" 2>&1 | grep -v "^loaded" | tail -3
+done
