@@ -11,7 +11,6 @@
 namespace bw24::bench {
 namespace {
 
-using loaders::MetaType;
 using loaders::MetaValue;
 using loaders::TensorDirectory;
 using loaders::TensorInfo;
@@ -128,18 +127,10 @@ absl::Status add_synthetic_vocab(TensorDirectory& d) {
   }
   std::vector<float> scores(tokens.size());
   for (size_t i = 0; i < scores.size(); ++i) scores[i] = -static_cast<float>(i);
-  auto packed = [](MetaType t, const void* p, size_t count, size_t size) {
-    MetaValue v;
-    v.type = MetaType::ARRAY;
-    v.elem_type = t;
-    v.count = count;
-    v.raw.assign(static_cast<const uint8_t*>(p), static_cast<const uint8_t*>(p) + count * size);
-    return v;
-  };
   BW24_RETURN_IF_ERROR(d.add_meta("tokenizer.ggml.model", MetaValue::of_string("llama")));
   BW24_RETURN_IF_ERROR(d.add_meta("tokenizer.ggml.tokens", MetaValue::of_strings(std::move(tokens))));
-  BW24_RETURN_IF_ERROR(d.add_meta("tokenizer.ggml.scores", packed(MetaType::F32, scores.data(), scores.size(), 4)));
-  BW24_RETURN_IF_ERROR(d.add_meta("tokenizer.ggml.token_type", packed(MetaType::I32, types.data(), types.size(), 4)));
+  BW24_RETURN_IF_ERROR(d.add_meta("tokenizer.ggml.scores", MetaValue::of_f32s(scores)));
+  BW24_RETURN_IF_ERROR(d.add_meta("tokenizer.ggml.token_type", MetaValue::of_i32s(types)));
   BW24_RETURN_IF_ERROR(d.add_meta("tokenizer.ggml.unknown_token_id", MetaValue::of_u32(0)));
   BW24_RETURN_IF_ERROR(d.add_meta("tokenizer.ggml.bos_token_id", MetaValue::of_u32(1)));
   BW24_RETURN_IF_ERROR(d.add_meta("tokenizer.ggml.eos_token_id", MetaValue::of_u32(2)));
@@ -170,13 +161,8 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> build_synthetic(const std::stri
   if (sh->lin_k_heads > 0) {
     const int rope_dims = sh->head_dim / 4, pairs = rope_dims / 2;  // partial_rotary_factor 0.25
     BW24_RETURN_IF_ERROR(d->add_meta(a + "rope.dimension_count", MetaValue::of_u32(rope_dims)));
-    const int32_t sections[4] = {(pairs + 2) / 3, (pairs + 2) / 3, pairs - 2 * ((pairs + 2) / 3), 0};  // [11,11,10] at 32
-    MetaValue sec;
-    sec.type = MetaType::ARRAY;
-    sec.elem_type = MetaType::I32;
-    sec.count = 4;
-    sec.raw.assign(reinterpret_cast<const uint8_t*>(sections), reinterpret_cast<const uint8_t*>(sections) + 16);
-    BW24_RETURN_IF_ERROR(d->add_meta(a + "rope.dimension_sections", std::move(sec)));
+    const int32_t third = (pairs + 2) / 3;  // [11, 11, 10] at 32 pairs
+    BW24_RETURN_IF_ERROR(d->add_meta(a + "rope.dimension_sections", MetaValue::of_i32s({third, third, pairs - 2 * third, 0})));
     BW24_RETURN_IF_ERROR(d->add_meta(a + "ssm.conv_kernel", MetaValue::of_u32(4)));
     BW24_RETURN_IF_ERROR(d->add_meta(a + "ssm.state_size", MetaValue::of_u32(sh->lin_head_dim)));
     BW24_RETURN_IF_ERROR(d->add_meta(a + "ssm.group_count", MetaValue::of_u32(sh->lin_k_heads)));

@@ -150,6 +150,21 @@ MetaValue MetaValue::of_string(std::string v) {
   return m;
 }
 
+namespace {
+MetaValue packed(MetaType elem, const void* data, size_t count) {
+  MetaValue m;
+  m.type = MetaType::ARRAY;
+  m.elem_type = elem;
+  m.count = count;
+  m.raw.resize(count * 4);
+  if (count) std::memcpy(m.raw.data(), data, m.raw.size());
+  return m;
+}
+}  // namespace
+
+MetaValue MetaValue::of_i32s(const std::vector<int32_t>& v) { return packed(MetaType::I32, v.data(), v.size()); }
+MetaValue MetaValue::of_f32s(const std::vector<float>& v) { return packed(MetaType::F32, v.data(), v.size()); }
+
 MetaValue MetaValue::of_strings(std::vector<std::string> v) {
   MetaValue m;
   m.type = MetaType::ARRAY;

@@ -57,6 +57,8 @@ struct MetaValue {
   static MetaValue of_bool(bool v);
   static MetaValue of_string(std::string v);
   static MetaValue of_strings(std::vector<std::string> v);  // ARRAY of STRING
+  static MetaValue of_i32s(const std::vector<int32_t>& v);   // ARRAY of I32 (packed)
+  static MetaValue of_f32s(const std::vector<float>& v);     // ARRAY of F32 (packed)
 };
 
 enum class Origin { kGguf, kHuggingFace };

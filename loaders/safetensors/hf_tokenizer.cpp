@@ -24,16 +24,6 @@ absl::StatusOr<json> read_json(const fs::path& p) {
   return j;
 }
 
-MetaValue i32_array(const std::vector<int32_t>& v) {
-  MetaValue m;
-  m.type = MetaType::ARRAY;
-  m.elem_type = MetaType::I32;
-  m.count = v.size();
-  m.raw.resize(v.size() * 4);
-  std::memcpy(m.raw.data(), v.data(), m.raw.size());
-  return m;
-}
-
 // The regexes of a pre_tokenizer that bw24 can run: Split(Regex, Isolated) and Digits steps
 // followed by ByteLevel(use_regex=false), or a lone ByteLevel(use_regex=true) (GPT-2's pattern).
 absl::Status pre_patterns(const json& pre, std::vector<std::string>* out) {
@@ -114,7 +104,7 @@ absl::Status load(const fs::path& dir, TensorDirectory* out) {
   std::map<std::string, int32_t> to_id;
   for (size_t i = 0; i < n; ++i) to_id.emplace(tokens[i], static_cast<int32_t>(i));
   BW24_RETURN_IF_ERROR(out->add_meta("tokenizer.ggml.tokens", MetaValue::of_strings(std::move(tokens))));
-  BW24_RETURN_IF_ERROR(out->add_meta("tokenizer.ggml.token_type", i32_array(types)));
+  BW24_RETURN_IF_ERROR(out->add_meta("tokenizer.ggml.token_type", MetaValue::of_i32s(types)));
   BW24_RETURN_IF_ERROR(out->add_meta("tokenizer.ggml.merges", MetaValue::of_strings(std::move(merges))));
 
   // Special tokens and the chat template from tokenizer_config.json.

@@ -13,19 +13,8 @@
 
 namespace {
 
-using bw24::loaders::MetaType;
 using bw24::loaders::MetaValue;
 using bw24::tokenizer::Tokenizer;
-
-MetaValue numbers(MetaType t, const std::vector<float>& f, const std::vector<int32_t>& i) {
-  MetaValue m;
-  m.type = MetaType::ARRAY;
-  m.elem_type = t;
-  m.count = t == MetaType::F32 ? f.size() : i.size();
-  m.raw.resize(m.count * 4);
-  std::memcpy(m.raw.data(), t == MetaType::F32 ? static_cast<const void*>(f.data()) : i.data(), m.raw.size());
-  return m;
-}
 
 std::unique_ptr<Tokenizer> spm(bool space_prefix) {
   std::vector<std::string> tok = {"<unk>", "<s>", "</s>"};
@@ -46,8 +35,8 @@ std::unique_ptr<Tokenizer> spm(bool space_prefix) {
   bw24::loaders::TensorDirectory d;
   (void)d.add_meta("tokenizer.ggml.model", MetaValue::of_string("llama"));
   (void)d.add_meta("tokenizer.ggml.tokens", MetaValue::of_strings(tok));
-  (void)d.add_meta("tokenizer.ggml.scores", numbers(MetaType::F32, score, {}));
-  (void)d.add_meta("tokenizer.ggml.token_type", numbers(MetaType::I32, {}, type));
+  (void)d.add_meta("tokenizer.ggml.scores", MetaValue::of_f32s(score));
+  (void)d.add_meta("tokenizer.ggml.token_type", MetaValue::of_i32s(type));
   (void)d.add_meta("tokenizer.ggml.add_space_prefix", MetaValue::of_bool(space_prefix));
   return std::move(Tokenizer::create(d)).value();
 }
@@ -72,7 +61,7 @@ std::unique_ptr<Tokenizer> bpe() {
   (void)d.add_meta("tokenizer.ggml.model", MetaValue::of_string("gpt2"));
   (void)d.add_meta("tokenizer.ggml.pre", MetaValue::of_string("qwen2"));
   (void)d.add_meta("tokenizer.ggml.tokens", MetaValue::of_strings(tok));
-  (void)d.add_meta("tokenizer.ggml.token_type", numbers(MetaType::I32, {}, type));
+  (void)d.add_meta("tokenizer.ggml.token_type", MetaValue::of_i32s(type));
   (void)d.add_meta("tokenizer.ggml.merges", MetaValue::of_strings(merges));
   return std::move(Tokenizer::create(d)).value();
 }
