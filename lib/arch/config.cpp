@@ -45,6 +45,14 @@ absl::StatusOr<float> MetaReader::f32_or(std::string_view key, float fallback) c
   return static_cast<float>(*d);
 }
 
+absl::StatusOr<bool> MetaReader::bool_or(std::string_view key, bool fallback) const {
+  std::string k = full(key);
+  const MetaValue* v = dir_.meta(k);
+  if (!v) return fallback;
+  if (v->type != MetaType::BOOL) return error(Code::kModel, "hyper-parameter '{}' is not a bool", k);
+  return v->u != 0;
+}
+
 std::string MetaReader::str_or(std::string_view key, std::string fallback) const {
   const MetaValue* v = dir_.meta(key);
   return v && v->type == MetaType::STRING ? v->s : fallback;

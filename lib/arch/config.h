@@ -18,6 +18,7 @@ class MetaReader {
   absl::StatusOr<int32_t> u32(std::string_view key) const;
   absl::StatusOr<int32_t> u32_or(std::string_view key, int32_t fallback) const;
   absl::StatusOr<float> f32_or(std::string_view key, float fallback) const;
+  absl::StatusOr<bool> bool_or(std::string_view key, bool fallback) const;
   bool has(std::string_view key) const;
   std::string str_or(std::string_view key, std::string fallback) const;  // absolute key
   const loaders::TensorDirectory& dir() const { return dir_; }

@@ -505,6 +505,7 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> load_hf_directory(const std::st
   }
   BW24_RETURN_IF_ERROR(map_config(cfg, dir, *d));
 
+  const std::string arch = d->meta("general.architecture")->s;  // map_config always sets it
   std::set<std::string> listed;
   BW24_ASSIGN_OR_RETURN(auto files, shard_files(dir, &listed));
   std::set<std::string> found;
@@ -515,7 +516,7 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> load_hf_directory(const std::st
     if (!entries.ok()) return with_context(entries.status(), p.string());
     for (SafetensorsEntry& e : *entries) {
       found.insert(e.name);
-      if (int layer = -1; d->meta("general.architecture")->s == "qwen3next" && qwen3next_fused(e.name, &layer)) {
+      if (int layer = -1; arch == "qwen3next" && qwen3next_fused(e.name, &layer)) {
         std::string refusal;
         BW24_ASSIGN_OR_RETURN(uint32_t type, ggml_type_of(e, &refusal));
         if (!refusal.empty()) return error(Code::kUnsupported, "tensor '{}': {}", e.name, refusal);
@@ -529,7 +530,7 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> load_hf_directory(const std::st
         experts[{part.layer, part.kind}].push_back({part, e, type});
         continue;
       }
-      std::string name = hf_to_gguf_name(e.name, d->meta("general.architecture")->s);
+      std::string name = hf_to_gguf_name(e.name, arch);
       if (name.empty()) {
         // Kept under its own name, unused by the arch files: vision towers, and the MTP block
         // (mtp.*) that speculative decoding will read; nothing is dropped.
@@ -561,7 +562,7 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> load_hf_directory(const std::st
     d->keep_alive(std::move(file));
   }
   if (!experts.empty()) {
-    const MetaValue* n_exp = d->meta(d->meta("general.architecture")->s + ".expert_count");
+    const MetaValue* n_exp = d->meta(arch + ".expert_count");
     if (!n_exp) return error(Code::kModel, "expert tensors but no num_experts in config.json");
     for (auto& [key, parts] : experts) {
       const auto& [layer, kind] = key;

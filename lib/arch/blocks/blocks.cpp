@@ -182,11 +182,9 @@ absl::StatusOr<MlpBlock> moe_mlp(const MetaReader& meta, int layer, const Hparam
     return error(Code::kModel, "MoE hyper-parameters out of range: {} experts, {} used per token, expert FFN {}",
                  e.n_expert, e.n_used, n_ff_exp);
   // llama.cpp normalizes the selected weights for qwen3moe unless the file says otherwise.
-  const loaders::MetaValue* norm = dir.meta(dir.meta("general.architecture")->s + ".expert_weights_norm");
-  e.norm_topk = !norm || norm->u != 0;
-  if (const loaders::MetaValue* gating = dir.meta(dir.meta("general.architecture")->s + ".expert_gating_func");
-      gating && gating->u != 1)
-    return error(Code::kUnsupported, "expert gating function {} is not supported (softmax = 1)", gating->u);
+  BW24_ASSIGN_OR_RETURN(e.norm_topk, meta.bool_or("expert_weights_norm", true));
+  BW24_ASSIGN_OR_RETURN(int32_t gating, meta.u32_or("expert_gating_func", 1));
+  if (gating != 1) return error(Code::kUnsupported, "expert gating function {} is not supported (softmax = 1)", gating);
   BW24_ASSIGN_OR_RETURN(m.norm.w, weight(dir, blk(layer, opt.norm_name), {hp.n_embd}));
   m.norm.one_plus = opt.norm_one_plus;
   if (opt.shared_expert) {
