@@ -24,26 +24,18 @@ __device__ float row_inv_rms(const float* xr, int n, float eps) {
   return rsqrtf(partial[0] / n + eps);
 }
 
-// Grid (ceil(n / 1024), rows): every CTA recomputes the row's sum of squares and writes its 1024
-// elements (one CTA per row took 17 us at n = 4096, see rmsnorm_q8_kernel). y may alias x only
-// when one CTA covers the row (n <= 1024, Q/K head norms); the launcher ensures it.
+// Grid (ceil(n / slice), rows): every CTA recomputes the row's sum of squares and writes its
+// slice (one CTA per row took 17 us at n = 4096, see rmsnorm_q8_kernel). In place (y == x) the
+// launcher makes the slice the whole row: other CTAs' writes would race with a CTA's sum.
 constexpr int kNormSlice = 4 * kThreads;
-__global__ void rmsnorm_kernel(float* y, const float* x, const float* w, int n, float eps, bool one_plus) {
+__global__ void rmsnorm_kernel(float* y, const float* x, const float* w, int n, int slice, float eps, bool one_plus) {
   pdl_begin();
   const float* xr = x + static_cast<size_t>(blockIdx.y) * n;
   float* yr = y + static_cast<size_t>(blockIdx.y) * n;
   const float inv = row_inv_rms(xr, n, eps);
-  const int end = min(n, static_cast<int>(blockIdx.x + 1) * kNormSlice);
-  for (int i = blockIdx.x * kNormSlice + threadIdx.x; i < end; i += kThreads)
+  const int end = min(n, static_cast<int>(blockIdx.x + 1) * slice);
+  for (int i = blockIdx.x * slice + threadIdx.x; i < end; i += kThreads)
     yr[i] = xr[i] * inv * (one_plus ? 1.0f + w[i] : w[i]);
-}
-
-// In place (y == x) over a long row: one CTA per row (Gemma's post-norms before the residual add).
-__global__ void rmsnorm_kernel_inplace(float* y, const float* w, int n, float eps, bool one_plus) {
-  pdl_begin();
-  float* yr = y + static_cast<size_t>(blockIdx.x) * n;
-  const float inv = row_inv_rms(yr, n, eps);
-  for (int i = threadIdx.x; i < n; i += kThreads) yr[i] = yr[i] * inv * (one_plus ? 1.0f + w[i] : w[i]);
 }
 
 // Grid (n / 256, rows): each CTA quantizes 8 blocks of 32, a warp per block: lane i holds element
@@ -77,12 +69,9 @@ __global__ void rmsnorm_q8_kernel(float* y, int8_t* q, float2* ds, const float* 
 cudaError_t rmsnorm(float* y, const float* x, const float* w, int rows, int n, float eps, bool one_plus,
                     cudaStream_t stream) {
   if (rows <= 0 || n <= 0) return cudaSuccess;
-  // In place, a CTA's writes would race with the other CTAs' sums of squares: one CTA per row then.
-  const unsigned slices = y == x ? 1u : static_cast<unsigned>((n + kNormSlice - 1) / kNormSlice);
-  if (y == x && n > kNormSlice) {
-    return launch_pdl(rmsnorm_kernel_inplace, dim3(rows), dim3(kThreads), 0, stream, y, w, n, eps, one_plus);
-  }
-  return launch_pdl(rmsnorm_kernel, dim3(slices, rows), dim3(kThreads), 0, stream, y, x, w, n, eps, one_plus);
+  const int slice = y == x ? n : kNormSlice;
+  const unsigned slices = static_cast<unsigned>((n + slice - 1) / slice);
+  return launch_pdl(rmsnorm_kernel, dim3(slices, rows), dim3(kThreads), 0, stream, y, x, w, n, slice, eps, one_plus);
 }
 
 cudaError_t rmsnorm_q8(float* y, int8_t* q, float2* ds, const float* x, const float* w, int rows, int n, float eps,
