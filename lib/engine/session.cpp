@@ -76,7 +76,7 @@ absl::Status Session::run(const int32_t* tokens, int32_t n, bool all_logits) {
     if (!st.ok()) {
       tokens_.resize(start);
       logits_rows_ = 0;
-      if (runner_->recurrent()) replay();  // the state may hold part of this request
+      if (runner_->recurrent()) replay(position()).IgnoreError();  // the state may hold part of this request
       return st;
     }
     tokens_.insert(tokens_.end(), tokens + done, tokens + done + chunk);
@@ -86,22 +86,24 @@ absl::Status Session::run(const int32_t* tokens, int32_t n, bool all_logits) {
   return absl::OkStatus();
 }
 
-void Session::replay() {
+absl::Status Session::replay(int32_t upto) {
   runner_->reset();
   std::vector<float> scratch(static_cast<size_t>(model_->graph().n_vocab));
-  for (int32_t done = 0; done < position();) {
+  for (int32_t done = 0; done < upto;) {
     ForwardRequest req;
     req.tokens = tokens_.data() + done;
-    req.n = std::min(kMicroBatch, position() - done);
+    req.n = std::min(kMicroBatch, upto - done);
     req.pos = done;
     req.logits = scratch.data();
-    if (!runner_->forward(req).ok()) {  // cannot rebuild: drop the history rather than lie
+    if (absl::Status st = runner_->forward(req); !st.ok()) {  // cannot rebuild: drop the history rather than lie
       tokens_.clear();
+      logits_rows_ = 0;
       runner_->reset();
-      return;
+      return st;
     }
     done += req.n;
   }
+  return absl::OkStatus();
 }
 
 absl::Status Session::prefill(const int32_t* tokens, int32_t n, bool all_logits) {
@@ -175,17 +177,9 @@ absl::Status Session::rewind(int32_t n_keep) {
   if (n_keep == position()) return absl::OkStatus();
   tokens_.resize(n_keep);
   logits_rows_ = 0;  // recomputed on demand by ensure_logits()
-  if (runner_->recurrent()) {
-    // A recurrent state cannot be cut back: recompute it from the kept tokens (all but the last,
-    // which ensure_logits() replays to get its logits). Cost: one prefill of n_keep tokens.
-    runner_->reset();
-    std::vector<int32_t> kept(tokens_.begin(), tokens_.end() - (n_keep > 0 ? 1 : 0));
-    const int32_t last = n_keep > 0 ? tokens_.back() : 0;
-    tokens_.clear();
-    if (!kept.empty()) BW24_RETURN_IF_ERROR(run(kept.data(), static_cast<int32_t>(kept.size()), false));
-    if (n_keep > 0) tokens_.push_back(last);
-    logits_rows_ = 0;
-  }
+  // A recurrent state cannot be cut back: recompute it from the kept tokens but the last, which
+  // ensure_logits() feeds to get its logits. Cost: one prefill of n_keep - 1 tokens.
+  if (runner_->recurrent()) return replay(std::max(n_keep - 1, 0));
   return absl::OkStatus();
 }
 

@@ -50,7 +50,9 @@ class Session {
   Session() : sampler_(0) {}
   absl::Status run(const int32_t* tokens, int32_t n, bool all_logits);
   absl::Status ensure_logits();
-  void replay();  // recurrent runners: rebuild the state from tokens_ after a failed request
+  // Recurrent runners: rebuild the state from tokens_[0, upto) (after a failed request or a
+  // rewind). On failure the history is dropped (position 0) and the error returned.
+  absl::Status replay(int32_t upto);
 
   std::shared_ptr<const Model> model_;
   std::unique_ptr<Runner> runner_;
