@@ -16,6 +16,7 @@ import sys
 import tempfile
 
 import numpy as np
+from gguf import GGUFReader
 from llama_cpp import Llama
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -36,9 +37,7 @@ def main():
         bw = np.fromfile(dump, dtype=np.float32).reshape(len(ids), -1)
         bw_top = bw.argmax(-1)
         quant_top = np.array(ref["argmax"])
-        arch = None
         deq = os.path.join(tmp, f"{name}-f32.gguf")
-        from gguf import GGUFReader
         arch = bytes(GGUFReader(path).fields["general.architecture"].parts[-1]).decode()
         dequantized_copy(path, deq, arch)
         llm = Llama(model_path=deq, n_ctx=512, logits_all=True, verbose=False, n_threads=2, seed=0)

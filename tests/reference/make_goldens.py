@@ -128,6 +128,25 @@ def gguf_writer_with_common_meta(path, arch, cfg):
     return w
 
 
+def add_expert_meta(w, cfg, shared=False):
+    w.add_expert_count(cfg.num_experts)
+    w.add_expert_used_count(cfg.num_experts_per_tok)
+    w.add_expert_feed_forward_length(cfg.moe_intermediate_size)
+    if shared:
+        w.add_expert_shared_feed_forward_length(cfg.shared_expert_intermediate_size)
+
+
+def expert_tensors(hf_name, data):
+    """transformers' fused expert stacks as llama.cpp's 3-D tensors: gate_up_proj [n_expert, 2F, E]
+    (gate rows, then up rows) -> ffn_gate_exps + ffn_up_exps; down_proj [n_expert, E, F] as is."""
+    blk = f"blk.{hf_name.split('.')[2]}."
+    if hf_name.endswith("gate_up_proj"):
+        f = data.shape[1] // 2
+        return {blk + "ffn_gate_exps.weight": np.ascontiguousarray(data[:, :f, :]),
+                blk + "ffn_up_exps.weight": np.ascontiguousarray(data[:, f:, :])}
+    return {blk + "ffn_down_exps.weight": data}
+
+
 def llama_permute(w, n_head):
     # convert_hf_to_gguf.py LlamaModel.permute: half-split rows -> adjacent pairs per head.
     return (w.reshape(n_head, 2, w.shape[0] // n_head // 2, *w.shape[1:])
@@ -142,9 +161,7 @@ def write_gguf(path, arch, cfg, state):
     w.add_rope_freq_base(theta)
     head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
     if arch == "qwen3moe":
-        w.add_expert_count(cfg.num_experts)
-        w.add_expert_used_count(cfg.num_experts_per_tok)
-        w.add_expert_feed_forward_length(cfg.moe_intermediate_size)
+        add_expert_meta(w, cfg)
     if arch in ("qwen3", "gemma3", "qwen3moe"):
         w.add_key_length(head_dim)
         w.add_value_length(head_dim)
@@ -179,15 +196,9 @@ def write_gguf(path, arch, cfg, state):
     for hf_name, t in state.items():
         if hf_name == "lm_head.weight" and getattr(cfg, "tie_word_embeddings", False):
             continue
-        if ".mlp.experts." in hf_name:  # transformers' fused stacks -> llama.cpp's 3-D tensors
-            blk = f"blk.{hf_name.split('.')[2]}."
-            data = t.detach().float().numpy().copy()
-            if hf_name.endswith("gate_up_proj"):  # [n_expert, 2F, E]: gate rows, then up rows
-                f = data.shape[1] // 2
-                w.add_tensor(blk + "ffn_gate_exps.weight", np.ascontiguousarray(data[:, :f, :]))
-                w.add_tensor(blk + "ffn_up_exps.weight", np.ascontiguousarray(data[:, f:, :]))
-            else:  # down_proj [n_expert, E, F]
-                w.add_tensor(blk + "ffn_down_exps.weight", data)
+        if ".mlp.experts." in hf_name:
+            for name, data in expert_tensors(hf_name, t.detach().float().numpy().copy()).items():
+                w.add_tensor(name, data)
             continue
         if hf_name in names:
             name = names[hf_name]
@@ -246,14 +257,8 @@ def qwen35_gguf_tensors(cfg, state, arch="qwen35"):
     out = {}
     for hf_name, t in state.items():
         data = t.detach().float().numpy().copy()
-        if ".mlp.experts." in hf_name:  # transformers' fused stacks -> llama.cpp's 3-D tensors
-            blk = f"blk.{hf_name.split('.')[2]}."
-            if hf_name.endswith("gate_up_proj"):
-                f = data.shape[1] // 2
-                out[blk + "ffn_gate_exps.weight"] = np.ascontiguousarray(data[:, :f, :])
-                out[blk + "ffn_up_exps.weight"] = np.ascontiguousarray(data[:, f:, :])
-            else:
-                out[blk + "ffn_down_exps.weight"] = data
+        if ".mlp.experts." in hf_name:
+            out.update(expert_tensors(hf_name, data))
             continue
         if hf_name.endswith("mlp.shared_expert_gate.weight"):
             data = data.reshape(-1)  # [1, E] -> {E}
@@ -310,10 +315,7 @@ def write_gguf_qwen35(path, cfg, state, vocab=False, arch="qwen35"):
     w.add_ssm_inner_size(cfg.linear_num_value_heads * cfg.linear_value_head_dim)
     w.add_full_attention_interval(4)
     if arch in ("qwen35moe", "qwen3next"):
-        w.add_expert_count(cfg.num_experts)
-        w.add_expert_used_count(cfg.num_experts_per_tok)
-        w.add_expert_feed_forward_length(cfg.moe_intermediate_size)
-        w.add_expert_shared_feed_forward_length(cfg.shared_expert_intermediate_size)
+        add_expert_meta(w, cfg, shared=True)
     w.add_bos_token_id(cfg.bos_token_id)
     w.add_eos_token_id(cfg.eos_token_id)
     if vocab:  # a placeholder vocabulary, for llama.cpp (which will not load a file without one)
