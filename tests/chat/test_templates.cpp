@@ -6,23 +6,18 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 
 #include "lib/chat/chat.h"
 #include "lib/chat/jinja.h"
 #include "lib/core/status.h"
+#include "tests/common/files.h"
 
 using namespace bw24;
 using chat::Json;
 
 namespace {
 
-std::string slurp(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using test::slurp;
 
 std::string tmpl_path(const std::string& name) { return std::string(BW24_TEST_DATA_DIR) + "/chat/" + name + ".jinja"; }
 

@@ -11,6 +11,7 @@
 
 #include "bw24.h"
 #include "nlohmann/json.hpp"
+#include "tests/common/files.h"
 #include "tests/common/gguf_writer.h"
 #include "tests/common/safetensors_writer.h"
 
@@ -238,8 +239,7 @@ TEST_CASE("Qwen3-MoE checkpoints that do not add up are refused with a reason", 
     fs::remove_all(dir);
     fs::create_directories(dir);
     fs::copy_file(src / "model.safetensors", dir / "model.safetensors");
-    std::ifstream in(src / "config.json");
-    std::string cfg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string cfg = bw24::test::slurp((src / "config.json").string());
     const size_t at = cfg.find(from);
     REQUIRE(at != std::string::npos);
     cfg.replace(at, from.size(), to);

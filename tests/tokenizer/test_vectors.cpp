@@ -17,18 +17,14 @@
 #include "lib/tokenizer/unicode.h"
 #include "loaders/gguf/gguf.h"
 #include "loaders/safetensors/hf_tokenizer.h"
+#include "tests/common/files.h"
 
 using namespace bw24;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+std::string slurp(const fs::path& p) { return test::slurp(p.string()); }
 
 std::vector<std::string> split_inputs(const std::string& all) {
   std::vector<std::string> out;
