@@ -51,10 +51,9 @@ class RefRunner final : public Runner {
     std::vector<float> x(n * E), h(n * E);
     embed_tokens(g_, req.tokens, n, x.data());
     for (size_t il = 0; il < g_.layers.size(); ++il) {
-      if (req.cancel && req.cancel->load(std::memory_order_relaxed)) {
-        if (recurrent_) reset();  // half-updated state: the session replays its tokens
+      // A half-updated recurrent state is the session's to rebuild (Session::replay).
+      if (req.cancel && req.cancel->load(std::memory_order_relaxed))
         return error(Code::kCancelled, "cancelled at layer {}", il);
-      }
       const arch::Layer& L = g_.layers[il];
       if (L.recurrent) {
         norm_rows(L.delta_net.norm, x.data(), h.data(), n, E);

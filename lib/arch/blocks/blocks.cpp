@@ -163,8 +163,9 @@ absl::StatusOr<DeltaNetBlock> delta_net(const MetaReader& meta, int layer, const
   BW24_ASSIGN_OR_RETURN(b.conv, weight(dir, blk(layer, "ssm_conv1d.weight"), {b.conv_kernel, b.conv_dim()}));
   BW24_ASSIGN_OR_RETURN(b.dt_bias, weight(dir, blk(layer, "ssm_dt.bias"), {b.n_v_heads}));
   // GGUF files carry llama.cpp's transforms: ssm_a = -exp(A_log) and value heads in tiled order.
-  b.a_is_log = dir.origin == loaders::Origin::kHuggingFace;
-  b.v_heads_tiled = !b.a_is_log && gguf_tiled_v;
+  const bool gguf = dir.origin == loaders::Origin::kGguf;
+  b.a_is_log = !gguf;
+  b.v_heads_tiled = gguf && gguf_tiled_v;
   BW24_ASSIGN_OR_RETURN(b.a, weight(dir, blk(layer, b.a_is_log ? "ssm_a_log" : "ssm_a"), {b.n_v_heads}));
   BW24_ASSIGN_OR_RETURN(b.gated_norm, weight(dir, blk(layer, "ssm_norm.weight"), {b.d_v}));
   BW24_ASSIGN_OR_RETURN(b.out_proj, weight(dir, blk(layer, "ssm_out.weight"), {Vd, E}));
