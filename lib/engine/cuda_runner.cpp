@@ -186,7 +186,7 @@ class CudaRunner final : public Runner {
     BW24_RETURN_IF_ERROR(pos_host_.alloc(1));
     BW24_RETURN_IF_ERROR(pos_dev_.alloc(1, "position"));
     BW24_RETURN_IF_ERROR(x_.alloc(kStep * E, "activations"));
-    BW24_RETURN_IF_ERROR(h_.alloc(kStep * widest, "activations"));
+    BW24_RETURN_IF_ERROR(h_.alloc(kStep * E, "activations"));  // normed rows are n_embd wide
     BW24_RETURN_IF_ERROR(proj_.alloc(kStep * E, "activations"));
     BW24_RETURN_IF_ERROR(q_.alloc(kStep * qw, "activations"));
     BW24_RETURN_IF_ERROR(k_.alloc(kStep * kw, "activations"));
