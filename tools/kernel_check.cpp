@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "cuda/attention/flash.cuh"
 #include "cuda/common/device.h"
+#include "cuda/gemm/gemm.cuh"
 #include "cuda/gemv/gemv.cuh"
 #include "cuda/norm/rmsnorm.cuh"
 #include "cuda/ops/ops.cuh"
@@ -487,6 +489,154 @@ void check_attention(std::mt19937& rng, Result& r) {
   }
 }
 
+// bf16 bits of v (round to nearest even), and back.
+float round_bf16(float v) { return bf16_to_f32(f32_to_bf16(v)); }
+std::vector<uint16_t> to_bf16_bits(const std::vector<float>& v) {
+  std::vector<uint16_t> out(v.size());
+  for (size_t i = 0; i < v.size(); ++i) out[i] = f32_to_bf16(v[i]);
+  return out;
+}
+
+// The weight expansion of the prefill GEMM: a slice of rows against lib/ref's dequantization,
+// rounded to bf16 (error relative to |ref|, at most bf16's half ulp plus the f32 rounding of the
+// scale products).
+void check_dequant(std::mt19937& rng, Result& r) {
+  for (GgmlType t : {GgmlType::F16, GgmlType::BF16, GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q8_0,
+                     GgmlType::Q4_K, GgmlType::Q6_K}) {
+    for (int64_t cols : {256, 4096}) {
+      const int64_t rows = 7, row0 = 2, n_rows = 5;
+      std::vector<uint8_t> wq;
+      loaders::TensorInfo ti = random_weights(rng, t, rows, cols, wq);
+      DeviceBuffer<uint8_t> dw(wq.size());
+      DeviceBuffer<uint16_t> dout(size_t(n_rows * cols));
+      upload_weights(dw, ti);
+      cudaMemset(dout.p, 0xff, size_t(n_rows * cols) * 2);
+      bool good = ok(cuda::dequant_bf16(dw.p, ti.type, rows, cols, row0, n_rows,
+                                        reinterpret_cast<cuda::bf16*>(dout.p), nullptr),
+                     "dequant_bf16") &&
+                  ok(cudaDeviceSynchronize(), "dequant sync");
+      const std::vector<uint16_t> y = download(dout, size_t(n_rows * cols));
+      std::vector<float> row(static_cast<size_t>(cols));
+      double worst = 0;
+      for (int64_t i = 0; i < n_rows; ++i) {
+        ref::dequant_row(ti, row0 + i, row.data());
+        for (int64_t c = 0; c < cols; ++c) {
+          const double ref = row[size_t(c)], v = bf16_to_f32(y[size_t(i * cols + c)]);
+          const double e = std::fabs(v - ref) / std::max(std::fabs(ref), 1e-6);
+          worst = std::max(worst, std::isfinite(v) ? e : INFINITY);
+        }
+      }
+      good = good && worst <= 4e-3;
+      report(r, good, cols == 4096, fmt_name("dequant_bf16", t, ""), shape(n_rows, cols, 0), worst);
+    }
+  }
+}
+
+// The prefill GEMM over bf16 operands against an f64 matmul of the same bf16 values; error =
+// max |y - ref| / sum |a w| (fp32 accumulation scale). Both tile heights (64 and 128 tokens),
+// tails in M and N, the add epilogue and a strided output (ldc > n).
+void check_gemm(std::mt19937& rng, ThreadPool& pool, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  struct Case {
+    int64_t m, n, k, ldc;
+    bool add;
+  };
+  for (Case c : {Case{1, 2, 32, 2, false}, Case{9, 130, 64, 130, false}, Case{64, 128, 256, 128, true},
+                 Case{100, 256, 4096, 260, false}, Case{127, 1026, 512, 1026, true}, Case{200, 512, 768, 512, false},
+                 Case{1024, 4608, 256, 4608, false}, Case{1000, 4610, 512, 4610, true}}) {
+    std::vector<float> a(size_t(c.m * c.k)), w(size_t(c.n * c.k)), y0(size_t(c.m * c.ldc));
+    for (auto& v : a) v = round_bf16(nd(rng));
+    for (auto& v : w) v = round_bf16(nd(rng) * 0.05f);
+    for (auto& v : y0) v = nd(rng);
+    std::vector<float> ref(y0.size()), scale(y0.size());
+    pool.parallel_for(c.m, 1, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i)
+        for (int64_t j = 0; j < c.n; ++j) {
+          double s = 0, sa = 0;
+          for (int64_t kk = 0; kk < c.k; ++kk) {
+            const double p = double(a[size_t(i * c.k + kk)]) * w[size_t(j * c.k + kk)];
+            s += p;
+            sa += std::fabs(p);
+          }
+          const size_t o = size_t(i * c.ldc + j);
+          ref[o] = static_cast<float>(s + (c.add ? y0[o] : 0.0));
+          scale[o] = static_cast<float>(sa + (c.add ? std::fabs(y0[o]) : 0.0));
+        }
+    });
+    DeviceBuffer<uint16_t> da(a.size()), dw(w.size());
+    DeviceBuffer<float> dy(y0.size());
+    upload(da, to_bf16_bits(a));
+    upload(dw, to_bf16_bits(w));
+    upload(dy, y0);  // columns past n keep y0 (checked below); with add the inputs
+    if (!c.add)
+      for (int64_t i = 0; i < c.m; ++i) cudaMemset(dy.p + i * c.ldc, 0xff, size_t(c.n) * 4);  // NaN poison
+    bool good = ok(cuda::gemm_bf16(reinterpret_cast<const cuda::bf16*>(da.p), reinterpret_cast<const cuda::bf16*>(dw.p),
+                                   dy.p, c.m, c.n, c.k, c.ldc, c.add ? cuda::GemvOut::kAdd : cuda::GemvOut::kStore,
+                                   nullptr),
+                   "gemm_bf16") &&
+                ok(cudaDeviceSynchronize(), "gemm sync");
+    const std::vector<float> y = download(dy, y0.size());
+    double worst = 0;
+    for (int64_t i = 0; i < c.m; ++i)
+      for (int64_t j = 0; j < c.ldc; ++j) {
+        const size_t o = size_t(i * c.ldc + j);
+        if (j >= c.n) {  // outside the product: untouched
+          if (y[o] != y0[o]) worst = INFINITY;
+          continue;
+        }
+        if (!std::isfinite(y[o])) worst = INFINITY;
+        else worst = std::max(worst, std::fabs(double(y[o]) - ref[o]) / std::max(double(scale[o]), 1e-30));
+      }
+    good = good && worst < 1e-5;
+    report(r, good, true, c.add ? "gemm_bf16 add" : "gemm_bf16",
+           std::to_string(c.m) + " x " + std::to_string(c.n) + " x " + std::to_string(c.k) +
+               (c.ldc != c.n ? " ldc " + std::to_string(c.ldc) : ""),
+           worst);
+  }
+}
+
+// Flash attention prefill against ref::attend_head (bf16 Q/K/V/P inside: normalized error < 1e-2).
+void check_flash_prefill(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  struct Case {
+    int n_head, n_head_kv, D;
+    int64_t pos0;
+    int nt, window;
+  };
+  for (Case c : {Case{32, 8, 128, 0, 512, 0}, Case{32, 8, 128, 700, 100, 0}, Case{4, 1, 64, 0, 77, 32},
+                 Case{16, 8, 128, 300, 65, 100}, Case{8, 8, 64, 5, 9, 0}}) {
+    const int kvw = c.n_head_kv * c.D, n_ctx = static_cast<int>(c.pos0) + c.nt;
+    std::vector<float> q(size_t(c.nt) * c.n_head * c.D), kc(size_t(n_ctx) * kvw), vc(kc.size());
+    for (auto* vec : {&q, &kc, &vc})
+      for (auto& x : *vec) x = nd(rng);
+    const float scale = 1.0f / std::sqrt(static_cast<float>(c.D));
+    std::vector<float> ref(q.size()), scratch(static_cast<size_t>(n_ctx));
+    for (int t = 0; t < c.nt; ++t)
+      for (int h = 0; h < c.n_head; ++h) {
+        const int64_t p = c.pos0 + t, first = c.window > 0 ? std::max<int64_t>(0, p - c.window + 1) : 0;
+        const int g = h / (c.n_head / c.n_head_kv);
+        ref::attend_head(&ref[(size_t(t) * c.n_head + h) * c.D], &q[(size_t(t) * c.n_head + h) * c.D], &kc[g * c.D], kvw,
+                         &vc[g * c.D], kvw, first, p, c.D, scale, scratch.data());
+      }
+    DeviceBuffer<float> dq(q.size()), dk(kc.size()), dv(vc.size()), dout(q.size());
+    upload(dq, q);
+    upload(dk, kc);
+    upload(dv, vc);
+    cudaMemset(dout.p, 0xff, q.size() * 4);
+    bool good = ok(cuda::flash_prefill(dout.p, dq.p, dk.p, dv.p, c.nt, c.n_head, c.n_head_kv, c.D,
+                                       cuda::DevicePos{nullptr, c.pos0}, c.window, scale, nullptr),
+                   "flash_prefill") &&
+                ok(cudaDeviceSynchronize(), "flash sync");
+    const double e = nerr(download(dout, q.size()), ref);
+    good = good && e < 1e-2;
+    report(r, good, true, "flash_prefill",
+           "heads " + std::to_string(c.n_head) + "/" + std::to_string(c.n_head_kv) + " D " + std::to_string(c.D) +
+               " pos " + std::to_string(c.pos0) + " " + std::to_string(c.nt) + " tok" +
+               (c.window ? " window " + std::to_string(c.window) : ""),
+           e);
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -511,6 +661,9 @@ int main() {
   check_gemv_float(rng, pool, r);
   check_gemv_q8(rng, pool, r);
   check_gemv_q8_multi(rng, r);
+  check_dequant(rng, r);
+  check_gemm(rng, pool, r);
+  check_flash_prefill(rng, r);
   std::printf("\n%d passed, %d failed\n", r.run - r.failed, r.failed);
   return r.failed ? 1 : 0;
 }

@@ -38,6 +38,18 @@ __global__ void rmsnorm_kernel(float* y, const float* x, const float* w, int n, 
     yr[i] = xr[i] * inv * (one_plus ? 1.0f + w[i] : w[i]);
 }
 
+// As rmsnorm_kernel, bf16 out (never in place), w null: no norm.
+__global__ void rmsnorm_bf16_kernel(__nv_bfloat16* y, const float* x, const float* w, int n, int slice, float eps,
+                                    bool one_plus) {
+  pdl_begin();
+  const float* xr = x + static_cast<size_t>(blockIdx.y) * n;
+  __nv_bfloat16* yr = y + static_cast<size_t>(blockIdx.y) * n;
+  const float inv = w ? row_inv_rms(xr, n, eps) : 1.0f;
+  const int end = min(n, static_cast<int>(blockIdx.x + 1) * slice);
+  for (int i = blockIdx.x * slice + threadIdx.x; i < end; i += kThreads)
+    yr[i] = __float2bfloat16_rn(w ? xr[i] * inv * (one_plus ? 1.0f + w[i] : w[i]) : xr[i]);
+}
+
 // Grid (n / 256, rows): each CTA quantizes 8 blocks of 32, a warp per block: lane i holds element
 // i, the block's max |v| and sum of q come from shuffles. Same rounding as ref::quantize_act_q8
 // (IEEE divide, round half to even). With a norm every CTA recomputes the row's sum of squares
@@ -72,6 +84,14 @@ cudaError_t rmsnorm(float* y, const float* x, const float* w, int rows, int n, f
   const int slice = y == x ? n : kNormSlice;
   const unsigned slices = static_cast<unsigned>((n + slice - 1) / slice);
   return launch_pdl(rmsnorm_kernel, dim3(slices, rows), dim3(kThreads), 0, stream, y, x, w, n, slice, eps, one_plus);
+}
+
+cudaError_t rmsnorm_bf16(__nv_bfloat16* y, const float* x, const float* w, int rows, int n, float eps, bool one_plus,
+                         cudaStream_t stream) {
+  if (rows <= 0 || n <= 0) return cudaSuccess;
+  const unsigned slices = static_cast<unsigned>((n + kNormSlice - 1) / kNormSlice);
+  return launch_pdl(rmsnorm_bf16_kernel, dim3(slices, rows), dim3(kThreads), 0, stream, y, x, w, n, kNormSlice, eps,
+                    one_plus);
 }
 
 cudaError_t rmsnorm_q8(float* y, int8_t* q, float2* ds, const float* x, const float* w, int rows, int n, float eps,

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 namespace bw24::cuda {
@@ -18,5 +19,10 @@ cudaError_t rmsnorm(float* y, const float* x, const float* w, int rows, int n, f
 // n % 32 == 0. q: [rows][n], ds: [rows][n / 32].
 cudaError_t rmsnorm_q8(float* y, int8_t* q, float2* ds, const float* x, const float* w, int rows, int n, float eps,
                        bool one_plus, cudaStream_t stream);
+
+// The input of the prefill GEMM (cuda/gemm/gemm.cuh): y = rmsnorm(x) as bf16 (w null: y = x, no
+// norm, a plain conversion). y: [rows][n] bf16.
+cudaError_t rmsnorm_bf16(__nv_bfloat16* y, const float* x, const float* w, int rows, int n, float eps, bool one_plus,
+                         cudaStream_t stream);
 
 }  // namespace bw24::cuda

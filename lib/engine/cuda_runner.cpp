@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "cuda/attention/flash.cuh"
+#include "cuda/gemm/gemm.cuh"
 #include "cuda/gemv/gemv.cuh"
 #include "cuda/norm/rmsnorm.cuh"
 #include "cuda/ops/ops.cuh"
@@ -113,7 +115,13 @@ using arch::MlpBlock;
 using arch::ModelGraph;
 using arch::Norm;
 
-constexpr int kStep = cuda::kGemvMaxTokens;  // tokens per pass through the layers
+constexpr int kStep = cuda::kGemvMaxTokens;  // tokens per decode-style pass (GEMV)
+// Tokens per prefill pass (GEMM, tensor cores) on models whose layer weights the GEMM takes. 512:
+// the bf16 expansion of the weights (once per pass) costs about a third of a 512-token pass on
+// Qwen3-8B Q4_K_M; longer passes amortize it further but grow the activation buffers.
+constexpr int kChunk = 512;
+// Cap of the bf16 scratch that quantized weights are expanded into, a slice of rows at a time.
+constexpr int64_t kScratchElems = int64_t{32} << 20;  // 64 MB
 
 // Pinned host memory (cudaMallocHost): what a captured graph copies from must stay put and be
 // page-locked; freed with the owner.
@@ -127,14 +135,16 @@ struct PinnedArray {
   absl::Status alloc(size_t n) { return cuda_status(cudaMallocHost(&p, std::max<size_t>(n, 1) * sizeof(T)), "pinned"); }
 };
 
-// The input of a GEMV: f32 activations and, on models with int8-path weights, the same rows
-// quantized (rmsnorm_q8). Which one a GEMV reads depends on its weight type.
+// The input of a matrix product: f32 activations and, on models with int8-path weights, the same
+// rows quantized (rmsnorm_q8); in a prefill pass (GEMM) only bf16 rows. Which one a product
+// reads depends on the pass and the weight type.
 struct GemvIn {
   const float* x;
   cuda::ActQ8 q8;
+  const cuda::bf16* bf;
 };
 
-// A whole pass (up to kStep tokens) is a fixed sequence of launches on one stream. The one-token
+// A whole pass (up to chunk_ tokens) is a fixed sequence of launches on one stream. The one-token
 // step is captured into a CUDA graph on first use and replayed after: the host then does one
 // embedding gather, one graph launch and one logits copy per token (the position lives in device
 // memory, so the same graph serves every position).
@@ -150,10 +160,15 @@ class CudaRunner final : public Runner {
   absl::Status init() {
     BW24_CUDA_OK(cudaSetDevice(w_.device()), "set device");
     BW24_CUDA_OK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream");
-    int64_t qw = 0, kw = 0, ff = 0;
+    int64_t qw = 0, kw = 0, ff = 0, scratch = 0;
+    gemm_ = true;
     auto check = [&](const arch::Weight& wt) -> absl::Status {
       if (!wt) return absl::OkStatus();
       const uint32_t type = w_.type_of(wt.t);
+      if (&wt != &g_.output) {  // the logits stay on the GEMV (a few rows)
+        gemm_ = gemm_ && cuda::gemm_supports(type) && wt.cols() % 256 == 0 && wt.rows() % 2 == 0;
+        if (type != static_cast<uint32_t>(GgmlType::BF16)) scratch = std::max(scratch, wt.rows() * wt.cols());
+      }
       if (cuda::gemv_q8_supports(type)) {
         uses_q8_ = true;
         return absl::OkStatus();
@@ -182,18 +197,25 @@ class CudaRunner final : public Runner {
     kv_width_ = kw;
     const size_t E = static_cast<size_t>(g_.n_embd);
     const size_t widest = std::max<size_t>({E, size_t(qw), size_t(ff)});
-    BW24_RETURN_IF_ERROR(emb_.alloc(kStep * E));
+    chunk_ = gemm_ ? kChunk : kStep;
+    const size_t C = static_cast<size_t>(chunk_);
+    if (gemm_) {
+      scratch_elems_ = std::min(scratch, kScratchElems);
+      BW24_RETURN_IF_ERROR(act_bf_.alloc(C * widest, "activations"));
+      BW24_RETURN_IF_ERROR(wscratch_.alloc(static_cast<size_t>(scratch_elems_), "weight expansion scratch"));
+    }
+    BW24_RETURN_IF_ERROR(emb_.alloc(C * E));  // pinned
     BW24_RETURN_IF_ERROR(pos_host_.alloc(1));
     BW24_RETURN_IF_ERROR(pos_dev_.alloc(1, "position"));
-    BW24_RETURN_IF_ERROR(x_.alloc(kStep * E, "activations"));
-    BW24_RETURN_IF_ERROR(h_.alloc(kStep * E, "activations"));  // normed rows are n_embd wide
-    BW24_RETURN_IF_ERROR(proj_.alloc(kStep * E, "activations"));
-    BW24_RETURN_IF_ERROR(q_.alloc(kStep * qw, "activations"));
-    BW24_RETURN_IF_ERROR(k_.alloc(kStep * kw, "activations"));
-    BW24_RETURN_IF_ERROR(v_.alloc(kStep * kw, "activations"));
-    BW24_RETURN_IF_ERROR(o_.alloc(kStep * qw, "activations"));
-    BW24_RETURN_IF_ERROR(gate_.alloc(kStep * ff, "activations"));
-    BW24_RETURN_IF_ERROR(up_.alloc(kStep * ff, "activations"));
+    BW24_RETURN_IF_ERROR(x_.alloc(C * E, "activations"));
+    BW24_RETURN_IF_ERROR(h_.alloc(C * E, "activations"));  // normed rows are n_embd wide
+    BW24_RETURN_IF_ERROR(proj_.alloc(C * E, "activations"));
+    BW24_RETURN_IF_ERROR(q_.alloc(C * qw, "activations"));
+    BW24_RETURN_IF_ERROR(k_.alloc(C * kw, "activations"));
+    BW24_RETURN_IF_ERROR(v_.alloc(C * kw, "activations"));
+    BW24_RETURN_IF_ERROR(o_.alloc(C * qw, "activations"));
+    BW24_RETURN_IF_ERROR(gate_.alloc(C * ff, "activations"));
+    BW24_RETURN_IF_ERROR(up_.alloc(C * ff, "activations"));
     BW24_RETURN_IF_ERROR(act_q_.alloc(kStep * widest, "activations"));
     BW24_RETURN_IF_ERROR(act_ds_.alloc(kStep * widest / 32 + 1, "activations"));
     BW24_RETURN_IF_ERROR(logits_.alloc(kStep * static_cast<size_t>(g_.n_vocab), "logits"));
@@ -228,19 +250,15 @@ class CudaRunner final : public Runner {
       return absl::OkStatus();
     }
     for (int32_t done = 0; done < req.n;) {
-      const int n = std::min<int32_t>(kStep, req.n - done);
+      const int n = std::min<int32_t>(req.n - done > kStep ? chunk_ : kStep, req.n - done);
       const bool last = done + n == req.n;
       // emb_ is pinned: the previous pass's copy must have left it before it is refilled.
       if (done > 0) BW24_CUDA_OK(cudaStreamSynchronize(stream_), "forward");
       embed_tokens(g_, req.tokens + done, n, emb_.p);
       if (req.cancel && req.cancel->load(std::memory_order_relaxed)) return error(Code::kCancelled, "cancelled");
       const int first = req.all_logits ? 0 : last ? n - 1 : n;  // rows whose logits are wanted
-      BW24_RETURN_IF_ERROR(pass(n, cuda::DevicePos{nullptr, req.pos + done}, first));
-      if (first < n) {
-        float* dst = req.logits + (req.all_logits ? size_t(done) * V : 0);
-        BW24_CUDA_OK(cudaMemcpyAsync(dst, logits_.p, size_t(n - first) * V * 4, cudaMemcpyDeviceToHost, stream_),
-                     "logits");
-      }
+      float* dst = req.logits + (req.all_logits ? size_t(done) * V : 0);
+      BW24_RETURN_IF_ERROR(pass(n, cuda::DevicePos{nullptr, req.pos + done}, first, dst));
       done += n;
     }
     BW24_CUDA_OK(cudaStreamSynchronize(stream_), "forward");
@@ -248,8 +266,10 @@ class CudaRunner final : public Runner {
   }
 
  private:
-  // One pass of n tokens: embedding upload, every layer, and the logits of rows [first, n).
-  absl::Status pass(int n, cuda::DevicePos pos, int first) {
+  // One pass of n tokens (n > kStep: a prefill pass on the GEMM): embedding upload, every layer,
+  // and the logits of rows [first, n), kStep rows at a time through logits_, each group copied to
+  // logits_host (null: one row, left in logits_; the captured step).
+  absl::Status pass(int n, cuda::DevicePos pos, int first, float* logits_host) {
     const int64_t E = g_.n_embd;
     BW24_CUDA_OK(cudaMemcpyAsync(x_.p, emb_.p, size_t(n * E) * 4, cudaMemcpyHostToDevice, stream_), "upload");
     for (size_t il = 0; il < g_.layers.size(); ++il) {
@@ -257,9 +277,15 @@ class CudaRunner final : public Runner {
       BW24_RETURN_IF_ERROR(attention(L.attn, static_cast<int>(il), n, pos));
       BW24_RETURN_IF_ERROR(mlp(L.mlp, n));
     }
-    if (first < n) {
-      BW24_ASSIGN_OR_RETURN(const GemvIn in, prepare(&g_.output_norm, x_.p + first * E, n - first, static_cast<int>(E)));
-      BW24_RETURN_IF_ERROR(gemv(g_.output, in, n - first, logits_.p, cuda::GemvOut::kStore));
+    const int64_t V = g_.n_vocab;
+    for (int r = first; r < n; r += kStep) {
+      const int rows = std::min(kStep, n - r);
+      BW24_ASSIGN_OR_RETURN(const GemvIn in, prepare(&g_.output_norm, x_.p + r * E, rows, static_cast<int>(E)));
+      BW24_RETURN_IF_ERROR(matmul(g_.output, in, rows, logits_.p, cuda::GemvOut::kStore));
+      if (logits_host)
+        BW24_CUDA_OK(cudaMemcpyAsync(logits_host + size_t(r - first) * V, logits_.p, size_t(rows) * V * 4,
+                                     cudaMemcpyDeviceToHost, stream_),
+                     "logits");
     }
     return cuda_status(cudaGetLastError(), "pass");
   }
@@ -270,7 +296,7 @@ class CudaRunner final : public Runner {
     absl::Status st = [&]() -> absl::Status {
       BW24_CUDA_OK(cudaMemcpyAsync(pos_dev_.p, pos_host_.p, sizeof(int64_t), cudaMemcpyHostToDevice, stream_),
                    "position");
-      return pass(1, cuda::DevicePos{pos_dev_.p, 0}, 0);
+      return pass(1, cuda::DevicePos{pos_dev_.p, 0}, 0, nullptr);
     }();
     cudaGraph_t graph = nullptr;
     const cudaError_t end = cudaStreamEndCapture(stream_, &graph);
@@ -287,28 +313,36 @@ class CudaRunner final : public Runner {
   const float* f32(const arch::Weight& w) const { return static_cast<const float*>(w_.at(w.t)); }
   bool is_q8(const arch::Weight& w) const { return cuda::gemv_q8_supports(w_.type_of(w.t)); }
 
-  // RMSNorm (nm null: none) of rows x width activations into the GEMV input buffers: f32 into h_
-  // (or src itself without a norm), int8 alongside when the model has int8-path weights.
+  // RMSNorm (nm null: none) of rows x width activations into the input buffers of the next
+  // product. GEMV (rows <= kStep): f32 into h_ (or src itself without a norm), int8 alongside when
+  // the model has int8-path weights. GEMM (rows > kStep): bf16 into act_bf_.
   absl::StatusOr<GemvIn> prepare(const Norm* nm, const float* src, int rows, int width) {
     const float* w = nm ? f32(nm->w) : nullptr;
     const bool one_plus = nm && nm->one_plus;
+    if (rows > kStep) {
+      BW24_CUDA_OK(cuda::rmsnorm_bf16(act_bf_.p, src, w, rows, width, g_.norm_eps, one_plus, stream_),
+                   "GEMM input (rmsnorm / bf16)");
+      return GemvIn{nullptr, {}, act_bf_.p};
+    }
     cudaError_t e = cudaSuccess;
     if (uses_q8_ && width % 32 == 0)
       e = cuda::rmsnorm_q8(nm ? h_.p : nullptr, act_q_.p, act_ds_.p, src, w, rows, width, g_.norm_eps, one_plus, stream_);
     else if (nm)
       e = cuda::rmsnorm(h_.p, src, w, rows, width, g_.norm_eps, one_plus, stream_);
     BW24_CUDA_OK(e, "GEMV input (rmsnorm / int8 quantize)");
-    return GemvIn{nm ? h_.p : src, {act_q_.p, act_ds_.p}};
+    return GemvIn{nm ? h_.p : src, {act_q_.p, act_ds_.p}, nullptr};
   }
 
   absl::Status norm(const Norm& nm, float* y, const float* x, int rows, int width) {
     return cuda_status(cuda::rmsnorm(y, x, f32(nm.w), rows, width, g_.norm_eps, nm.one_plus, stream_), "rmsnorm");
   }
 
-  // y = W in (or += / gate-up pair with w2, see cuda::GemvOut).
-  absl::Status gemv(const arch::Weight& w, const GemvIn& in, int n, float* y, cuda::GemvOut out,
-                    const arch::Weight* w2 = nullptr, int act = 0) {
+  // y = W in (or +=, see cuda::GemvOut) for the n rows of a pass: the GEMM when the input is
+  // bf16 (a prefill pass), else the GEMV, which also takes the gate-up pair (w2) in one launch.
+  absl::Status matmul(const arch::Weight& w, const GemvIn& in, int n, float* y, cuda::GemvOut out,
+                      const arch::Weight* w2 = nullptr, int act = 0) {
     const uint32_t type = w_.type_of(w.t);
+    if (in.bf) return gemm(w, in.bf, n, y, out);
     cudaError_t e;
     if (cuda::gemv_q8_supports(type))
       e = cuda::gemv_q8(w_.at(w.t), w2 ? w_.at(w2->t) : nullptr, type, w.rows(), w.cols(), in.q8, n, y, out, act,
@@ -319,13 +353,34 @@ class CudaRunner final : public Runner {
     return absl::OkStatus();
   }
 
+  // y [n][rows] = a [n][cols] W^T on the tensor cores. BF16 weights directly; the others expanded
+  // to bf16 in slices of rows that fit wscratch_, one GEMM per slice (columns r0.. of y).
+  absl::Status gemm(const arch::Weight& w, const cuda::bf16* a, int n, float* y, cuda::GemvOut out) {
+    const uint32_t type = w_.type_of(w.t);
+    const int64_t rows = w.rows(), cols = w.cols();
+    cudaError_t e;
+    if (type == static_cast<uint32_t>(GgmlType::BF16)) {
+      e = cuda::gemm_bf16(a, static_cast<const cuda::bf16*>(w_.at(w.t)), y, n, rows, cols, rows, out, stream_);
+    } else {
+      const int64_t step = std::max<int64_t>(2, scratch_elems_ / cols / 2 * 2);
+      e = cudaSuccess;
+      for (int64_t r0 = 0; r0 < rows && e == cudaSuccess; r0 += step) {
+        const int64_t nr = std::min(step, rows - r0);
+        e = cuda::dequant_bf16(w_.at(w.t), type, rows, cols, r0, nr, wscratch_.p, stream_);
+        if (e == cudaSuccess) e = cuda::gemm_bf16(a, wscratch_.p, y + r0, n, nr, cols, rows, out, stream_);
+      }
+    }
+    if (e != cudaSuccess) return error(Code::kDevice, "CUDA gemm of '{}': {}", w.t->name, cudaGetErrorString(e));
+    return absl::OkStatus();
+  }
+
   // Q, K and V: the int8-path ones that share a type in one launch (Q4_K_M keeps some attn_v in
   // Q6_K: then Q and K together and V alone), the rest one by one.
   absl::Status qkv(const AttentionBlock& a, const GemvIn& in, int n) {
     const arch::Weight* ws[3] = {&a.wq, &a.wk, &a.wv};
     float* ys[3] = {q_.p, k_.p, v_.p};
     bool done[3] = {};
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < 3 && !in.bf; ++i) {
       if (done[i] || !is_q8(*ws[i])) continue;
       const uint32_t type = w_.type_of(ws[i]->t);
       cuda::GemvSegment segs[3];
@@ -340,7 +395,7 @@ class CudaRunner final : public Runner {
       if (e != cudaSuccess) return error(Code::kDevice, "CUDA QKV gemv of '{}': {}", ws[i]->t->name, cudaGetErrorString(e));
     }
     for (int i = 0; i < 3; ++i)
-      if (!done[i]) BW24_RETURN_IF_ERROR(gemv(*ws[i], in, n, ys[i], cuda::GemvOut::kStore));
+      if (!done[i]) BW24_RETURN_IF_ERROR(matmul(*ws[i], in, n, ys[i], cuda::GemvOut::kStore));
     return absl::OkStatus();
   }
 
@@ -348,8 +403,8 @@ class CudaRunner final : public Runner {
   // else the GEMV adds straight into x_.
   absl::Status output_projection(const arch::Weight& w, const GemvIn& in, const Norm& post_norm, int n) {
     const int E = g_.n_embd;
-    if (!post_norm.w) return gemv(w, in, n, x_.p, cuda::GemvOut::kAdd);
-    BW24_RETURN_IF_ERROR(gemv(w, in, n, proj_.p, cuda::GemvOut::kStore));
+    if (!post_norm.w) return matmul(w, in, n, x_.p, cuda::GemvOut::kAdd);
+    BW24_RETURN_IF_ERROR(matmul(w, in, n, proj_.p, cuda::GemvOut::kStore));
     BW24_RETURN_IF_ERROR(norm(post_norm, proj_.p, proj_.p, n, E));
     return cuda_status(cuda::add_inplace(x_.p, proj_.p, int64_t{n} * E, stream_), "residual");
   }
@@ -377,9 +432,21 @@ class CudaRunner final : public Runner {
     r.neox = a.rope_style == arch::RopeStyle::kNeox;
     r.pos = pos;
     BW24_CUDA_OK(cuda::qk_rope_store(r, n, stream_), "qk norm + rope + kv store");
-    BW24_CUDA_OK(cuda::attention(o_.p, q_.p, kc_[layer]->p, vc_[layer]->p, scores_.p, n, a.n_head, a.n_head_kv, D, pos,
-                                 a.sliding_window, a.scale, opt_.n_ctx, stream_),
-                 "attention");
+    if (n > kStep && cuda::flash_prefill_supports(D)) {
+      BW24_CUDA_OK(cuda::flash_prefill(o_.p, q_.p, kc_[layer]->p, vc_[layer]->p, n, a.n_head, a.n_head_kv, D, pos,
+                                       a.sliding_window, a.scale, stream_),
+                   "flash attention");
+    } else {
+      // The score scratch holds kStep rows: longer passes go through in groups.
+      for (int t = 0; t < n; t += kStep) {
+        const size_t off = size_t(t) * a.n_head * D;
+        BW24_CUDA_OK(cuda::attention(o_.p + off, q_.p + off, kc_[layer]->p, vc_[layer]->p, scores_.p,
+                                     std::min(kStep, n - t), a.n_head, a.n_head_kv, D,
+                                     cuda::DevicePos{pos.dev, pos.base + t}, a.sliding_window, a.scale, opt_.n_ctx,
+                                     stream_),
+                     "attention");
+      }
+    }
     BW24_ASSIGN_OR_RETURN(const GemvIn oin, prepare(nullptr, o_.p, n, a.n_head * D));
     return output_projection(a.wo, oin, a.post_norm, n);
   }
@@ -389,12 +456,12 @@ class CudaRunner final : public Runner {
     const int64_t F = m.gate.rows();
     const int act = m.act == arch::Activation::kSilu ? 0 : 1;
     BW24_ASSIGN_OR_RETURN(const GemvIn in, prepare(&m.norm, x_.p, n, E));
-    if (is_q8(m.gate) && w_.type_of(m.gate.t) == w_.type_of(m.up.t)) {
+    if (!in.bf && is_q8(m.gate) && w_.type_of(m.gate.t) == w_.type_of(m.up.t)) {
       // gate and up as one pass over the activations, act(gate) * up in the epilogue.
-      BW24_RETURN_IF_ERROR(gemv(m.gate, in, n, gate_.p, cuda::GemvOut::kGateUp, &m.up, act));
+      BW24_RETURN_IF_ERROR(matmul(m.gate, in, n, gate_.p, cuda::GemvOut::kGateUp, &m.up, act));
     } else {
-      BW24_RETURN_IF_ERROR(gemv(m.gate, in, n, gate_.p, cuda::GemvOut::kStore));
-      BW24_RETURN_IF_ERROR(gemv(m.up, in, n, up_.p, cuda::GemvOut::kStore));
+      BW24_RETURN_IF_ERROR(matmul(m.gate, in, n, gate_.p, cuda::GemvOut::kStore));
+      BW24_RETURN_IF_ERROR(matmul(m.up, in, n, up_.p, cuda::GemvOut::kStore));
       BW24_CUDA_OK(cuda::gated_act(gate_.p, gate_.p, up_.p, n * F, act, stream_), "activation");
     }
     BW24_ASSIGN_OR_RETURN(const GemvIn din, prepare(nullptr, gate_.p, n, static_cast<int>(F)));
@@ -408,12 +475,16 @@ class CudaRunner final : public Runner {
   cudaGraphExec_t graph_exec_ = nullptr;
   int64_t kv_width_ = 0;
   bool uses_q8_ = false;             // some GEMV weight is on the int8 path
-  PinnedArray<float> emb_;           // embedding rows of the pass, [kStep][n_embd]
+  bool gemm_ = false;                // every layer weight takes the prefill GEMM
+  int chunk_ = kStep;                // rows of the activation buffers: tokens per pass at most
+  int64_t scratch_elems_ = 0;        // of wscratch_
+  PinnedArray<float> emb_;           // embedding rows of the pass, [chunk_][n_embd]
   PinnedArray<int64_t> pos_host_;    // the position the captured step copies up
   DeviceArray<int64_t> pos_dev_;
   DeviceArray<float> x_, h_, proj_, q_, k_, v_, o_, gate_, up_, logits_, scores_;
   DeviceArray<int8_t> act_q_;
   DeviceArray<float2> act_ds_;
+  DeviceArray<cuda::bf16> act_bf_, wscratch_;  // GEMM input rows; quantized weights expanded
   std::vector<std::unique_ptr<DeviceArray<float>>> kc_, vc_;
 };
 

@@ -1,13 +1,16 @@
 // The CUDA runner against the CPU reference on the same quantized weights (label gpu; exit 77 =
 // Skipped without a device). Synthetic models (benchmarks/synthetic.cpp) in every quant mix the
-// GPU runs: prefill logits of every prompt position, then 32 teacher-forced decode steps (both
-// runners fed the CPU's greedy token, so one flipped argmax does not derail the rest).
+// GPU runs: prefill logits of every position of a 517-token prompt (a 512-token GEMM pass, then a
+// 5-token GEMV pass), then 32 teacher-forced decode steps (both runners fed the CPU's greedy
+// token, so one flipped argmax does not derail the rest).
 //
-// Tolerances: float weights keep f32 activations (fp32 accumulation order only); quantized
-// weights take int8 activations on the GPU (cuda/gemv/gemv_q8.cu), ~0.5 % error per matmul, so
-// there the normalized logit error must stay below 5e-2 and the argmax must agree wherever the
-// CPU's top-2 margin exceeds 3x the largest absolute logit error of that step. Each mix prints
-// its numbers and the steps whose argmax flipped.
+// Tolerances: prefill passes run the GEMM and flash attention in bf16 (cuda/gemm/gemm.cuh) for
+// every type; decode GEMVs take int8 activations for quantized weights (cuda/gemv/gemv_q8.cu,
+// ~0.5 % error per matmul) and f32 for float weights, but every decode step also attends to the
+// K/V rows the bf16 prefill wrote. So the normalized logit error must stay below 5e-2 throughout
+// (the float GEMV's own f32 exactness is bw24-kernel-check's and the goldens' job), and the
+// argmax must agree wherever the CPU's top-2 margin exceeds 3x the largest absolute logit error
+// of that step. Each mix prints its numbers and the steps whose argmax flipped.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -80,8 +83,8 @@ TEST_CASE("CUDA runner vs CPU reference on quantized synthetic models", "[gpu]")
   for (std::string shape : {"tiny-qwen3", "tiny-llama"}) {
     for (std::string quant : {"F16", "BF16", "Q8_0", "Q4_K_M", "Q6_K", "Q4_0", "Q4_1", "Q5_0"}) {
       INFO(shape << " " << quant);
-      const bool int8_path = quant != "F16" && quant != "BF16";
-      const double tol = int8_path ? 5e-2 : 1e-4;
+      const double tol = 5e-2;
+      constexpr int kPrompt = 517;
       auto cpu_model = open_synthetic(shape, quant, -1);
       auto gpu_model = open_synthetic(shape, quant, 0);
       auto cpu = engine::Session::create(cpu_model, {});
@@ -90,12 +93,12 @@ TEST_CASE("CUDA runner vs CPU reference on quantized synthetic models", "[gpu]")
       REQUIRE(gpu.ok());
       const int V = cpu_model->graph().n_vocab;
       std::mt19937 rng(11);
-      std::vector<int32_t> prompt(20);
+      std::vector<int32_t> prompt(kPrompt);
       for (auto& t : prompt) t = static_cast<int32_t>(rng() % V);
-      REQUIRE((*cpu)->prefill(prompt.data(), 20, true).ok());
-      REQUIRE((*gpu)->prefill(prompt.data(), 20, true).ok());
+      REQUIRE((*cpu)->prefill(prompt.data(), kPrompt, true).ok());
+      REQUIRE((*gpu)->prefill(prompt.data(), kPrompt, true).ok());
       std::vector<float> lc = logits_of(**cpu), lg = logits_of(**gpu);
-      double worst = 0;
+      double worst = 0, worst_prefill = 0;
       int flips = 0, unexplained = 0;
       std::string flip_log;
       auto step = [&](const float* g, const float* c, int where) {
@@ -109,18 +112,20 @@ TEST_CASE("CUDA runner vs CPU reference on quantized synthetic models", "[gpu]")
           if (m > 3 * st.max_abs) ++unexplained;
         }
       };
-      for (int r = 0; r < 20; ++r) step(&lg[size_t(r) * V], &lc[size_t(r) * V], r);
-      int32_t next = argmax(&lc[19 * size_t(V)], V);
+      for (int r = 0; r < kPrompt; ++r) step(&lg[size_t(r) * V], &lc[size_t(r) * V], r);
+      std::swap(worst, worst_prefill);
+      int32_t next = argmax(&lc[(kPrompt - 1) * size_t(V)], V);
       for (int i = 0; i < 32; ++i) {
         REQUIRE((*cpu)->prefill(&next, 1, false).ok());
         REQUIRE((*gpu)->prefill(&next, 1, false).ok());
         lc = logits_of(**cpu);
         lg = logits_of(**gpu);
-        step(lg.data(), lc.data(), 20 + i);
+        step(lg.data(), lc.data(), kPrompt + i);
         next = argmax(lc.data(), V);
       }
-      std::cout << "gpu vs cpu " << shape << " " << quant << ": max normalized logit error " << worst << ", argmax flips "
-                << flips << "/52" << flip_log << "\n";
+      std::cout << "gpu vs cpu " << shape << " " << quant << ": max normalized logit error prefill " << worst_prefill
+                << ", decode " << worst << ", argmax flips " << flips << "/" << kPrompt + 32 << flip_log << "\n";
+      CHECK(worst_prefill < tol);
       CHECK(worst < tol);
       CHECK(unexplained == 0);
     }

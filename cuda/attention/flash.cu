@@ -1,0 +1,212 @@
+// Flash attention prefill (cuda/attention/flash.cuh).
+//
+// Per CTA: 64 queries of one head, 4 warps x 16 queries. Per key tile of 64: the CTA converts
+// K and V (f32 cache rows, 64 x D x 4 bytes each) into bf16 shared tiles; each warp computes its
+// 16 x 64 scores with D / 16 x 8 mma, masks (causal, window), updates the running max and sum of
+// its rows (a row lives in the 4 lanes of a quad: two shuffles), rescales its O accumulators and
+// adds P V (P goes from the score accumulators straight into A fragments: the m16n8 C layout of two
+// adjacent key tiles is the m16k16 A layout). Scores are kept in log2 units (Q pre-scaled by
+// scale * log2 e) so the softmax uses exp2.
+//
+// Shared rows are D bf16 = D / 8 chunks of 16 bytes; chunk c of row r sits at c ^ (r & 7) so the
+// 8 row addresses of an ldmatrix (8 consecutive rows, one logical chunk) hit 8 distinct bank groups.
+//
+// Napkin math (Qwen3-8B, 512-token prefill, per layer): 32 heads x 8 query tiles x 4.5 key tiles on
+// average x 64 KB of f32 K/V = 74 MB of L2 reads, ~10 us; the mma work is ~1 GFLOP. The f32 cache
+// is the cost: an f16 cache halves it and lets cp.async move tiles without a conversion.
+#include <cuda_bf16.h>
+#include <math.h>
+
+#include "cuda/attention/flash.cuh"
+#include "cuda/common/check.cuh"
+#include "cuda/common/launch.cuh"
+
+namespace bw24::cuda {
+namespace {
+
+using bf16 = __nv_bfloat16;
+constexpr int kTile = 64, kThreads = 128;
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(p)));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(p)));
+}
+__device__ __forceinline__ void mma_bf16(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+__device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
+  const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<const uint32_t*>(&v);
+}
+
+// Element offset of (row, chunk) in a [rows][D] tile.
+template <int D>
+__device__ __forceinline__ int off(int row, int chunk) {
+  return row * D + ((chunk ^ (row & 7)) << 3);
+}
+
+// 8 floats (src null: zeros) times s as bf16 into 16 bytes of shared memory.
+__device__ __forceinline__ void store8(bf16* dst, const float* src, float s) {
+  float4 a = make_float4(0, 0, 0, 0), b = a;
+  if (src) {
+    a = *reinterpret_cast<const float4*>(src);
+    b = *reinterpret_cast<const float4*>(src + 4);
+  }
+  *reinterpret_cast<uint4*>(dst) =
+      make_uint4(pack_bf16(a.x * s, a.y * s), pack_bf16(a.z * s, a.w * s), pack_bf16(b.x * s, b.y * s),
+                 pack_bf16(b.z * s, b.w * s));
+}
+
+template <int D>
+__global__ void __launch_bounds__(kThreads) flash_prefill_kernel(float* out, const float* q, const float* kc,
+                                                                  const float* vc, int n_tokens, int n_head,
+                                                                  int n_head_kv, DevicePos pos, int window,
+                                                                  float scale) {
+  constexpr int kChunks = D / 8;
+  __shared__ alignas(16) bf16 sk[kTile * D], sv[kTile * D];
+  pdl_begin();
+  const int h = blockIdx.y, t0 = blockIdx.x * kTile, g = h / (n_head / n_head_kv);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int64_t kvw = int64_t{n_head_kv} * D;
+  const int64_t p0 = pos.base + (pos.dev ? *pos.dev : 0);
+
+  // Q tile through sk into A fragments, pre-scaled into log2 units.
+  for (int i = threadIdx.x; i < kTile * kChunks; i += kThreads) {
+    const int r = i / kChunks, c = i % kChunks, t = t0 + r;
+    store8(sk + off<D>(r, c), t < n_tokens ? q + (int64_t{t} * n_head + h) * D + 8 * c : nullptr,
+           scale * 1.4426950408889634f);
+  }
+  __syncthreads();
+  uint32_t qf[D / 16][4];
+#pragma unroll
+  for (int ks = 0; ks < D / 16; ++ks) ldmatrix_x4(qf[ks], sk + off<D>(warp * 16 + lane % 16, 2 * ks + lane / 16));
+
+  const int64_t q_lo = p0 + t0, q_hi = p0 + min(t0 + kTile, n_tokens) - 1;
+  const int64_t k_lo = window > 0 ? max(int64_t{0}, q_lo - window + 1) : 0;
+  const int64_t row_pos[2] = {q_lo + warp * 16 + lane / 4, q_lo + warp * 16 + lane / 4 + 8};
+  float o[D / 8][4] = {};
+  float mx[2] = {-INFINITY, -INFINITY}, l[2] = {0, 0};
+  for (int64_t j0 = k_lo / kTile * kTile; j0 <= q_hi; j0 += kTile) {
+    __syncthreads();  // the previous tile (or the Q staging) is no longer read
+    for (int i = threadIdx.x; i < kTile * kChunks; i += kThreads) {
+      const int r = i / kChunks, c = i % kChunks;
+      const int64_t j = j0 + r;
+      const bool in = j <= q_hi;
+      store8(sk + off<D>(r, c), in ? kc + j * kvw + g * D + 8 * c : nullptr, 1.0f);
+      store8(sv + off<D>(r, c), in ? vc + j * kvw + g * D + 8 * c : nullptr, 1.0f);
+    }
+    __syncthreads();
+
+    float s[kTile / 8][4] = {};
+#pragma unroll
+    for (int ks = 0; ks < D / 16; ++ks)
+#pragma unroll
+      for (int np = 0; np < kTile / 16; ++np) {
+        uint32_t r[4];
+        ldmatrix_x4(r, sk + off<D>(np * 16 + lane % 8 + (lane / 16) * 8, 2 * ks + (lane / 8) % 2));
+        mma_bf16(s[2 * np], qf[ks], r[0], r[1]);
+        mma_bf16(s[2 * np + 1], qf[ks], r[2], r[3]);
+      }
+
+#pragma unroll
+    for (int hh = 0; hh < 2; ++hh) {
+      const int64_t p = row_pos[hh];
+      float tile_max = -INFINITY;
+#pragma unroll
+      for (int nt = 0; nt < kTile / 8; ++nt)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int64_t j = j0 + nt * 8 + 2 * (lane % 4) + e;
+          const bool visible = j <= p && (window <= 0 || j > p - window);
+          float& v = s[nt][2 * hh + e];
+          v = visible ? v : -INFINITY;
+          tile_max = fmaxf(tile_max, v);
+        }
+      tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
+      tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
+      const float m_new = fmaxf(mx[hh], tile_max);
+      const float m_use = m_new == -INFINITY ? 0.0f : m_new;  // a row with nothing visible yet
+      const float alpha = exp2f(mx[hh] - m_use);
+      mx[hh] = m_new;
+      float sum = 0;
+#pragma unroll
+      for (int nt = 0; nt < kTile / 8; ++nt)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          float& v = s[nt][2 * hh + e];
+          v = exp2f(v - m_use);
+          sum += v;
+        }
+      l[hh] = l[hh] * alpha + sum;
+#pragma unroll
+      for (int dt = 0; dt < D / 8; ++dt) {
+        o[dt][2 * hh] *= alpha;
+        o[dt][2 * hh + 1] *= alpha;
+      }
+    }
+
+#pragma unroll
+    for (int kk = 0; kk < kTile / 16; ++kk) {
+      const uint32_t pa[4] = {pack_bf16(s[2 * kk][0], s[2 * kk][1]), pack_bf16(s[2 * kk][2], s[2 * kk][3]),
+                              pack_bf16(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                              pack_bf16(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+#pragma unroll
+      for (int dp = 0; dp < D / 16; ++dp) {
+        uint32_t r[4];
+        ldmatrix_x4_trans(r, sv + off<D>(kk * 16 + lane % 8 + ((lane / 8) % 2) * 8, 2 * dp + lane / 16));
+        mma_bf16(o[2 * dp], pa, r[0], r[1]);
+        mma_bf16(o[2 * dp + 1], pa, r[2], r[3]);
+      }
+    }
+  }
+
+#pragma unroll
+  for (int hh = 0; hh < 2; ++hh) {
+    float total = l[hh];
+    total += __shfl_xor_sync(0xffffffffu, total, 1);
+    total += __shfl_xor_sync(0xffffffffu, total, 2);
+    const int t = t0 + warp * 16 + lane / 4 + 8 * hh;
+    if (t >= n_tokens) continue;
+    const float inv = 1.0f / total;
+    float* dst = out + (int64_t{t} * n_head + h) * D + 2 * (lane % 4);
+#pragma unroll
+    for (int dt = 0; dt < D / 8; ++dt)
+      *reinterpret_cast<float2*>(dst + dt * 8) = make_float2(o[dt][2 * hh] * inv, o[dt][2 * hh + 1] * inv);
+  }
+}
+
+}  // namespace
+
+bool flash_prefill_supports(int head_dim) { return head_dim == 64 || head_dim == 128; }
+
+cudaError_t flash_prefill(float* out, const float* q, const float* k_cache, const float* v_cache, int n_tokens,
+                          int n_head, int n_head_kv, int head_dim, DevicePos pos, int window, float scale,
+                          cudaStream_t stream) {
+  if (n_tokens <= 0) return cudaSuccess;
+  if (n_head_kv <= 0 || n_head % n_head_kv != 0) return cudaErrorInvalidValue;
+  const dim3 grid(static_cast<unsigned>((n_tokens + kTile - 1) / kTile), static_cast<unsigned>(n_head));
+  switch (head_dim) {
+    case 64:
+      return launch_pdl(flash_prefill_kernel<64>, grid, dim3(kThreads), 0, stream, out, q, k_cache, v_cache, n_tokens,
+                        n_head, n_head_kv, pos, window, scale);
+    case 128:
+      return launch_pdl(flash_prefill_kernel<128>, grid, dim3(kThreads), 0, stream, out, q, k_cache, v_cache, n_tokens,
+                        n_head, n_head_kv, pos, window, scale);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+}  // namespace bw24::cuda

@@ -1,0 +1,188 @@
+// The prefill GEMM (cuda/gemm/gemm.cuh): bf16 mma.sync m16n8k16 with f32 accumulators.
+//
+// Tiling: a CTA of 8 warps computes a BM x 128 tile of C (BM = 128 or 64 tokens x 128 weight
+// rows); warps 2 x 4, each a (BM / 2) x 32 sub-tile = (BM / 32) x 4 mma tiles. K advances 32 per
+// stage through a 4-stage cp.async ring in shared memory (16 KB a stage at BM = 128): while the
+// tensor cores work on stage k, the loads of stages k + 1 .. k + 3 are in flight
+// (kernels-hopper.md §1: bytes in flight hide the L2/HBM latency).
+//
+// Shared layout: a tile row of 32 bf16 is 64 bytes = 4 chunks of 16; chunk c of row r sits at
+// c ^ ((r >> 1) & 3). ldmatrix reads 8 consecutive rows at one logical chunk; with a 64-byte row
+// stride, rows r and r + 2 would share banks (4-way conflict) without the swizzle, with it the 8
+// reads hit 8 distinct 16-byte bank groups.
+//
+// Grid: x = token tiles (fastest), y = weight-row tiles: the CTAs that share a weight tile run
+// side by side, so the weights come from HBM once and from L2 after.
+//
+// Napkin math (H200, Qwen3-8B, M = 512): 8.2 TFLOP per pass; mma.sync bf16 peaks near ~660
+// TFLOP/s on sm_90 (wgmma ~990), so 12-15 ms at best, plus the bf16 expansion of the weights.
+#include <cuda_bf16.h>
+
+#include "cuda/common/check.cuh"
+#include "cuda/common/launch.cuh"
+#include "cuda/gemm/gemm.cuh"
+
+namespace bw24::cuda {
+namespace {
+
+constexpr int kBN = 128, kBK = 32, kStages = 4, kThreads = 256;
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// 16 bytes global -> shared, bypassing L1; src_bytes 0 writes zeros (rows past M or N).
+__device__ __forceinline__ void cp_async16(void* dst, const void* src, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int n>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(n));
+}
+
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(p)));
+}
+
+__device__ __forceinline__ void mma_bf16(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// Element offset of (row, 16-byte chunk) in a [rows][kBK] tile.
+__device__ __forceinline__ int swz(int row, int chunk) { return row * kBK + ((chunk ^ ((row >> 1) & 3)) << 3); }
+
+// rows x kBK tile starting at global row r0 of a [n_rows][k] matrix, column k0, into s.
+template <int kRows>
+__device__ __forceinline__ void load_tile(bf16* s, const bf16* g, int64_t r0, int64_t n_rows, int64_t k, int64_t k0) {
+  static_assert(kRows * 4 % kThreads == 0, "whole chunks per thread");
+#pragma unroll
+  for (int it = 0; it < kRows * 4 / kThreads; ++it) {
+    const int i = threadIdx.x + it * kThreads, r = i / 4, c = i % 4;
+    const int64_t gr = r0 + r;
+    const bool in = gr < n_rows;
+    cp_async16(s + swz(r, c), g + (in ? gr : 0) * k + k0 + 8 * c, in ? 16 : 0);
+  }
+}
+
+template <int kBM>
+__global__ void __launch_bounds__(kThreads) gemm_bf16_kernel(const bf16* __restrict__ a, const bf16* __restrict__ w,
+                                                             float* c, int64_t M, int64_t N, int64_t K, int64_t ldc,
+                                                             bool add) {
+  constexpr int kWM = kBM / 2, kWN = kBN / 4, kMT = kWM / 16, kNT = kWN / 8;
+  extern __shared__ uint4 smem_raw[];
+  bf16* sa = reinterpret_cast<bf16*>(smem_raw);
+  bf16* sb = sa + kStages * kBM * kBK;
+  const int64_t m0 = static_cast<int64_t>(blockIdx.x) * kBM, n0 = static_cast<int64_t>(blockIdx.y) * kBN;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wm = warp / 4, wn = warp % 4;
+  const int kt_count = static_cast<int>(K / kBK);
+
+  pdl_begin();
+  auto load_stage = [&](int stage, int kt) {
+    load_tile<kBM>(sa + stage * kBM * kBK, a, m0, M, K, int64_t{kt} * kBK);
+    load_tile<kBN>(sb + stage * kBN * kBK, w, n0, N, K, int64_t{kt} * kBK);
+  };
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < kt_count) load_stage(s, s);
+    cp_async_commit();
+  }
+
+  float acc[kMT][kNT][4] = {};
+  for (int kt = 0; kt < kt_count; ++kt) {
+    cp_async_wait<kStages - 2>();
+    __syncthreads();  // stage kt landed for everyone; stage kt - 1 is no longer read
+    if (kt + kStages - 1 < kt_count) load_stage((kt + kStages - 1) % kStages, kt + kStages - 1);
+    cp_async_commit();
+    const bf16* ta = sa + (kt % kStages) * kBM * kBK;
+    const bf16* tb = sb + (kt % kStages) * kBN * kBK;
+#pragma unroll
+    for (int kk = 0; kk < kBK / 16; ++kk) {
+      uint32_t af[kMT][4], bfr[kNT][2];
+#pragma unroll
+      for (int i = 0; i < kMT; ++i) {
+        const int row = wm * kWM + i * 16 + lane % 16;
+        ldmatrix_x4(af[i], ta + swz(row, 2 * kk + lane / 16));
+      }
+#pragma unroll
+      for (int j = 0; j < kNT / 2; ++j) {
+        const int row = wn * kWN + j * 16 + lane % 8 + (lane / 16) * 8;
+        uint32_t r[4];
+        ldmatrix_x4(r, tb + swz(row, 2 * kk + (lane / 8) % 2));
+        bfr[2 * j][0] = r[0];
+        bfr[2 * j][1] = r[1];
+        bfr[2 * j + 1][0] = r[2];
+        bfr[2 * j + 1][1] = r[3];
+      }
+#pragma unroll
+      for (int i = 0; i < kMT; ++i)
+#pragma unroll
+        for (int j = 0; j < kNT; ++j) mma_bf16(acc[i][j], af[i], bfr[j][0], bfr[j][1]);
+    }
+  }
+  cp_async_wait<0>();
+
+  // Accumulator (i, j): c0, c1 at row lane / 4, columns 2 (lane % 4) + {0, 1}; c2, c3 eight rows down.
+#pragma unroll
+  for (int i = 0; i < kMT; ++i)
+#pragma unroll
+    for (int j = 0; j < kNT; ++j) {
+      const int64_t n = n0 + wn * kWN + j * 8 + 2 * (lane % 4);
+      if (n >= N) continue;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int64_t m = m0 + wm * kWM + i * 16 + lane / 4 + 8 * h;
+        if (m >= M) continue;
+        float2* dst = reinterpret_cast<float2*>(c + m * ldc + n);
+        float2 v = make_float2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+        if (add) {
+          const float2 old = *dst;
+          v.x += old.x;
+          v.y += old.y;
+        }
+        *dst = v;
+      }
+    }
+}
+
+template <int kBM>
+cudaError_t launch(const bf16* a, const bf16* w, float* c, int64_t m, int64_t n, int64_t k, int64_t ldc, bool add,
+                   cudaStream_t s) {
+  constexpr size_t smem = size_t{kStages} * (kBM + kBN) * kBK * sizeof(bf16);
+  static bool configured = false;  // the opt-in above 48 KB, once per process (one device)
+  if (!configured) {
+    BW24_CUDA_TRY(cudaFuncSetAttribute(gemm_bf16_kernel<kBM>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(smem)));
+    configured = true;
+  }
+  const dim3 grid(static_cast<unsigned>((m + kBM - 1) / kBM), static_cast<unsigned>((n + kBN - 1) / kBN));
+  return launch_pdl(gemm_bf16_kernel<kBM>, grid, dim3(kThreads), smem, s, a, w, c, m, n, k, ldc, add);
+}
+
+}  // namespace
+
+cudaError_t gemm_bf16(const bf16* a, const bf16* w, float* c, int64_t m, int64_t n, int64_t k, int64_t ldc, GemvOut out,
+                      cudaStream_t s) {
+  if (m <= 0 || n <= 0) return cudaSuccess;
+  if (k <= 0 || k % kBK != 0 || n % 2 != 0 || ldc < n || ldc % 2 != 0 || out == GemvOut::kGateUp)
+    return cudaErrorInvalidValue;
+  const bool add = out == GemvOut::kAdd;
+  // 64-token tiles when 128-token tiles would not fill every SM once (small M or narrow N).
+  static int sms = 0;
+  if (!sms) {
+    int dev = 0;
+    BW24_CUDA_TRY(cudaGetDevice(&dev));
+    BW24_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  }
+  const int64_t ctas128 = ((m + 127) / 128) * ((n + kBN - 1) / kBN);
+  if (m <= 64 || ctas128 < sms) return launch<64>(a, w, c, m, n, k, ldc, add, s);
+  return launch<128>(a, w, c, m, n, k, ldc, add, s);
+}
+
+}  // namespace bw24::cuda
