@@ -432,6 +432,12 @@ void check_qk_rope(std::mt19937& rng, Result& r) {
       a.theta = 1e6f;
       a.neox = c.neox;
       a.pos = cuda::DevicePos{dpos.p, 7};
+      // One token takes the frequency table the runner uploads, three compute it in place.
+      std::vector<double> freq(size_t(std::max(1, c.rope_dims / 2)));
+      for (int i = 0; i < c.rope_dims / 2; ++i) freq[size_t(i)] = std::pow(1e6, -2.0 * i / c.rope_dims);
+      DeviceBuffer<double> dfreq(freq.size());
+      upload(dfreq, freq);
+      a.inv_freq = nt == 1 ? dfreq.p : nullptr;
       bool good = ok(cuda::qk_rope_store(a, nt, nullptr), "qk_rope_store") && ok(cudaDeviceSynchronize(), "sync");
       const std::vector<float> gq = download(dq, q.size()), gkc = download(kc, size_t(n_ctx) * kvw),
                                gvc = download(vc, size_t(n_ctx) * kvw);
@@ -595,6 +601,43 @@ void check_gemm(std::mt19937& rng, ThreadPool& pool, Result& r) {
   }
 }
 
+// Three matrices in one launch: each segment's output bit-identical to its own launch (the k order
+// of every output is the same in both).
+void check_gemm_multi(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  const int64_t m = 300, k = 256, ns[3] = {512, 130, 128};
+  std::vector<float> a(size_t(m * k));
+  for (auto& v : a) v = nd(rng);
+  DeviceBuffer<uint16_t> da(a.size());
+  upload(da, to_bf16_bits(a));
+  const cuda::bf16* pa = reinterpret_cast<const cuda::bf16*>(da.p);
+  std::vector<std::unique_ptr<DeviceBuffer<uint16_t>>> dw;
+  std::vector<std::unique_ptr<DeviceBuffer<float>>> dy, dy1;
+  cuda::GemmSegment segs[3];
+  for (int i = 0; i < 3; ++i) {
+    std::vector<float> w(size_t(ns[i] * k));
+    for (auto& v : w) v = nd(rng) * 0.05f;
+    dw.push_back(std::make_unique<DeviceBuffer<uint16_t>>(w.size()));
+    upload(*dw[i], to_bf16_bits(w));
+    dy.push_back(std::make_unique<DeviceBuffer<float>>(size_t(m * ns[i])));
+    dy1.push_back(std::make_unique<DeviceBuffer<float>>(size_t(m * ns[i])));
+    cudaMemset(dy[i]->p, 0xff, size_t(m * ns[i]) * 4);
+    segs[i] = {reinterpret_cast<const cuda::bf16*>(dw[i]->p), dy[i]->p, ns[i], ns[i]};
+  }
+  bool good = ok(cuda::gemm_bf16_multi(pa, segs, 3, m, k, cuda::GemvOut::kStore, nullptr), "gemm_bf16_multi");
+  for (int i = 0; i < 3; ++i)
+    good = good && ok(cuda::gemm_bf16(pa, segs[i].w, dy1[i]->p, m, ns[i], k, ns[i], cuda::GemvOut::kStore, nullptr),
+                      "gemm_bf16");
+  good = good && ok(cudaDeviceSynchronize(), "gemm multi sync");
+  double diff = 0;
+  for (int i = 0; i < 3; ++i) {
+    const auto y = download(*dy[i], size_t(m * ns[i])), y1 = download(*dy1[i], size_t(m * ns[i]));
+    for (size_t j = 0; j < y.size(); ++j)
+      if (!(y[j] == y1[j])) diff = std::max(diff, std::isfinite(y[j]) ? std::fabs(double(y[j]) - y1[j]) : INFINITY);
+  }
+  report(r, good && diff == 0, true, "gemm_bf16_multi", "300 x {512, 130, 128} x 256 vs single launches", diff);
+}
+
 // Flash attention prefill against ref::attend_head (bf16 Q/K/V/P inside: normalized error < 1e-2).
 void check_flash_prefill(std::mt19937& rng, Result& r) {
   std::normal_distribution<float> nd(0.0f, 1.0f);
@@ -663,6 +706,7 @@ int main() {
   check_gemv_q8_multi(rng, r);
   check_dequant(rng, r);
   check_gemm(rng, pool, r);
+  check_gemm_multi(rng, r);
   check_flash_prefill(rng, r);
   std::printf("\n%d passed, %d failed\n", r.run - r.failed, r.failed);
   return r.failed ? 1 : 0;

@@ -32,7 +32,8 @@ using bf16 = __nv_bfloat16;
 bool gemm_supports(uint32_t ggml_type);
 
 // Rows [row0, row0 + n_rows) of the rows x cols weight w (kernel-native layout) as bf16 into
-// out[n_rows][cols]. cols % 256 == 0 for the K-quants, % 32 for the others.
+// out[n_rows][cols]. cols a multiple of the format's block (256 for the K-quants, 32 for the
+// legacy formats, 8 for F16/BF16).
 cudaError_t dequant_bf16(const void* w, uint32_t ggml_type, int64_t rows, int64_t cols, int64_t row0, int64_t n_rows,
                          bf16* out, cudaStream_t stream);
 
@@ -40,5 +41,17 @@ cudaError_t dequant_bf16(const void* w, uint32_t ggml_type, int64_t rows, int64_
 // K % 32 == 0, N even.
 cudaError_t gemm_bf16(const bf16* a, const bf16* w, float* c, int64_t m, int64_t n, int64_t k, int64_t ldc, GemvOut out,
                       cudaStream_t stream);
+
+// Several weight matrices over the same A in one launch (Q, K and V; gate and up): each segment
+// its own W [n][K] and C (ldc). One launch fills the GPU where K and V alone (1024 rows: 8 column
+// tiles) left most SMs idle.
+constexpr int kMaxGemmSegments = 3;
+struct GemmSegment {
+  const bf16* w;
+  float* c;
+  int64_t n, ldc;
+};
+cudaError_t gemm_bf16_multi(const bf16* a, const GemmSegment* segs, int n_segs, int64_t m, int64_t k, GemvOut out,
+                            cudaStream_t stream);
 
 }  // namespace bw24::cuda

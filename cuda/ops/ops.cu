@@ -53,9 +53,11 @@ __global__ void qk_rope_store_kernel(QkRopeArgs a) {
   const int half = a.rope_dims / 2;
   for (int i = threadIdx.x; i < half; i += kRopeThreads) {
     // Angles in double, as lib/ref computes them (fp32 loses digits at long positions).
-    const double freq = pow(static_cast<double>(a.theta), -2.0 * i / a.rope_dims);
+    const double freq = a.inv_freq ? a.inv_freq[i] : pow(static_cast<double>(a.theta), -2.0 * i / a.rope_dims);
     const double angle = static_cast<double>(p) * freq;
-    const float c = static_cast<float>(cos(angle)), s = static_cast<float>(sin(angle));
+    double sd, cd;
+    sincos(angle, &sd, &cd);
+    const float c = static_cast<float>(cd), s = static_cast<float>(sd);
     const int i0 = a.neox ? i : 2 * i, i1 = a.neox ? i + half : 2 * i + 1;
     const float x0 = xs[i0], x1 = xs[i1];
     dst[i0] = x0 * c - x1 * s;
@@ -67,14 +69,18 @@ __global__ void qk_rope_store_kernel(QkRopeArgs a) {
       a.v_cache[p * kvw + g * D + i] = a.v[static_cast<size_t>(t) * kvw + g * D + i];
 }
 
-__global__ void gated_act_kernel(float* y, const float* gate, const float* up, int64_t n, int act) {
+// y (f32) or yb (bf16, the next GEMM's input) = act(gate) * up; the other output pointer is null.
+__global__ void gated_act_kernel(float* y, __nv_bfloat16* yb, const float* gate, const float* up, int64_t n, int act) {
   pdl_begin();
   int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= n) return;
   float g = gate[i];
   float a = act == 0 ? g / (1.0f + expf(-g))
                      : 0.5f * g * (1.0f + tanhf(0.7978845608028654f * (g + 0.044715f * g * g * g)));
-  y[i] = a * up[i];
+  if (yb)
+    yb[i] = __float2bfloat16_rn(a * up[i]);
+  else
+    y[i] = a * up[i];
 }
 
 __global__ void add_kernel(float* x, const float* y, int64_t n) {
@@ -151,7 +157,15 @@ cudaError_t qk_rope_store(const QkRopeArgs& a, int n_tokens, cudaStream_t stream
 
 cudaError_t gated_act(float* y, const float* gate, const float* up, int64_t n, int act, cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
-  return launch_pdl(gated_act_kernel, dim3(blocks_for(n)), dim3(kThreads), 0, stream, y, gate, up, n, act);
+  return launch_pdl(gated_act_kernel, dim3(blocks_for(n)), dim3(kThreads), 0, stream, y,
+                    static_cast<__nv_bfloat16*>(nullptr), gate, up, n, act);
+}
+
+cudaError_t gated_act_bf16(__nv_bfloat16* y, const float* gate, const float* up, int64_t n, int act,
+                           cudaStream_t stream) {
+  if (n <= 0) return cudaSuccess;
+  return launch_pdl(gated_act_kernel, dim3(blocks_for(n)), dim3(kThreads), 0, stream, static_cast<float*>(nullptr), y,
+                    gate, up, n, act);
 }
 
 cudaError_t add_inplace(float* x, const float* y, int64_t n, cudaStream_t stream) {

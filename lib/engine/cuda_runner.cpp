@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "cuda/attention/flash.cuh"
@@ -120,8 +121,10 @@ constexpr int kStep = cuda::kGemvMaxTokens;  // tokens per decode-style pass (GE
 // the bf16 expansion of the weights (once per pass) costs about a third of a 512-token pass on
 // Qwen3-8B Q4_K_M; longer passes amortize it further but grow the activation buffers.
 constexpr int kChunk = 512;
-// Cap of the bf16 scratch that quantized weights are expanded into, a slice of rows at a time.
-constexpr int64_t kScratchElems = int64_t{32} << 20;  // 64 MB
+// Cap of the bf16 scratch that quantized weights are expanded into: a layer's Q, K and V (or gate
+// and up) together when they fit, so one GEMM launch covers them; else a slice of rows at a time.
+// Qwen3-8B's gate + up need 100 M elements.
+constexpr int64_t kScratchElems = int64_t{128} << 20;  // 256 MB
 
 // Pinned host memory (cudaMallocHost): what a captured graph copies from must stay put and be
 // page-locked; freed with the owner.
@@ -165,10 +168,8 @@ class CudaRunner final : public Runner {
     auto check = [&](const arch::Weight& wt) -> absl::Status {
       if (!wt) return absl::OkStatus();
       const uint32_t type = w_.type_of(wt.t);
-      if (&wt != &g_.output) {  // the logits stay on the GEMV (a few rows)
+      if (&wt != &g_.output)  // the logits stay on the GEMV (a few rows)
         gemm_ = gemm_ && cuda::gemm_supports(type) && wt.cols() % 256 == 0 && wt.rows() % 2 == 0;
-        if (type != static_cast<uint32_t>(GgmlType::BF16)) scratch = std::max(scratch, wt.rows() * wt.cols());
-      }
       if (cuda::gemv_q8_supports(type)) {
         uses_q8_ = true;
         return absl::OkStatus();
@@ -192,6 +193,12 @@ class CudaRunner final : public Runner {
                      cuda::kMaxHeadDim);
       for (const arch::Weight* wt : {&L.attn.wq, &L.attn.wk, &L.attn.wv, &L.attn.wo, &L.mlp.gate, &L.mlp.up, &L.mlp.down})
         BW24_RETURN_IF_ERROR(check(*wt));
+      for (auto group : {std::initializer_list<const arch::Weight*>{&L.attn.wq, &L.attn.wk, &L.attn.wv},
+                         {&L.attn.wo}, {&L.mlp.gate, &L.mlp.up}, {&L.mlp.down}}) {
+        int64_t elems = 0;
+        for (const arch::Weight* wt : group) elems += expanded_elems(*wt);
+        scratch = std::max(scratch, elems);
+      }
     }
     BW24_RETURN_IF_ERROR(check(g_.output));
     kv_width_ = kw;
@@ -222,6 +229,16 @@ class CudaRunner final : public Runner {
     int max_heads = 0;
     for (const auto& L : g_.layers) max_heads = std::max(max_heads, L.attn.n_head);
     BW24_RETURN_IF_ERROR(scores_.alloc(size_t(kStep) * max_heads * opt_.n_ctx, "attention scratch"));
+    // RoPE frequencies per layer, as lib/ref computes them (std::pow in double).
+    for (const auto& L : g_.layers) {
+      std::vector<double> f(static_cast<size_t>(std::max(1, L.attn.rope_dims / 2)));
+      for (int i = 0; i < L.attn.rope_dims / 2; ++i)
+        f[size_t(i)] = std::pow(static_cast<double>(L.attn.rope_theta), -2.0 * i / L.attn.rope_dims);
+      inv_freq_.push_back(std::make_unique<DeviceArray<double>>());
+      BW24_RETURN_IF_ERROR(inv_freq_.back()->alloc(f.size(), "rope table"));
+      BW24_CUDA_OK(cudaMemcpy(inv_freq_.back()->p, f.data(), f.size() * sizeof(double), cudaMemcpyHostToDevice),
+                   "rope table");
+    }
     kc_.resize(g_.layers.size());
     vc_.resize(g_.layers.size());
     for (size_t l = 0; l < g_.layers.size(); ++l) {
@@ -311,6 +328,9 @@ class CudaRunner final : public Runner {
   }
 
   const float* f32(const arch::Weight& w) const { return static_cast<const float*>(w_.at(w.t)); }
+  bool is_bf16(const arch::Weight& w) const { return w_.type_of(w.t) == static_cast<uint32_t>(GgmlType::BF16); }
+  // bf16 elements the GEMM needs expanded for w (BF16 weights are read in place).
+  int64_t expanded_elems(const arch::Weight& w) const { return !w || is_bf16(w) ? 0 : w.rows() * w.cols(); }
   bool is_q8(const arch::Weight& w) const { return cuda::gemv_q8_supports(w_.type_of(w.t)); }
 
   // RMSNorm (nm null: none) of rows x width activations into the input buffers of the next
@@ -342,7 +362,7 @@ class CudaRunner final : public Runner {
   absl::Status matmul(const arch::Weight& w, const GemvIn& in, int n, float* y, cuda::GemvOut out,
                       const arch::Weight* w2 = nullptr, int act = 0) {
     const uint32_t type = w_.type_of(w.t);
-    if (in.bf) return gemm(w, in.bf, n, y, out);
+    if (in.bf) return gemm({{&w, y}}, in.bf, n, out);
     cudaError_t e;
     if (cuda::gemv_q8_supports(type))
       e = cuda::gemv_q8(w_.at(w.t), w2 ? w_.at(w2->t) : nullptr, type, w.rows(), w.cols(), in.q8, n, y, out, act,
@@ -353,34 +373,58 @@ class CudaRunner final : public Runner {
     return absl::OkStatus();
   }
 
-  // y [n][rows] = a [n][cols] W^T on the tensor cores. BF16 weights directly; the others expanded
-  // to bf16 in slices of rows that fit wscratch_, one GEMM per slice (columns r0.. of y).
-  absl::Status gemm(const arch::Weight& w, const cuda::bf16* a, int n, float* y, cuda::GemvOut out) {
-    const uint32_t type = w_.type_of(w.t);
-    const int64_t rows = w.rows(), cols = w.cols();
-    cudaError_t e;
-    if (type == static_cast<uint32_t>(GgmlType::BF16)) {
-      e = cuda::gemm_bf16(a, static_cast<const cuda::bf16*>(w_.at(w.t)), y, n, rows, cols, rows, out, stream_);
-    } else {
+  // y_i [n][rows_i] = a [n][cols] W_i^T on the tensor cores for weights of one width over the
+  // same rows: one launch when every non-BF16 weight of the group fits wscratch_ expanded (BF16
+  // weights are read in place); else one weight at a time, expanded in slices of rows.
+  struct GemmJob {
+    const arch::Weight* w;
+    float* y;
+  };
+  absl::Status gemm(std::initializer_list<GemmJob> jobs, const cuda::bf16* a, int n, cuda::GemvOut out) {
+    const char* name = jobs.begin()->w->t->name.c_str();
+    auto fail = [&](cudaError_t e) { return error(Code::kDevice, "CUDA gemm of '{}': {}", name, cudaGetErrorString(e)); };
+    int64_t need = 0;
+    for (const GemmJob& j : jobs) need += expanded_elems(*j.w);
+    if (need <= scratch_elems_) {
+      cuda::GemmSegment segs[cuda::kMaxGemmSegments];
+      int count = 0;
+      int64_t used = 0;
+      for (const GemmJob& j : jobs) {
+        const int64_t rows = j.w->rows(), cols = j.w->cols();
+        const cuda::bf16* wp = static_cast<const cuda::bf16*>(w_.at(j.w->t));
+        if (!is_bf16(*j.w)) {
+          const cudaError_t e = cuda::dequant_bf16(wp, w_.type_of(j.w->t), rows, cols, 0, rows, wscratch_.p + used, stream_);
+          if (e != cudaSuccess) return fail(e);
+          wp = wscratch_.p + used;
+          used += rows * cols;
+        }
+        segs[count++] = {wp, j.y, rows, rows};
+      }
+      const cudaError_t e = cuda::gemm_bf16_multi(a, segs, count, n, jobs.begin()->w->cols(), out, stream_);
+      return e == cudaSuccess ? absl::OkStatus() : fail(e);
+    }
+    for (const GemmJob& j : jobs) {
+      const uint32_t type = w_.type_of(j.w->t);
+      const int64_t rows = j.w->rows(), cols = j.w->cols();
       const int64_t step = std::max<int64_t>(2, scratch_elems_ / cols / 2 * 2);
-      e = cudaSuccess;
-      for (int64_t r0 = 0; r0 < rows && e == cudaSuccess; r0 += step) {
+      for (int64_t r0 = 0; r0 < rows; r0 += step) {
         const int64_t nr = std::min(step, rows - r0);
-        e = cuda::dequant_bf16(w_.at(w.t), type, rows, cols, r0, nr, wscratch_.p, stream_);
-        if (e == cudaSuccess) e = cuda::gemm_bf16(a, wscratch_.p, y + r0, n, nr, cols, rows, out, stream_);
+        cudaError_t e = cuda::dequant_bf16(w_.at(j.w->t), type, rows, cols, r0, nr, wscratch_.p, stream_);
+        if (e == cudaSuccess) e = cuda::gemm_bf16(a, wscratch_.p, j.y + r0, n, nr, cols, rows, out, stream_);
+        if (e != cudaSuccess) return fail(e);
       }
     }
-    if (e != cudaSuccess) return error(Code::kDevice, "CUDA gemm of '{}': {}", w.t->name, cudaGetErrorString(e));
     return absl::OkStatus();
   }
 
-  // Q, K and V: the int8-path ones that share a type in one launch (Q4_K_M keeps some attn_v in
-  // Q6_K: then Q and K together and V alone), the rest one by one.
+  // Q, K and V. Prefill: one GEMM launch. Decode: the int8-path ones that share a type in one
+  // launch (Q4_K_M keeps some attn_v in Q6_K: then Q and K together and V alone), the rest one by one.
   absl::Status qkv(const AttentionBlock& a, const GemvIn& in, int n) {
+    if (in.bf) return gemm({{&a.wq, q_.p}, {&a.wk, k_.p}, {&a.wv, v_.p}}, in.bf, n, cuda::GemvOut::kStore);
     const arch::Weight* ws[3] = {&a.wq, &a.wk, &a.wv};
     float* ys[3] = {q_.p, k_.p, v_.p};
     bool done[3] = {};
-    for (int i = 0; i < 3 && !in.bf; ++i) {
+    for (int i = 0; i < 3; ++i) {
       if (done[i] || !is_q8(*ws[i])) continue;
       const uint32_t type = w_.type_of(ws[i]->t);
       cuda::GemvSegment segs[3];
@@ -429,6 +473,7 @@ class CudaRunner final : public Runner {
     r.head_dim = D;
     r.rope_dims = a.rope_dims;
     r.theta = a.rope_theta;
+    r.inv_freq = inv_freq_[layer]->p;
     r.neox = a.rope_style == arch::RopeStyle::kNeox;
     r.pos = pos;
     BW24_CUDA_OK(cuda::qk_rope_store(r, n, stream_), "qk norm + rope + kv store");
@@ -456,7 +501,12 @@ class CudaRunner final : public Runner {
     const int64_t F = m.gate.rows();
     const int act = m.act == arch::Activation::kSilu ? 0 : 1;
     BW24_ASSIGN_OR_RETURN(const GemvIn in, prepare(&m.norm, x_.p, n, E));
-    if (!in.bf && is_q8(m.gate) && w_.type_of(m.gate.t) == w_.type_of(m.up.t)) {
+    if (in.bf) {  // prefill: gate and up in one GEMM launch, the activation writes the down GEMM's bf16 input
+      BW24_RETURN_IF_ERROR(gemm({{&m.gate, gate_.p}, {&m.up, up_.p}}, in.bf, n, cuda::GemvOut::kStore));
+      BW24_CUDA_OK(cuda::gated_act_bf16(act_bf_.p, gate_.p, up_.p, n * F, act, stream_), "activation");
+      return output_projection(m.down, GemvIn{nullptr, {}, act_bf_.p}, m.post_norm, n);
+    }
+    if (is_q8(m.gate) && w_.type_of(m.gate.t) == w_.type_of(m.up.t)) {
       // gate and up as one pass over the activations, act(gate) * up in the epilogue.
       BW24_RETURN_IF_ERROR(matmul(m.gate, in, n, gate_.p, cuda::GemvOut::kGateUp, &m.up, act));
     } else {
@@ -486,6 +536,7 @@ class CudaRunner final : public Runner {
   DeviceArray<float2> act_ds_;
   DeviceArray<cuda::bf16> act_bf_, wscratch_;  // GEMM input rows; quantized weights expanded
   std::vector<std::unique_ptr<DeviceArray<float>>> kc_, vc_;
+  std::vector<std::unique_ptr<DeviceArray<double>>> inv_freq_;  // per layer, [rope_dims / 2]
 };
 
 }  // namespace
