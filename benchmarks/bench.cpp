@@ -3,7 +3,10 @@
 // the device-to-device copy bandwidth measured in the same run.
 //
 //   bw24-bench -m PATH|synthetic:SHAPE:QUANT [-p 512] [-n 128] [-d 0,4096] [-r 3]
-//              [--device cuda:N|cpu] [--json FILE]
+//              [--kv auto|f32|f16] [--device cuda:N|cpu] [--json FILE]
+//
+// Prefill rows carry the weight bytes of the pass divided by its tokens (how far the pass is from
+// being bandwidth bound: far) and TFLOP/s (2 x the weights' multiply-adds x tokens / time).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -58,6 +61,7 @@ struct Row {
   int depth;
   double tok_s;
   double bytes_per_token;
+  double tflops = 0;
 };
 
 }  // namespace
@@ -65,6 +69,7 @@ struct Row {
 int main(int argc, char** argv) {
   std::string model_arg, json_path, device_name = "cuda:0";
   int n_prompt = 512, n_gen = 128, reps = 3, device = 0;
+  std::string kv = "auto";
   std::vector<int> depths = {0};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -78,15 +83,23 @@ int main(int argc, char** argv) {
     else if (a == "-d") depths = parse_list(value());
     else if (a == "-r") reps = std::max(1, std::atoi(value()));
     else if (a == "--json") json_path = value();
+    else if (a == "--kv") kv = value();
     else if (a == "--device") {
       device_name = value();
       device = device_name == "cpu" ? -1 : (device_name.size() > 5 ? std::atoi(device_name.c_str() + 5) : 0);
     } else {
       std::fprintf(stderr, "usage: bw24-bench -m PATH|synthetic:SHAPE:QUANT [-p N] [-n N] [-d 0,4096] [-r N] "
-                           "[--device cuda:N|cpu] [--json FILE]\n");
+                           "[--kv auto|f32|f16] [--device cuda:N|cpu] [--json FILE]\n");
       return a == "-h" || a == "--help" ? 0 : 2;
     }
   }
+  if (kv != "auto" && kv != "f32" && kv != "f16") {
+    std::fprintf(stderr, "bw24-bench: --kv takes auto, f32 or f16\n");
+    return 2;
+  }
+  // BW24_KV_AUTO is f16 on CUDA, f32 on the CPU (session.cpp).
+  if (kv == "auto") kv = device >= 0 ? "f16" : "f32";
+  const double kv_elem = kv == "f16" ? 2 : 4;
   if (model_arg.empty()) {
     std::fprintf(stderr, "bw24-bench: -m is required (synthetic shapes:");
     for (auto& s : bench::synthetic_shapes()) std::fprintf(stderr, " %s", s.c_str());
@@ -115,22 +128,28 @@ int main(int argc, char** argv) {
 
   // Bytes a decode step must move: every weight matrix once (the embedding only one row; of the
   // stacked experts only the n_used of n_expert a token routes to), the KV cache of the attention
-  // layers up to the depth (f32 K and V), and the delta-net layers' recurrent state (read and
+  // layers up to the depth (K and V in the --kv type), and the delta-net layers' recurrent state (read and
   // written, f32).
-  double weight_bytes = 0, kv_row_bytes = 0;
+  double weight_bytes = 0, kv_row_bytes = 0, macs_per_token = 0;
   const arch::ModelGraph& g = m.graph();
   for (const auto& t : m.dir().tensors())
-    if (&t != g.tok_embd.t || g.tied_embeddings) weight_bytes += double(t.n_bytes);
+    if (&t != g.tok_embd.t || g.tied_embeddings) {
+      weight_bytes += double(t.n_bytes);
+      if (t.n_dims >= 2) macs_per_token += double(t.n_elements());
+    }
   for (const auto& L : g.layers) {
     if (L.mlp.is_moe()) {
       const double unused = 1.0 - double(L.mlp.moe.n_used) / L.mlp.moe.n_expert;
       for (const arch::Weight* w : {&L.mlp.moe.gate_exps, &L.mlp.moe.up_exps, &L.mlp.moe.down_exps})
+      {
         weight_bytes -= unused * double(w->t->n_bytes);
+        macs_per_token -= unused * double(w->t->n_elements());
+      }
     }
     if (L.recurrent)
       weight_bytes += 2.0 * 4 * L.delta_net.n_v_heads * L.delta_net.d_k * L.delta_net.d_v;
     else
-      kv_row_bytes += double(L.attn.n_head_kv) * L.attn.head_dim * 4 * 2;
+      kv_row_bytes += double(L.attn.n_head_kv) * L.attn.head_dim * kv_elem * 2;
   }
 
   const double copy_gbs = device >= 0 ? copy_bandwidth_gbs(device) : 0;
@@ -147,6 +166,7 @@ int main(int argc, char** argv) {
   const int max_depth = *std::max_element(depths.begin(), depths.end());
   engine::SessionOptions so;
   so.n_ctx = max_depth + std::max(n_prompt, n_gen) + 8;
+  so.kv_type_k = so.kv_type_v = kv == "f16" ? 1 : 0;
   auto session = engine::Session::create(*model, so);
   if (!session.ok()) { std::fprintf(stderr, "bw24-bench: %s\n", message_of(session.status()).c_str()); return 1; }
   engine::Session& s = **session;
@@ -192,29 +212,36 @@ int main(int argc, char** argv) {
       std::sort(v.begin(), v.end());
       return v.empty() ? 0.0 : v[v.size() / 2];
     };
-    if (!pp.empty()) rows.push_back({"pp" + std::to_string(n_prompt), depth, median(pp), 0});
+    if (!pp.empty()) {
+      const double tok_s = median(pp);
+      rows.push_back({"pp" + std::to_string(n_prompt), depth, tok_s, weight_bytes / n_prompt,
+                      2 * macs_per_token * tok_s / 1e12});
+    }
     if (!tg.empty())
       rows.push_back({"tg" + std::to_string(n_gen), depth, median(tg), weight_bytes + kv_row_bytes * (depth + n_gen / 2.0)});
   }
 
-  std::printf("| model | quant | test | depth | tok/s | bytes/token | %% of copy BW (%.0f GB/s) |\n|---|---|---|---|---|---|---|\n",
+  std::printf("| model | quant | KV | test | depth | tok/s | bytes/token | %% of copy BW (%.0f GB/s) | TFLOP/s |\n"
+              "|---|---|---|---|---|---|---|---|---|\n",
               copy_gbs);
   for (const Row& r : rows)
-    std::printf("| %s | %s | %s | %d | %.1f | %s | %s |\n", m.name().c_str(), quant.c_str(), r.test.c_str(), r.depth,
+    std::printf("| %s | %s | %s | %s | %d | %.1f | %s | %s | %s |\n", m.name().c_str(), quant.c_str(), kv.c_str(),
+                r.test.c_str(), r.depth,
                 r.tok_s, r.bytes_per_token > 0 ? std::to_string(static_cast<long long>(r.bytes_per_token)).c_str() : "-",
                 r.bytes_per_token > 0 && copy_gbs > 0
                     ? (std::to_string(r.bytes_per_token * r.tok_s / (copy_gbs * 1e9) * 100).substr(0, 5) + " %").c_str()
-                    : "-");
+                    : "-",
+                r.tflops > 0 ? std::to_string(r.tflops).substr(0, 5).c_str() : "-");
   if (!json_path.empty()) {
     std::ofstream f(json_path);
     f << "[\n";
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
       f << "  {\"model\": \"" << model_arg << "\", \"quant\": \"" << quant << "\", \"test\": \"" << r.test
-        << "\", \"depth\": " << r.depth << ", \"kv_type\": \"f32\", \"tok_s\": " << r.tok_s
+        << "\", \"depth\": " << r.depth << ", \"kv_type\": \"" << kv << "\", \"tok_s\": " << r.tok_s
         << ", \"bytes_per_token\": " << static_cast<long long>(r.bytes_per_token) << ", \"pct_copy_bw\": "
         << (r.bytes_per_token > 0 && copy_gbs > 0 ? r.bytes_per_token * r.tok_s / (copy_gbs * 1e9) * 100 : 0)
-        << ", \"copy_bw_gbs\": " << copy_gbs << ", \"gpu\": \"" << gpu << "\", \"commit\": \"" << BW24_GIT_SHA
+        << ", \"tflop_s\": " << r.tflops << ", \"copy_bw_gbs\": " << copy_gbs << ", \"gpu\": \"" << gpu << "\", \"commit\": \"" << BW24_GIT_SHA
         << "\"}" << (i + 1 < rows.size() ? "," : "") << "\n";
     }
     f << "]\n";

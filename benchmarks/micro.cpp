@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "cuda/attention/flash.cuh"
 #include "cuda/common/device.h"
+#include "cuda/gemm/gemm.cuh"
 #include "cuda/gemv/gemv.cuh"
 #include "cuda/norm/rmsnorm.cuh"
 #include "cuda/ops/ops.cuh"
@@ -36,9 +38,10 @@ struct Buffer {
   ~Buffer() { cudaFree(p); }
 };
 
-// Runs fn once per iteration between CUDA events; reports bytes per call as bandwidth.
+// Runs fn once per iteration between CUDA events; reports bytes per call as bandwidth and, when
+// given, floating-point operations per call as TFLOP/s.
 template <typename Fn>
-void timed(benchmark::State& state, double bytes, Fn fn) {
+void timed(benchmark::State& state, double bytes, Fn fn, double flops = 0) {
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
@@ -56,6 +59,8 @@ void timed(benchmark::State& state, double bytes, Fn fn) {
   if (cudaGetLastError() != cudaSuccess) state.SkipWithError("CUDA error");
   state.counters["GB/s"] = benchmark::Counter(bytes * state.iterations() / 1e9, benchmark::Counter::kIsRate);
   state.counters["bytes"] = bytes;
+  if (flops > 0)
+    state.counters["TFLOP/s"] = benchmark::Counter(flops * state.iterations() / 1e12, benchmark::Counter::kIsRate);
   if (g_copy_gbs > 0)
     state.counters["%copy"] =
         benchmark::Counter(bytes * state.iterations() / 1e9 / g_copy_gbs * 100, benchmark::Counter::kIsRate);
@@ -95,16 +100,60 @@ void BM_RmsnormQ8(benchmark::State& state) {
   });
 }
 
-// Decode attention, Qwen3-8B heads (32 / 8, head_dim 128), f32 cache: args depth.
-void BM_AttentionDecode(benchmark::State& state) {
+// Split-K decode attention, Qwen3-8B heads (32 / 8, head_dim 128): args depth, f16 cache (0/1).
+// Bytes: the K and V rows of the history.
+void BM_FlashDecode(benchmark::State& state) {
   const int depth = static_cast<int>(state.range(0)), H = 32, Hkv = 8, D = 128, n_ctx = depth + 1;
-  Buffer q(H * D * 4), kc(size_t(n_ctx) * Hkv * D * 4), vc(size_t(n_ctx) * Hkv * D * 4), o(H * D * 4),
-      scores(size_t(H) * n_ctx * 4);
-  timed(state, 2.0 * n_ctx * Hkv * D * 4, [&] {  // the K and V rows of the history
-    cuda::attention(static_cast<float*>(o.p), static_cast<const float*>(q.p), static_cast<const float*>(kc.p),
-                    static_cast<const float*>(vc.p), static_cast<float*>(scores.p), 1, H, Hkv, D,
-                    cuda::DevicePos{nullptr, depth}, 0, 0.088f, n_ctx, nullptr);
+  const bool f16 = state.range(1) != 0;
+  const size_t elem = f16 ? 2 : 4;
+  Buffer q(H * D * 4), kc(size_t(n_ctx) * Hkv * D * elem), vc(size_t(n_ctx) * Hkv * D * elem), o(H * D * 4),
+      scratch(size_t(cuda::flash_decode_scratch(n_ctx, 1, H, D)) * 4);
+  // Random bytes as f16 can be NaN/Inf; the time does not depend on it.
+  timed(state, 2.0 * n_ctx * Hkv * D * elem, [&] {
+    cuda::flash_decode(static_cast<float*>(o.p), static_cast<const float*>(q.p), kc.p, vc.p, f16,
+                       static_cast<float*>(scratch.p), 1, H, Hkv, D, cuda::DevicePos{nullptr, depth}, 0, 0.088f, n_ctx,
+                       nullptr);
   });
+}
+
+// Prefill GEMM, bf16 operands: args m (tokens), n (weight rows), k. Bytes: A, W and C once.
+void BM_GemmBF16(benchmark::State& state) {
+  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  Buffer a(size_t(m * k) * 2), w(size_t(n * k) * 2), c(size_t(m * n) * 4);
+  // bf16 from random bytes can be NaN; the time does not depend on it.
+  timed(
+      state, double(m * k * 2 + n * k * 2 + m * n * 4),
+      [&] {
+        cuda::gemm_bf16(static_cast<const cuda::bf16*>(a.p), static_cast<const cuda::bf16*>(w.p),
+                        static_cast<float*>(c.p), m, n, k, n, cuda::GemvOut::kStore, nullptr);
+      },
+      2.0 * m * n * k);
+}
+
+// Weight expansion for the GEMM: args rows, cols (Q4_K). Bytes: the Q4_K in, bf16 out.
+void BM_DequantQ4K(benchmark::State& state) {
+  const int64_t rows = state.range(0), cols = state.range(1);
+  Buffer w(size_t(rows * cols / 256 * 144)), out(size_t(rows * cols) * 2);
+  timed(state, double(rows * cols) * (144.0 / 256 + 2), [&] {
+    cuda::dequant_bf16(w.p, static_cast<uint32_t>(GgmlType::Q4_K), rows, cols, 0, rows,
+                       static_cast<cuda::bf16*>(out.p), nullptr);
+  });
+}
+
+// Flash attention prefill, Qwen3-8B heads, 512 tokens at depth 0 (causal): arg f16 cache.
+void BM_FlashPrefill(benchmark::State& state) {
+  const int T = 512, H = 32, Hkv = 8, D = 128;
+  const bool f16 = state.range(0) != 0;
+  const size_t elem = f16 ? 2 : 4;
+  Buffer q(size_t(T) * H * D * 4), kc(size_t(T) * Hkv * D * elem), vc(size_t(T) * Hkv * D * elem),
+      o(size_t(T) * H * D * 4);
+  timed(
+      state, double(T) * H * D * 8 + 2.0 * T * Hkv * D * elem,
+      [&] {
+        cuda::flash_prefill(static_cast<float*>(o.p), static_cast<const float*>(q.p), kc.p, vc.p, f16, T, H, Hkv, D,
+                            cuda::DevicePos{nullptr, 0}, 0, 0.088f, nullptr);
+      },
+      4.0 * H * D * (double(T) * (T + 1) / 2));  // QK^T and PV over the causal half
 }
 
 void register_all() {
@@ -121,8 +170,16 @@ void register_all() {
       ->Args({6144, 4096})->Args({12288, 4096})->Args({4096, 12288})->UseManualTime()->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("rmsnorm_q8", BM_RmsnormQ8)->Arg(4096)->Arg(12288)->UseManualTime()->Unit(
       benchmark::kMicrosecond);
-  benchmark::RegisterBenchmark("attention_decode", BM_AttentionDecode)
-      ->Arg(128)->Arg(4096)->UseManualTime()->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("flash_decode", BM_FlashDecode)
+      ->Args({128, 1})->Args({4096, 0})->Args({4096, 1})->Args({32768, 1})->UseManualTime()->Unit(
+          benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("gemm_bf16", BM_GemmBF16)
+      ->Args({512, 6144, 4096})->Args({512, 4096, 4096})->Args({512, 24576, 4096})->Args({512, 4096, 12288})
+      ->Args({2048, 4096, 4096})->UseManualTime()->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("dequant_q4_k", BM_DequantQ4K)
+      ->Args({24576, 4096})->Args({4096, 12288})->UseManualTime()->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("flash_prefill", BM_FlashPrefill)
+      ->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
@@ -19,11 +20,13 @@
 #include "cuda/gemv/gemv.cuh"
 #include "cuda/norm/rmsnorm.cuh"
 #include "cuda/ops/ops.cuh"
+#include "cuda/sampling/sampling.cuh"
 #include "lib/core/dtype.h"
 #include "lib/core/thread_pool.h"
 #include "lib/quant/repack.h"
 #include "lib/quant/traits.h"
 #include "lib/ref/ops.h"
+#include "lib/sampling/sampler.h"
 
 namespace {
 
@@ -377,7 +380,40 @@ void check_rmsnorm_q8(std::mt19937& rng, Result& r) {
   }
 }
 
-// qk_rope_store against ref::rmsnorm + ref::rope, at a position read from device memory.
+// KV cache contents as the device keeps them: f32, or f16 (values rounded on the way).
+std::vector<uint8_t> cache_bytes(const std::vector<float>& v, bool f16) {
+  std::vector<uint8_t> out(v.size() * (f16 ? 2 : 4));
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (f16) {
+      const uint16_t h = f32_to_fp16(v[i]);
+      std::memcpy(&out[2 * i], &h, 2);
+    } else {
+      std::memcpy(&out[4 * i], &v[i], 4);
+    }
+  }
+  return out;
+}
+std::vector<float> cache_values(const std::vector<uint8_t>& b, bool f16) {
+  std::vector<float> out(b.size() / (f16 ? 2 : 4));
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (f16) {
+      uint16_t h;
+      std::memcpy(&h, &b[2 * i], 2);
+      out[i] = fp16_to_f32(h);
+    } else {
+      std::memcpy(&out[i], &b[4 * i], 4);
+    }
+  }
+  return out;
+}
+std::vector<float> round_f16(std::vector<float> v) {
+  for (auto& x : v) x = fp16_to_f32(f32_to_fp16(x));
+  return v;
+}
+
+// qk_rope_store against ref::rmsnorm + ref::rope, at a position read from device memory, into an
+// f32 and an f16 cache (f16: against the reference rounded to f16; a value within an ulp of a
+// rounding boundary may round the other way, hence 1e-3).
 void check_qk_rope(std::mt19937& rng, Result& r) {
   std::normal_distribution<float> nd(0.0f, 1.0f);
   struct Case {
@@ -386,8 +422,9 @@ void check_qk_rope(std::mt19937& rng, Result& r) {
   };
   for (Case c : {Case{32, 8, 128, 128, true, true}, Case{4, 1, 256, 256, true, true}, Case{8, 8, 64, 64, false, false},
                  Case{6, 2, 80, 32, false, true}}) {
-    for (int nt : {1, 3}) {
+    for (int nt : {1, 3}) for (bool f16 : {false, true}) {
       const int64_t pos0 = 1000, n_ctx = pos0 + nt;
+      const size_t elem = f16 ? 2 : 4;
       const int D = c.head_dim, kvw = c.n_head_kv * D;
       std::vector<float> q(size_t(nt) * c.n_head * D), k(size_t(nt) * kvw), v(k.size()), qn(D), kn(D);
       for (auto* vec : {&q, &k, &v, &qn, &kn})
@@ -405,8 +442,8 @@ void check_qk_rope(std::mt19937& rng, Result& r) {
           ref::rope(p, c.rope_dims, pos0 + t, 1e6f, c.neox);
         }
       }
-      DeviceBuffer<float> dq(q.size()), dk(k.size()), dv(v.size()), dqn(D), dkn(D), kc(size_t(n_ctx) * kvw),
-          vc(size_t(n_ctx) * kvw);
+      DeviceBuffer<float> dq(q.size()), dk(k.size()), dv(v.size()), dqn(D), dkn(D);
+      DeviceBuffer<uint8_t> kc(size_t(n_ctx) * kvw * elem), vc(size_t(n_ctx) * kvw * elem);
       DeviceBuffer<int64_t> dpos(1);
       upload(dq, q);
       upload(dk, k);
@@ -414,14 +451,15 @@ void check_qk_rope(std::mt19937& rng, Result& r) {
       upload(dqn, qn);
       upload(dkn, kn);
       upload(dpos, std::vector<int64_t>{pos0 - 7});
-      cudaMemset(kc.p, 0xff, size_t(n_ctx) * kvw * 4);
-      cudaMemset(vc.p, 0xff, size_t(n_ctx) * kvw * 4);
+      cudaMemset(kc.p, 0xff, size_t(n_ctx) * kvw * elem);
+      cudaMemset(vc.p, 0xff, size_t(n_ctx) * kvw * elem);
       cuda::QkRopeArgs a{};
       a.q = dq.p;
       a.k = dk.p;
       a.v = dv.p;
       a.k_cache = kc.p;
       a.v_cache = vc.p;
+      a.kv_f16 = f16;
       a.q_norm = c.norm ? dqn.p : nullptr;
       a.k_norm = c.norm ? dkn.p : nullptr;
       a.eps = 1e-6f;
@@ -439,12 +477,13 @@ void check_qk_rope(std::mt19937& rng, Result& r) {
       upload(dfreq, freq);
       a.inv_freq = nt == 1 ? dfreq.p : nullptr;
       bool good = ok(cuda::qk_rope_store(a, nt, nullptr), "qk_rope_store") && ok(cudaDeviceSynchronize(), "sync");
-      const std::vector<float> gq = download(dq, q.size()), gkc = download(kc, size_t(n_ctx) * kvw),
-                               gvc = download(vc, size_t(n_ctx) * kvw);
+      const std::vector<float> gq = download(dq, q.size()),
+                               gkc = cache_values(download(kc, size_t(n_ctx) * kvw * elem), f16),
+                               gvc = cache_values(download(vc, size_t(n_ctx) * kvw * elem), f16);
       const std::vector<float> gk(gkc.begin() + pos0 * kvw, gkc.end()), gv(gvc.begin() + pos0 * kvw, gvc.end());
-      const double e = std::max({nerr(gq, rq), nerr(gk, rk), nerr(gv, v)});
-      good = good && e < 1e-5;
-      report(r, good, nt == 1, "qk_rope_store",
+      const double e = std::max({nerr(gq, rq), nerr(gk, f16 ? round_f16(rk) : rk), nerr(gv, f16 ? round_f16(v) : v)});
+      good = good && e < (f16 ? 1e-3 : 1e-5);
+      report(r, good, nt == 1, f16 ? "qk_rope_store f16" : "qk_rope_store",
              "heads " + std::to_string(c.n_head) + "/" + std::to_string(c.n_head_kv) + " D " + std::to_string(D) +
                  " rope " + std::to_string(c.rope_dims) + (c.neox ? " neox" : "") + ", " + std::to_string(nt) + " tok",
              e);
@@ -452,7 +491,9 @@ void check_qk_rope(std::mt19937& rng, Result& r) {
   }
 }
 
-// Decode/prefill attention against ref::attend_head over an f32 cache, GQA, causal, windowed.
+// Decode attention against ref::attend_head, GQA, causal, windowed, f32 and f16 caches (the
+// reference reads the same f16-rounded values): version 1 (any head size) and split-K flash decode
+// (64/128/256, across split boundaries).
 void check_attention(std::mt19937& rng, Result& r) {
   std::normal_distribution<float> nd(0.0f, 1.0f);
   struct Case {
@@ -461,37 +502,52 @@ void check_attention(std::mt19937& rng, Result& r) {
     int nt, window;
   };
   for (Case c : {Case{32, 8, 128, 0, 1, 0}, Case{32, 8, 128, 700, 1, 0}, Case{32, 8, 128, 300, 8, 0},
-                 Case{4, 1, 256, 1000, 3, 512}, Case{6, 2, 80, 37, 2, 0}}) {
-    const int kvw = c.n_head_kv * c.D, n_ctx = static_cast<int>(c.pos0) + c.nt;
-    std::vector<float> q(size_t(c.nt) * c.n_head * c.D), kc(size_t(n_ctx) * kvw), vc(kc.size());
-    for (auto* vec : {&q, &kc, &vc})
-      for (auto& x : *vec) x = nd(rng);
-    const float scale = 1.0f / std::sqrt(static_cast<float>(c.D));
-    std::vector<float> ref(q.size()), scratch(static_cast<size_t>(n_ctx));
-    for (int t = 0; t < c.nt; ++t)
-      for (int h = 0; h < c.n_head; ++h) {
-        const int64_t p = c.pos0 + t, first = c.window > 0 ? std::max<int64_t>(0, p - c.window + 1) : 0;
-        const int g = h / (c.n_head / c.n_head_kv);
-        ref::attend_head(&ref[(size_t(t) * c.n_head + h) * c.D], &q[(size_t(t) * c.n_head + h) * c.D], &kc[g * c.D], kvw,
-                         &vc[g * c.D], kvw, first, p, c.D, scale, scratch.data());
+                 Case{4, 1, 256, 1000, 3, 512}, Case{6, 2, 80, 37, 2, 0}, Case{16, 2, 64, 4095, 2, 0},
+                 Case{64, 8, 128, 1536, 1, 300}}) {
+    for (bool f16 : {false, true}) {
+      const int kvw = c.n_head_kv * c.D, n_ctx = static_cast<int>(c.pos0) + c.nt + 100;  // slack: splits past the end
+      std::vector<float> q(size_t(c.nt) * c.n_head * c.D), kc(size_t(n_ctx) * kvw), vc(kc.size());
+      for (auto* vec : {&q, &kc, &vc})
+        for (auto& x : *vec) x = nd(rng);
+      if (f16) {
+        kc = round_f16(kc);
+        vc = round_f16(vc);
       }
-    DeviceBuffer<float> dq(q.size()), dk(kc.size()), dv(vc.size()), dout(q.size()),
-        dscores(size_t(c.nt) * c.n_head * n_ctx);
-    upload(dq, q);
-    upload(dk, kc);
-    upload(dv, vc);
-    cudaMemset(dout.p, 0xff, q.size() * 4);
-    bool good = ok(cuda::attention(dout.p, dq.p, dk.p, dv.p, dscores.p, c.nt, c.n_head, c.n_head_kv, c.D,
-                                   cuda::DevicePos{nullptr, c.pos0}, c.window, scale, n_ctx, nullptr),
-                   "attention") &&
-                ok(cudaDeviceSynchronize(), "attention sync");
-    const double e = nerr(download(dout, q.size()), ref);
-    good = good && e < 1e-5;
-    report(r, good, true, "attention",
-           "heads " + std::to_string(c.n_head) + "/" + std::to_string(c.n_head_kv) + " D " + std::to_string(c.D) +
-               " pos " + std::to_string(c.pos0) + " " + std::to_string(c.nt) + " tok" +
-               (c.window ? " window " + std::to_string(c.window) : ""),
-           e);
+      const float scale = 1.0f / std::sqrt(static_cast<float>(c.D));
+      std::vector<float> ref(q.size()), scratch(static_cast<size_t>(n_ctx));
+      for (int t = 0; t < c.nt; ++t)
+        for (int h = 0; h < c.n_head; ++h) {
+          const int64_t p = c.pos0 + t, first = c.window > 0 ? std::max<int64_t>(0, p - c.window + 1) : 0;
+          const int g = h / (c.n_head / c.n_head_kv);
+          ref::attend_head(&ref[(size_t(t) * c.n_head + h) * c.D], &q[(size_t(t) * c.n_head + h) * c.D], &kc[g * c.D],
+                           kvw, &vc[g * c.D], kvw, first, p, c.D, scale, scratch.data());
+        }
+      const auto kb = cache_bytes(kc, f16), vb = cache_bytes(vc, f16);
+      DeviceBuffer<float> dq(q.size()), dout(q.size()), dscores(size_t(c.nt) * c.n_head * n_ctx),
+          dflash(size_t(cuda::flash_decode_scratch(n_ctx, c.nt, c.n_head, c.D)));
+      DeviceBuffer<uint8_t> dk(kb.size()), dv(vb.size());
+      upload(dq, q);
+      upload(dk, kb);
+      upload(dv, vb);
+      const std::string shape_s = "heads " + std::to_string(c.n_head) + "/" + std::to_string(c.n_head_kv) + " D " +
+                                  std::to_string(c.D) + " pos " + std::to_string(c.pos0) + " " + std::to_string(c.nt) +
+                                  " tok" + (c.window ? " window " + std::to_string(c.window) : "") +
+                                  (f16 ? " f16" : " f32");
+      for (bool flash : {false, true}) {
+        if (flash && !cuda::flash_decode_supports(c.D, c.n_head, c.n_head_kv)) continue;
+        cudaMemset(dout.p, 0xff, q.size() * 4);
+        const cuda::DevicePos pos{nullptr, c.pos0};
+        const cudaError_t e0 =
+            flash ? cuda::flash_decode(dout.p, dq.p, dk.p, dv.p, f16, dflash.p, c.nt, c.n_head, c.n_head_kv, c.D, pos,
+                                       c.window, scale, n_ctx, nullptr)
+                  : cuda::attention(dout.p, dq.p, dk.p, dv.p, f16, dscores.p, c.nt, c.n_head, c.n_head_kv, c.D, pos,
+                                    c.window, scale, n_ctx, nullptr);
+        bool good = ok(e0, "attention") && ok(cudaDeviceSynchronize(), "attention sync");
+        const double e = nerr(download(dout, q.size()), ref);
+        good = good && e < 1e-5;
+        report(r, good, true, flash ? "flash_decode" : "attention", shape_s, e);
+      }
+    }
   }
 }
 
@@ -638,6 +694,33 @@ void check_gemm_multi(std::mt19937& rng, Result& r) {
   report(r, good && diff == 0, true, "gemm_bf16_multi", "300 x {512, 130, 128} x 256 vs single launches", diff);
 }
 
+// Device argmax against sampling::argmax: random rows, planted ties (the lower index wins), an
+// unaligned start, a NaN first element (never replaced, as in the sequential scan).
+void check_argmax(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (int n : {1, 5, 1000, 151936, 262147}) {
+    for (int variant = 0; variant < 4; ++variant) {
+      std::vector<float> x(size_t(n) + 1);
+      for (auto& v : x) v = nd(rng);
+      const int off = variant == 2 ? 1 : 0;  // unaligned
+      float* row = x.data() + off;
+      if (variant == 1 && n > 4) {  // ties at the top
+        row[n / 3] = row[n - 1] = row[n / 2] = 100.0f;
+      }
+      if (variant == 3) row[0] = NAN;
+      const int32_t want = sampling::argmax(row, n);
+      DeviceBuffer<float> dx(x.size());
+      DeviceBuffer<int32_t> dout(1);
+      upload(dx, x);
+      bool good = ok(cuda::argmax(dout.p, dx.p + off, n, nullptr), "argmax") && ok(cudaDeviceSynchronize(), "sync");
+      const int32_t got = download(dout, 1)[0];
+      good = good && got == want;
+      report(r, good, n == 151936, "argmax", std::to_string(n) + (variant == 1 ? " ties" : variant == 2 ? " unaligned" : variant == 3 ? " nan first" : ""),
+             got == want ? 0.0 : 1.0);
+    }
+  }
+}
+
 // Flash attention prefill against ref::attend_head (bf16 Q/K/V/P inside: normalized error < 1e-2).
 void check_flash_prefill(std::mt19937& rng, Result& r) {
   std::normal_distribution<float> nd(0.0f, 1.0f);
@@ -648,35 +731,43 @@ void check_flash_prefill(std::mt19937& rng, Result& r) {
   };
   for (Case c : {Case{32, 8, 128, 0, 512, 0}, Case{32, 8, 128, 700, 100, 0}, Case{4, 1, 64, 0, 77, 32},
                  Case{16, 8, 128, 300, 65, 100}, Case{8, 8, 64, 5, 9, 0}}) {
-    const int kvw = c.n_head_kv * c.D, n_ctx = static_cast<int>(c.pos0) + c.nt;
-    std::vector<float> q(size_t(c.nt) * c.n_head * c.D), kc(size_t(n_ctx) * kvw), vc(kc.size());
-    for (auto* vec : {&q, &kc, &vc})
-      for (auto& x : *vec) x = nd(rng);
-    const float scale = 1.0f / std::sqrt(static_cast<float>(c.D));
-    std::vector<float> ref(q.size()), scratch(static_cast<size_t>(n_ctx));
-    for (int t = 0; t < c.nt; ++t)
-      for (int h = 0; h < c.n_head; ++h) {
-        const int64_t p = c.pos0 + t, first = c.window > 0 ? std::max<int64_t>(0, p - c.window + 1) : 0;
-        const int g = h / (c.n_head / c.n_head_kv);
-        ref::attend_head(&ref[(size_t(t) * c.n_head + h) * c.D], &q[(size_t(t) * c.n_head + h) * c.D], &kc[g * c.D], kvw,
-                         &vc[g * c.D], kvw, first, p, c.D, scale, scratch.data());
+    for (bool f16 : {false, true}) {
+      const int kvw = c.n_head_kv * c.D, n_ctx = static_cast<int>(c.pos0) + c.nt;
+      std::vector<float> q(size_t(c.nt) * c.n_head * c.D), kc(size_t(n_ctx) * kvw), vc(kc.size());
+      for (auto* vec : {&q, &kc, &vc})
+        for (auto& x : *vec) x = nd(rng);
+      if (f16) {
+        kc = round_f16(kc);
+        vc = round_f16(vc);
       }
-    DeviceBuffer<float> dq(q.size()), dk(kc.size()), dv(vc.size()), dout(q.size());
-    upload(dq, q);
-    upload(dk, kc);
-    upload(dv, vc);
-    cudaMemset(dout.p, 0xff, q.size() * 4);
-    bool good = ok(cuda::flash_prefill(dout.p, dq.p, dk.p, dv.p, c.nt, c.n_head, c.n_head_kv, c.D,
-                                       cuda::DevicePos{nullptr, c.pos0}, c.window, scale, nullptr),
-                   "flash_prefill") &&
-                ok(cudaDeviceSynchronize(), "flash sync");
-    const double e = nerr(download(dout, q.size()), ref);
-    good = good && e < 1e-2;
-    report(r, good, true, "flash_prefill",
-           "heads " + std::to_string(c.n_head) + "/" + std::to_string(c.n_head_kv) + " D " + std::to_string(c.D) +
-               " pos " + std::to_string(c.pos0) + " " + std::to_string(c.nt) + " tok" +
-               (c.window ? " window " + std::to_string(c.window) : ""),
-           e);
+      const float scale = 1.0f / std::sqrt(static_cast<float>(c.D));
+      std::vector<float> ref(q.size()), scratch(static_cast<size_t>(n_ctx));
+      for (int t = 0; t < c.nt; ++t)
+        for (int h = 0; h < c.n_head; ++h) {
+          const int64_t p = c.pos0 + t, first = c.window > 0 ? std::max<int64_t>(0, p - c.window + 1) : 0;
+          const int g = h / (c.n_head / c.n_head_kv);
+          ref::attend_head(&ref[(size_t(t) * c.n_head + h) * c.D], &q[(size_t(t) * c.n_head + h) * c.D], &kc[g * c.D], kvw,
+                           &vc[g * c.D], kvw, first, p, c.D, scale, scratch.data());
+        }
+      const auto kb = cache_bytes(kc, f16), vb = cache_bytes(vc, f16);
+      DeviceBuffer<float> dq(q.size()), dout(q.size());
+      DeviceBuffer<uint8_t> dk(kb.size()), dv(vb.size());
+      upload(dq, q);
+      upload(dk, kb);
+      upload(dv, vb);
+      cudaMemset(dout.p, 0xff, q.size() * 4);
+      bool good = ok(cuda::flash_prefill(dout.p, dq.p, dk.p, dv.p, f16, c.nt, c.n_head, c.n_head_kv, c.D,
+                                         cuda::DevicePos{nullptr, c.pos0}, c.window, scale, nullptr),
+                     "flash_prefill") &&
+                  ok(cudaDeviceSynchronize(), "flash sync");
+      const double e = nerr(download(dout, q.size()), ref);
+      good = good && e < 1e-2;
+      report(r, good, true, "flash_prefill",
+             "heads " + std::to_string(c.n_head) + "/" + std::to_string(c.n_head_kv) + " D " + std::to_string(c.D) +
+                 " pos " + std::to_string(c.pos0) + " " + std::to_string(c.nt) + " tok" +
+                 (c.window ? " window " + std::to_string(c.window) : "") + (f16 ? " f16" : " f32"),
+             e);
+    }
   }
 }
 
@@ -708,6 +799,7 @@ int main() {
   check_gemm(rng, pool, r);
   check_gemm_multi(rng, r);
   check_flash_prefill(rng, r);
+  check_argmax(rng, r);
   std::printf("\n%d passed, %d failed\n", r.run - r.failed, r.failed);
   return r.failed ? 1 : 0;
 }

@@ -15,6 +15,7 @@
 // average x 64 KB of f32 K/V = 74 MB of L2 reads, ~10 us; the mma work is ~1 GFLOP. The f32 cache
 // is the cost: an f16 cache halves it and lets cp.async move tiles without a conversion.
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <math.h>
 
 #include "cuda/attention/flash.cuh"
@@ -58,21 +59,31 @@ __device__ __forceinline__ int off(int row, int chunk) {
   return row * D + ((chunk ^ (row & 7)) << 3);
 }
 
-// 8 floats (src null: zeros) times s as bf16 into 16 bytes of shared memory.
-__device__ __forceinline__ void store8(bf16* dst, const float* src, float s) {
+// 8 floats or halves (src null: zeros) times s as bf16 into 16 bytes of shared memory.
+__device__ __forceinline__ void load8(const float* src, float4& a, float4& b) {
+  a = *reinterpret_cast<const float4*>(src);
+  b = *reinterpret_cast<const float4*>(src + 4);
+}
+__device__ __forceinline__ void load8(const __half* src, float4& a, float4& b) {
+  const uint4 raw = *reinterpret_cast<const uint4*>(src);
+  const __half2* h = reinterpret_cast<const __half2*>(&raw);
+  const float2 f0 = __half22float2(h[0]), f1 = __half22float2(h[1]), f2 = __half22float2(h[2]),
+               f3 = __half22float2(h[3]);
+  a = make_float4(f0.x, f0.y, f1.x, f1.y);
+  b = make_float4(f2.x, f2.y, f3.x, f3.y);
+}
+template <typename T>
+__device__ __forceinline__ void store8(bf16* dst, const T* src, float s) {
   float4 a = make_float4(0, 0, 0, 0), b = a;
-  if (src) {
-    a = *reinterpret_cast<const float4*>(src);
-    b = *reinterpret_cast<const float4*>(src + 4);
-  }
+  if (src) load8(src, a, b);
   *reinterpret_cast<uint4*>(dst) =
       make_uint4(pack_bf16(a.x * s, a.y * s), pack_bf16(a.z * s, a.w * s), pack_bf16(b.x * s, b.y * s),
                  pack_bf16(b.z * s, b.w * s));
 }
 
-template <int D>
-__global__ void __launch_bounds__(kThreads) flash_prefill_kernel(float* out, const float* q, const float* kc,
-                                                                  const float* vc, int n_tokens, int n_head,
+template <int D, typename T>
+__global__ void __launch_bounds__(kThreads) flash_prefill_kernel(float* out, const float* q, const T* kc,
+                                                                  const T* vc, int n_tokens, int n_head,
                                                                   int n_head_kv, DevicePos pos, int window,
                                                                   float scale) {
   constexpr int kChunks = D / 8;
@@ -86,7 +97,7 @@ __global__ void __launch_bounds__(kThreads) flash_prefill_kernel(float* out, con
   // Q tile through sk into A fragments, pre-scaled into log2 units.
   for (int i = threadIdx.x; i < kTile * kChunks; i += kThreads) {
     const int r = i / kChunks, c = i % kChunks, t = t0 + r;
-    store8(sk + off<D>(r, c), t < n_tokens ? q + (int64_t{t} * n_head + h) * D + 8 * c : nullptr,
+    store8<float>(sk + off<D>(r, c), t < n_tokens ? q + (int64_t{t} * n_head + h) * D + 8 * c : nullptr,
            scale * 1.4426950408889634f);
   }
   __syncthreads();
@@ -105,8 +116,8 @@ __global__ void __launch_bounds__(kThreads) flash_prefill_kernel(float* out, con
       const int r = i / kChunks, c = i % kChunks;
       const int64_t j = j0 + r;
       const bool in = j <= q_hi;
-      store8(sk + off<D>(r, c), in ? kc + j * kvw + g * D + 8 * c : nullptr, 1.0f);
-      store8(sv + off<D>(r, c), in ? vc + j * kvw + g * D + 8 * c : nullptr, 1.0f);
+      store8<T>(sk + off<D>(r, c), in ? kc + j * kvw + g * D + 8 * c : nullptr, 1.0f);
+      store8<T>(sv + off<D>(r, c), in ? vc + j * kvw + g * D + 8 * c : nullptr, 1.0f);
     }
     __syncthreads();
 
@@ -188,23 +199,32 @@ __global__ void __launch_bounds__(kThreads) flash_prefill_kernel(float* out, con
   }
 }
 
+template <int D, typename T>
+cudaError_t launch_prefill(dim3 grid, float* out, const float* q, const void* kc, const void* vc, int n_tokens,
+                           int n_head, int n_head_kv, DevicePos pos, int window, float scale, cudaStream_t stream) {
+  return launch_pdl(flash_prefill_kernel<D, T>, grid, dim3(kThreads), 0, stream, out, q, static_cast<const T*>(kc),
+                    static_cast<const T*>(vc), n_tokens, n_head, n_head_kv, pos, window, scale);
+}
+
 }  // namespace
 
 bool flash_prefill_supports(int head_dim) { return head_dim == 64 || head_dim == 128; }
 
-cudaError_t flash_prefill(float* out, const float* q, const float* k_cache, const float* v_cache, int n_tokens,
-                          int n_head, int n_head_kv, int head_dim, DevicePos pos, int window, float scale,
+// The dispatch table: head size x cache type.
+cudaError_t flash_prefill(float* out, const float* q, const void* k_cache, const void* v_cache, bool kv_f16,
+                          int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos, int window, float scale,
                           cudaStream_t stream) {
   if (n_tokens <= 0) return cudaSuccess;
   if (n_head_kv <= 0 || n_head % n_head_kv != 0) return cudaErrorInvalidValue;
   const dim3 grid(static_cast<unsigned>((n_tokens + kTile - 1) / kTile), static_cast<unsigned>(n_head));
-  switch (head_dim) {
-    case 64:
-      return launch_pdl(flash_prefill_kernel<64>, grid, dim3(kThreads), 0, stream, out, q, k_cache, v_cache, n_tokens,
-                        n_head, n_head_kv, pos, window, scale);
-    case 128:
-      return launch_pdl(flash_prefill_kernel<128>, grid, dim3(kThreads), 0, stream, out, q, k_cache, v_cache, n_tokens,
-                        n_head, n_head_kv, pos, window, scale);
+  auto go = [&](auto launcher) {
+    return launcher(grid, out, q, k_cache, v_cache, n_tokens, n_head, n_head_kv, pos, window, scale, stream);
+  };
+  switch (head_dim * 2 + kv_f16) {
+    case 2 * 64: return go(launch_prefill<64, float>);
+    case 2 * 64 + 1: return go(launch_prefill<64, __half>);
+    case 2 * 128: return go(launch_prefill<128, float>);
+    case 2 * 128 + 1: return go(launch_prefill<128, __half>);
     default: return cudaErrorInvalidValue;
   }
 }

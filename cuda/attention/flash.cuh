@@ -1,14 +1,24 @@
-// Flash attention for prefill on tensor cores (FlashAttention-2 style): causal GQA attention of a
-// chunk of n_tokens consecutive queries against the layer's f32 KV cache, without materializing
-// the scores. One CTA of 4 warps per (64-query tile, query head); a warp owns 16 queries, walks the
+// Flash attention on the layer's KV cache (f32 or f16 elements, kv_f16), two kernels:
+//
+// flash_prefill: tensor cores (FlashAttention-2 style), causal GQA attention of a chunk of
+// n_tokens consecutive queries without materializing the scores. One CTA of 4 warps per (64-query tile, query head); a warp owns 16 queries, walks the
 // keys in tiles of 64 (S = Q K^T and O += P V as bf16 mma.sync m16n8k16, f32 accumulators) with an
 // online softmax. K/V tiles are converted f32 -> bf16 into shared memory on the way in.
 //
+// flash_decode: split-K decode attention for up to 8 tokens. The keys up to n_ctx are cut into
+// splits of 256; a CTA per (KV head, split, token) computes the scores of all query heads of the
+// group from one read of its K/V rows (GQA: 4 query heads of Qwen3-8B share one read), its
+// softmax max and sum, and the unnormalized P V; a second kernel merges the splits. The grid
+// covers n_ctx, not the current length: CTAs past the position exit at once, so a captured graph
+// replays at every position. At depth 4096 a Qwen3-8B layer reads 16.8 MB of f16 K/V over 8 x 16
+// CTAs (4.8 us at 3.5 TB/s).
+//
 // Same contract as cuda::attention (cuda/ops/ops.cuh): q [n_tokens][n_head][D], out likewise,
 // caches [n_ctx][n_head_kv * D], token t at position pos(t) = pos(0) + t sees cache positions
-// [max(0, p - window + 1), p]. D in {64, 128} (flash_prefill_supports); others use cuda::attention.
+// [max(0, p - window + 1), p]. Head sizes: flash_prefill_supports / flash_decode_supports; others
+// use cuda::attention.
 //
-// bw24-kernel-check compares it with ref::attend_head.
+// bw24-kernel-check compares both with ref::attend_head.
 #pragma once
 
 #include <cstdint>
@@ -20,9 +30,18 @@
 namespace bw24::cuda {
 
 bool flash_prefill_supports(int head_dim);
-
-cudaError_t flash_prefill(float* out, const float* q, const float* k_cache, const float* v_cache, int n_tokens,
-                          int n_head, int n_head_kv, int head_dim, DevicePos pos, int window, float scale,
+cudaError_t flash_prefill(float* out, const float* q, const void* k_cache, const void* v_cache, bool kv_f16,
+                          int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos, int window, float scale,
                           cudaStream_t stream);
+
+constexpr int kFlashDecodeSplit = 256;     // keys per split
+constexpr int kFlashDecodeMaxGroup = 8;    // query heads per KV head
+constexpr int kFlashDecodeMaxTokens = 8;
+bool flash_decode_supports(int head_dim, int n_head, int n_head_kv);
+// Floats of scratch flash_decode needs: partial outputs and (max, sum) pairs of every split.
+int64_t flash_decode_scratch(int n_ctx, int n_tokens, int n_head, int head_dim);
+cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const void* v_cache, bool kv_f16,
+                         float* scratch, int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos,
+                         int window, float scale, int n_ctx, cudaStream_t stream);
 
 }  // namespace bw24::cuda

@@ -1,3 +1,4 @@
+#include <cuda_fp16.h>
 #include <math.h>
 
 #include "cuda/common/check.cuh"
@@ -12,6 +13,17 @@ constexpr int kThreads = 256;
 unsigned blocks_for(int64_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 
 __device__ __forceinline__ int64_t position(DevicePos p, int t) { return p.base + t + (p.dev ? *p.dev : 0); }
+
+// Cache element i as float, and a float stored as a cache element.
+__device__ __forceinline__ float load_kv(const void* c, int64_t i, bool f16) {
+  return f16 ? __half2float(static_cast<const __half*>(c)[i]) : static_cast<const float*>(c)[i];
+}
+__device__ __forceinline__ void store_kv(void* c, int64_t i, float v, bool f16) {
+  if (f16)
+    static_cast<__half*>(c)[i] = __float2half_rn(v);
+  else
+    static_cast<float*>(c)[i] = v;
+}
 
 // Sum over a CTA of kRopeThreads threads (every thread gets it).
 constexpr int kRopeThreads = 128;
@@ -36,7 +48,15 @@ __global__ void qk_rope_store_kernel(QkRopeArgs a) {
   const int kvw = a.n_head_kv * D, g = head - a.n_head;
   const int64_t p = position(a.pos, t);
   const float* src = is_q ? a.q + (static_cast<size_t>(t) * a.n_head + head) * D : a.k + static_cast<size_t>(t) * kvw + g * D;
-  float* dst = is_q ? a.q + (static_cast<size_t>(t) * a.n_head + head) * D : a.k_cache + p * kvw + g * D;
+  // Queries go back in place (f32), keys to the cache (f32 or f16).
+  float* qdst = a.q + (static_cast<size_t>(t) * a.n_head + head) * D;
+  const int64_t kbase = p * kvw + g * D;
+  auto put = [&](int i, float v) {
+    if (is_q)
+      qdst[i] = v;
+    else
+      store_kv(a.k_cache, kbase + i, v, a.kv_f16);
+  };
   const float* nw = is_q ? a.q_norm : a.k_norm;
   const bool one_plus = is_q ? a.q_one_plus : a.k_one_plus;
   __shared__ float xs[kMaxHeadDim];
@@ -60,13 +80,13 @@ __global__ void qk_rope_store_kernel(QkRopeArgs a) {
     const float c = static_cast<float>(cd), s = static_cast<float>(sd);
     const int i0 = a.neox ? i : 2 * i, i1 = a.neox ? i + half : 2 * i + 1;
     const float x0 = xs[i0], x1 = xs[i1];
-    dst[i0] = x0 * c - x1 * s;
-    dst[i1] = x1 * c + x0 * s;
+    put(i0, x0 * c - x1 * s);
+    put(i1, x1 * c + x0 * s);
   }
-  for (int i = a.rope_dims + threadIdx.x; i < D; i += kRopeThreads) dst[i] = xs[i];
+  for (int i = a.rope_dims + threadIdx.x; i < D; i += kRopeThreads) put(i, xs[i]);
   if (!is_q)
     for (int i = threadIdx.x; i < D; i += kRopeThreads)
-      a.v_cache[p * kvw + g * D + i] = a.v[static_cast<size_t>(t) * kvw + g * D + i];
+      store_kv(a.v_cache, kbase + i, a.v[static_cast<size_t>(t) * kvw + g * D + i], a.kv_f16);
 }
 
 // y (f32) or yb (bf16, the next GEMM's input) = act(gate) * up; the other output pointer is null.
@@ -89,7 +109,7 @@ __global__ void add_kernel(float* x, const float* y, int64_t n) {
   if (i < n) x[i] += y[i];
 }
 
-__global__ void attention_kernel(float* out, const float* q, const float* kc, const float* vc, float* scores,
+__global__ void attention_kernel(float* out, const float* q, const void* kc, const void* vc, bool f16, float* scores,
                                  int n_head, int n_head_kv, int D, DevicePos pos, int window, float scale, int n_ctx) {
   pdl_begin();
   const int h = blockIdx.x, t = blockIdx.y, g = h / (n_head / n_head_kv);
@@ -104,9 +124,9 @@ __global__ void attention_kernel(float* out, const float* q, const float* kc, co
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   float mx = -INFINITY;
   for (int64_t j = first + warp; j <= p; j += kThreads / 32) {
-    const float* kj = kc + j * kvw + g * D;
+    const int64_t kj = j * kvw + g * D;
     float acc = 0;
-    for (int d = lane; d < D; d += 32) acc += qh[d] * kj[d];
+    for (int d = lane; d < D; d += 32) acc += qh[d] * load_kv(kc, kj + d, f16);
     acc = warp_sum(acc) * scale;
     if (lane == 0) s[j] = acc;
     mx = fmaxf(mx, acc);
@@ -142,7 +162,7 @@ __global__ void attention_kernel(float* out, const float* q, const float* kc, co
   float* oh = out + (static_cast<size_t>(t) * n_head + h) * D;
   for (int d = threadIdx.x; d < D; d += kThreads) {
     float acc = 0;
-    for (int64_t j = first; j <= p; ++j) acc += s[j] * vc[j * kvw + g * D + d];
+    for (int64_t j = first; j <= p; ++j) acc += s[j] * load_kv(vc, j * kvw + g * D + d, f16);
     oh[d] = acc * inv;
   }
 }
@@ -173,12 +193,12 @@ cudaError_t add_inplace(float* x, const float* y, int64_t n, cudaStream_t stream
   return launch_pdl(add_kernel, dim3(blocks_for(n)), dim3(kThreads), 0, stream, x, y, n);
 }
 
-cudaError_t attention(float* out, const float* q, const float* k_cache, const float* v_cache, float* scores,
+cudaError_t attention(float* out, const float* q, const void* k_cache, const void* v_cache, bool kv_f16, float* scores,
                       int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos, int window, float scale,
                       int n_ctx, cudaStream_t stream) {
   if (n_tokens <= 0) return cudaSuccess;
-  return launch_pdl(attention_kernel, dim3(n_head, n_tokens), dim3(kThreads), 0, stream, out, q, k_cache, v_cache, scores,
-                    n_head, n_head_kv, head_dim, pos, window, scale, n_ctx);
+  return launch_pdl(attention_kernel, dim3(n_head, n_tokens), dim3(kThreads), 0, stream, out, q, k_cache, v_cache,
+                    kv_f16, scores, n_head, n_head_kv, head_dim, pos, window, scale, n_ctx);
 }
 
 }  // namespace bw24::cuda

@@ -1,6 +1,6 @@
 // Small elementwise, RoPE/KV and attention kernels of the CUDA runner (checked by
-// bw24-kernel-check against lib/ref). Attention is version 1 (one CTA per head and token, f32
-// cache); flash decode over a quantized cache replaces it behind this signature.
+// bw24-kernel-check against lib/ref). Attention here is version 1 (one CTA per head and token);
+// the flash kernels of cuda/attention replace it where they apply.
 #pragma once
 
 #include <cstdint>
@@ -22,11 +22,12 @@ constexpr int kMaxHeadDim = 512;
 // Q/K of one layer after the QKV projection: optional per-head RMSNorm (q_norm / k_norm null =
 // none), RoPE on the first rope_dims channels (neox: pairs (i, i + rope_dims/2), else (2i, 2i+1);
 // angle pos * theta^(-2i / rope_dims)), queries in place, keys and values stored into the layer's
-// f32 caches ([n_ctx][n_head_kv * head_dim]) at their positions. One launch replaces five.
+// caches ([n_ctx][n_head_kv * head_dim], f32 or f16) at their positions. One launch replaces five.
 struct QkRopeArgs {
   float* q;                     // [n_tokens][n_head][head_dim]
   const float *k, *v;           // [n_tokens][n_head_kv * head_dim]
-  float *k_cache, *v_cache;
+  void *k_cache, *v_cache;      // float or __half elements (kv_f16)
+  bool kv_f16;
   const float *q_norm, *k_norm;
   bool q_one_plus, k_one_plus;
   float eps;
@@ -49,9 +50,10 @@ cudaError_t gated_act_bf16(__nv_bfloat16* y, const float* gate, const float* up,
 cudaError_t add_inplace(float* x, const float* y, int64_t n, cudaStream_t stream);
 
 // Causal GQA attention, one CTA per (query head, token): out [n_tokens][n_head][head_dim]; token t
-// at position pos(t) sees cache positions [max(0, p - window + 1), p] (window 0 = all).
-// scores: scratch of n_tokens * n_head * n_ctx floats.
-cudaError_t attention(float* out, const float* q, const float* k_cache, const float* v_cache, float* scores,
+// at position pos(t) sees cache positions [max(0, p - window + 1), p] (window 0 = all). Caches of
+// f32 or (kv_f16) __half elements. scores: scratch of n_tokens * n_head * n_ctx floats. Version 1,
+// kept for head sizes the flash kernels (cuda/attention/flash.cuh) do not take.
+cudaError_t attention(float* out, const float* q, const void* k_cache, const void* v_cache, bool kv_f16, float* scores,
                       int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos, int window, float scale,
                       int n_ctx, cudaStream_t stream);
 

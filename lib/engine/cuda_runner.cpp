@@ -11,6 +11,7 @@
 #include "cuda/gemv/gemv.cuh"
 #include "cuda/norm/rmsnorm.cuh"
 #include "cuda/ops/ops.cuh"
+#include "cuda/sampling/sampling.cuh"
 #include "lib/core/status.h"
 #include "lib/quant/repack.h"
 #include "lib/quant/traits.h"
@@ -213,6 +214,8 @@ class CudaRunner final : public Runner {
     }
     BW24_RETURN_IF_ERROR(emb_.alloc(C * E));  // pinned
     BW24_RETURN_IF_ERROR(pos_host_.alloc(1));
+    BW24_RETURN_IF_ERROR(token_host_.alloc(1));
+    BW24_RETURN_IF_ERROR(token_dev_.alloc(1, "token"));
     BW24_RETURN_IF_ERROR(pos_dev_.alloc(1, "position"));
     BW24_RETURN_IF_ERROR(x_.alloc(C * E, "activations"));
     BW24_RETURN_IF_ERROR(h_.alloc(C * E, "activations"));  // normed rows are n_embd wide
@@ -226,9 +229,17 @@ class CudaRunner final : public Runner {
     BW24_RETURN_IF_ERROR(act_q_.alloc(kStep * widest, "activations"));
     BW24_RETURN_IF_ERROR(act_ds_.alloc(kStep * widest / 32 + 1, "activations"));
     BW24_RETURN_IF_ERROR(logits_.alloc(kStep * static_cast<size_t>(g_.n_vocab), "logits"));
-    int max_heads = 0;
-    for (const auto& L : g_.layers) max_heads = std::max(max_heads, L.attn.n_head);
-    BW24_RETURN_IF_ERROR(scores_.alloc(size_t(kStep) * max_heads * opt_.n_ctx, "attention scratch"));
+    int max_heads = 0, max_dim = 0;
+    bool all_flash = true;
+    for (const auto& L : g_.layers) {
+      max_heads = std::max(max_heads, L.attn.n_head);
+      max_dim = std::max(max_dim, L.attn.head_dim);
+      all_flash = all_flash && cuda::flash_decode_supports(L.attn.head_dim, L.attn.n_head, L.attn.n_head_kv);
+    }
+    BW24_RETURN_IF_ERROR(
+        flash_scratch_.alloc(size_t(cuda::flash_decode_scratch(opt_.n_ctx, kStep, max_heads, max_dim)), "attention scratch"));
+    // The version-1 kernel's score rows, only for head shapes the flash kernels do not take.
+    if (!all_flash) BW24_RETURN_IF_ERROR(scores_.alloc(size_t(kStep) * max_heads * opt_.n_ctx, "attention scratch"));
     // RoPE frequencies per layer, as lib/ref computes them (std::pow in double).
     for (const auto& L : g_.layers) {
       std::vector<double> f(static_cast<size_t>(std::max(1, L.attn.rope_dims / 2)));
@@ -242,15 +253,19 @@ class CudaRunner final : public Runner {
     kc_.resize(g_.layers.size());
     vc_.resize(g_.layers.size());
     for (size_t l = 0; l < g_.layers.size(); ++l) {
-      kc_[l] = std::make_unique<DeviceArray<float>>();
-      vc_[l] = std::make_unique<DeviceArray<float>>();
-      BW24_RETURN_IF_ERROR(kc_[l]->alloc(size_t(opt_.n_ctx) * kw, "KV cache"));
-      BW24_RETURN_IF_ERROR(vc_[l]->alloc(size_t(opt_.n_ctx) * kw, "KV cache"));
+      kc_[l] = std::make_unique<DeviceArray<uint8_t>>();
+      vc_[l] = std::make_unique<DeviceArray<uint8_t>>();
+      BW24_RETURN_IF_ERROR(kc_[l]->alloc(size_t(opt_.n_ctx) * kw * kv_elem_bytes(), "KV cache"));
+      BW24_RETURN_IF_ERROR(vc_[l]->alloc(size_t(opt_.n_ctx) * kw * kv_elem_bytes(), "KV cache"));
     }
     return absl::OkStatus();
   }
 
-  uint64_t state_bytes() const override { return uint64_t(g_.layers.size()) * opt_.n_ctx * kv_width_ * 8; }
+  bool device_argmax() const override { return true; }
+
+  uint64_t state_bytes() const override {
+    return uint64_t(g_.layers.size()) * opt_.n_ctx * kv_width_ * 2 * kv_elem_bytes();
+  }
 
   absl::Status forward(const ForwardRequest& req) override {
     BW24_CUDA_OK(cudaSetDevice(w_.device()), "set device");
@@ -262,10 +277,12 @@ class CudaRunner final : public Runner {
       if (!graph_exec_) BW24_RETURN_IF_ERROR(capture_step());
       if (req.cancel && req.cancel->load(std::memory_order_relaxed)) return error(Code::kCancelled, "cancelled");
       BW24_CUDA_OK(cudaGraphLaunch(graph_exec_, stream_), "graph launch");
+      if (req.argmax) return read_argmax(logits_.p, req.argmax);
       BW24_CUDA_OK(cudaMemcpyAsync(req.logits, logits_.p, size_t(V) * 4, cudaMemcpyDeviceToHost, stream_), "logits");
       BW24_CUDA_OK(cudaStreamSynchronize(stream_), "forward");
       return absl::OkStatus();
     }
+    const bool argmax = req.argmax && !req.all_logits;
     for (int32_t done = 0; done < req.n;) {
       const int n = std::min<int32_t>(req.n - done > kStep ? chunk_ : kStep, req.n - done);
       const bool last = done + n == req.n;
@@ -274,10 +291,11 @@ class CudaRunner final : public Runner {
       embed_tokens(g_, req.tokens + done, n, emb_.p);
       if (req.cancel && req.cancel->load(std::memory_order_relaxed)) return error(Code::kCancelled, "cancelled");
       const int first = req.all_logits ? 0 : last ? n - 1 : n;  // rows whose logits are wanted
-      float* dst = req.logits + (req.all_logits ? size_t(done) * V : 0);
+      float* dst = argmax ? nullptr : req.logits + (req.all_logits ? size_t(done) * V : 0);
       BW24_RETURN_IF_ERROR(pass(n, cuda::DevicePos{nullptr, req.pos + done}, first, dst));
       done += n;
     }
+    if (argmax) return read_argmax(logits_.p, req.argmax);  // the last row is logits_'s first
     BW24_CUDA_OK(cudaStreamSynchronize(stream_), "forward");
     return absl::OkStatus();
   }
@@ -307,6 +325,15 @@ class CudaRunner final : public Runner {
     return cuda_status(cudaGetLastError(), "pass");
   }
 
+  // *host = argmax of the logits row at dev, 4 bytes back through pinned memory.
+  absl::Status read_argmax(const float* dev, int32_t* host) {
+    BW24_CUDA_OK(cuda::argmax(token_dev_.p, dev, g_.n_vocab, stream_), "argmax");
+    BW24_CUDA_OK(cudaMemcpyAsync(token_host_.p, token_dev_.p, 4, cudaMemcpyDeviceToHost, stream_), "token");
+    BW24_CUDA_OK(cudaStreamSynchronize(stream_), "forward");
+    *host = *token_host_.p;
+    return absl::OkStatus();
+  }
+
   // Capture the one-token pass (position read from pos_dev_) into graph_exec_.
   absl::Status capture_step() {
     BW24_CUDA_OK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "graph capture");
@@ -327,6 +354,8 @@ class CudaRunner final : public Runner {
     return st;
   }
 
+  bool kv_f16() const { return opt_.k_type == kv::KvType::kF16; }
+  size_t kv_elem_bytes() const { return kv_f16() ? 2 : 4; }
   const float* f32(const arch::Weight& w) const { return static_cast<const float*>(w_.at(w.t)); }
   bool is_bf16(const arch::Weight& w) const { return w_.type_of(w.t) == static_cast<uint32_t>(GgmlType::BF16); }
   // bf16 elements the GEMM needs expanded for w (BF16 weights are read in place).
@@ -463,6 +492,7 @@ class CudaRunner final : public Runner {
     r.v = v_.p;
     r.k_cache = kc_[layer]->p;
     r.v_cache = vc_[layer]->p;
+    r.kv_f16 = kv_f16();
     r.q_norm = a.q_norm.w ? f32(a.q_norm.w) : nullptr;
     r.k_norm = a.k_norm.w ? f32(a.k_norm.w) : nullptr;
     r.q_one_plus = a.q_norm.one_plus;
@@ -477,19 +507,26 @@ class CudaRunner final : public Runner {
     r.neox = a.rope_style == arch::RopeStyle::kNeox;
     r.pos = pos;
     BW24_CUDA_OK(cuda::qk_rope_store(r, n, stream_), "qk norm + rope + kv store");
+    const void* kc = kc_[layer]->p;
+    const void* vc = vc_[layer]->p;
     if (n > kStep && cuda::flash_prefill_supports(D)) {
-      BW24_CUDA_OK(cuda::flash_prefill(o_.p, q_.p, kc_[layer]->p, vc_[layer]->p, n, a.n_head, a.n_head_kv, D, pos,
-                                       a.sliding_window, a.scale, stream_),
+      BW24_CUDA_OK(cuda::flash_prefill(o_.p, q_.p, kc, vc, kv_f16(), n, a.n_head, a.n_head_kv, D, pos, a.sliding_window,
+                                       a.scale, stream_),
                    "flash attention");
     } else {
-      // The score scratch holds kStep rows: longer passes go through in groups.
+      // Split-K flash decode (or version 1 for other head shapes); scratch for kStep rows, so
+      // longer passes go through in groups.
       for (int t = 0; t < n; t += kStep) {
         const size_t off = size_t(t) * a.n_head * D;
-        BW24_CUDA_OK(cuda::attention(o_.p + off, q_.p + off, kc_[layer]->p, vc_[layer]->p, scores_.p,
-                                     std::min(kStep, n - t), a.n_head, a.n_head_kv, D,
-                                     cuda::DevicePos{pos.dev, pos.base + t}, a.sliding_window, a.scale, opt_.n_ctx,
-                                     stream_),
-                     "attention");
+        const int rows = std::min(kStep, n - t);
+        const cuda::DevicePos p{pos.dev, pos.base + t};
+        const cudaError_t e =
+            cuda::flash_decode_supports(D, a.n_head, a.n_head_kv)
+                ? cuda::flash_decode(o_.p + off, q_.p + off, kc, vc, kv_f16(), flash_scratch_.p, rows, a.n_head,
+                                     a.n_head_kv, D, p, a.sliding_window, a.scale, opt_.n_ctx, stream_)
+                : cuda::attention(o_.p + off, q_.p + off, kc, vc, kv_f16(), scores_.p, rows, a.n_head, a.n_head_kv, D, p,
+                                  a.sliding_window, a.scale, opt_.n_ctx, stream_);
+        BW24_CUDA_OK(e, "attention");
       }
     }
     BW24_ASSIGN_OR_RETURN(const GemvIn oin, prepare(nullptr, o_.p, n, a.n_head * D));
@@ -531,11 +568,13 @@ class CudaRunner final : public Runner {
   PinnedArray<float> emb_;           // embedding rows of the pass, [chunk_][n_embd]
   PinnedArray<int64_t> pos_host_;    // the position the captured step copies up
   DeviceArray<int64_t> pos_dev_;
-  DeviceArray<float> x_, h_, proj_, q_, k_, v_, o_, gate_, up_, logits_, scores_;
+  PinnedArray<int32_t> token_host_;  // the greedy token of the last forward
+  DeviceArray<int32_t> token_dev_;
+  DeviceArray<float> x_, h_, proj_, q_, k_, v_, o_, gate_, up_, logits_, scores_, flash_scratch_;
   DeviceArray<int8_t> act_q_;
   DeviceArray<float2> act_ds_;
   DeviceArray<cuda::bf16> act_bf_, wscratch_;  // GEMM input rows; quantized weights expanded
-  std::vector<std::unique_ptr<DeviceArray<float>>> kc_, vc_;
+  std::vector<std::unique_ptr<DeviceArray<uint8_t>>> kc_, vc_;  // [n_ctx][n_head_kv * head_dim] f32 or f16
   std::vector<std::unique_ptr<DeviceArray<double>>> inv_freq_;  // per layer, [rope_dims / 2]
 };
 
@@ -544,8 +583,8 @@ class CudaRunner final : public Runner {
 absl::StatusOr<std::unique_ptr<Runner>> make_cuda_runner(const ModelGraph& graph, const DeviceWeights& w,
                                                          const RunnerOptions& opt) {
   if (graph.layers.empty()) return error(Code::kModel, "model has no layers");
-  if (opt.k_type != kv::KvType::kF32 || opt.v_type != kv::KvType::kF32)
-    return error(Code::kUnsupported, "the CUDA runner keeps an f32 KV cache for now (BW24_KV_F32 or BW24_KV_AUTO)");
+  if (opt.k_type != opt.v_type)
+    return error(Code::kUnsupported, "the CUDA runner keeps K and V in one type for now (both f16 or both f32)");
   auto r = std::make_unique<CudaRunner>(graph, w, opt);
   BW24_RETURN_IF_ERROR(r->init());
   return std::unique_ptr<Runner>(std::move(r));

@@ -19,6 +19,9 @@ struct ForwardRequest {
   int64_t pos = 0;                  // position of tokens[0]; pos + n <= n_ctx
   bool all_logits = false;          // logits for every token, else only for the last
   float* logits = nullptr;          // [all_logits ? n : 1][n_vocab]
+  // Greedy decoding on a runner with device_argmax(): when set (and !all_logits), the argmax of the
+  // last row lands here and `logits` is left untouched (the logits never leave the device).
+  int32_t* argmax = nullptr;
   const std::atomic<bool>* cancel = nullptr;  // checked between layers
 };
 
@@ -32,6 +35,8 @@ class Runner {
   // position: such a runner only takes forward() at the position it has reached, and reset()
   // returns it to position 0 (the session replays its kept tokens on rewind).
   virtual bool recurrent() const { return false; }
+  // Whether forward() takes ForwardRequest::argmax.
+  virtual bool device_argmax() const { return false; }
   virtual void reset() {}
 };
 

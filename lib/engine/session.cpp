@@ -12,14 +12,16 @@ namespace {
 
 constexpr int32_t kMicroBatch = 512;  // prefill chunk: bounds the reference backend's scratch
 
-absl::StatusOr<kv::KvType> kv_type(int32_t t, const char* which) {
+// BW24_KV_AUTO: f32 on the CPU reference (exact), f16 on CUDA (half the bytes a decode step reads
+// from the cache; what llama.cpp uses by default).
+absl::StatusOr<kv::KvType> kv_type(int32_t t, const char* which, bool device) {
   switch (t) {
-    case -1:
+    case -1: return device ? kv::KvType::kF16 : kv::KvType::kF32;
     case 0: return kv::KvType::kF32;
     case 1: return kv::KvType::kF16;
     case 2: case 3: case 4: case 5:
-      return error(Code::kUnsupported, "KV type {} for {} is not supported by the CPU backend "
-                   "(f32 = 0 and f16 = 1 are)", t, which);
+      return error(Code::kUnsupported, "KV type {} for {} is not supported yet (f32 = 0 and f16 = 1 are)", t,
+                   which);
     default: return error(Code::kInvalidArgument, "KV type {} for {} is not a BW24_KV_* value", t, which);
   }
 }
@@ -36,8 +38,9 @@ absl::StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const M
   if (n_ctx > (1 << 24)) return error(Code::kInvalidArgument, "n_ctx {} is larger than 2^24", n_ctx);
   RunnerOptions ro;
   ro.n_ctx = n_ctx;
-  BW24_ASSIGN_OR_RETURN(ro.k_type, kv_type(opt.kv_type_k, "K"));
-  BW24_ASSIGN_OR_RETURN(ro.v_type, kv_type(opt.kv_type_v, "V"));
+  const bool device = model->options().device >= 0;
+  BW24_ASSIGN_OR_RETURN(ro.k_type, kv_type(opt.kv_type_k, "K", device));
+  BW24_ASSIGN_OR_RETURN(ro.v_type, kv_type(opt.kv_type_v, "V", device));
   ro.n_threads = model->options().n_threads;
   ro.cuda_graph = model->cuda_graph();
   std::unique_ptr<Session> s(new Session());
@@ -59,6 +62,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const M
 
 absl::Status Session::run(const int32_t* tokens, int32_t n, bool all_logits) {
   const int32_t V = model_->graph().n_vocab;
+  greedy_next_ = -1;
   const int32_t start = position();
   logits_.resize(static_cast<size_t>(all_logits ? n : 1) * V);
   for (int32_t done = 0; done < n;) {
@@ -144,14 +148,20 @@ absl::Status Session::decode(const sampling::Params& p, std::optional<uint64_t> 
   if (cap < 0) return error(Code::kInvalidArgument, "decode capacity {} is negative", cap);
   if (position() >= n_ctx_)
     return error(Code::kContextFull, "the context of {} positions is full", n_ctx_);
-  BW24_RETURN_IF_ERROR(ensure_logits());
+  // Greedy without penalties is an argmax: a runner that takes it on the device sends back the
+  // token id alone, and the logits of the step stay there (logits() recomputes the last row if
+  // asked, as after a rewind; not on recurrent runners, whose state cannot step back).
+  const bool penalize = p.repeat_penalty != 1.0f || p.presence_penalty != 0.0f || p.frequency_penalty != 0.0f;
+  const bool device_greedy = p.temperature <= 0.0f && !penalize && runner_->device_argmax() && !runner_->recurrent();
+  int32_t next = device_greedy ? greedy_next_ : -1;  // the device's choice for the coming step
+  if (next < 0) BW24_RETURN_IF_ERROR(ensure_logits());
   if (reseed) sampler_.reseed(*reseed);
   const int32_t V = model_->graph().n_vocab;
   for (int32_t i = 0; i < cap; ++i) {
     if (cancel_.load(std::memory_order_relaxed))
       return error(Code::kCancelled, "decode cancelled after {} tokens", result->n_tokens);
-    const float* row = logits_.data() + static_cast<size_t>(logits_rows_ - 1) * V;
-    int32_t tok = sampler_.sample(row, V, p, tokens_);
+    int32_t tok = next;
+    if (tok < 0) tok = sampler_.sample(logits_.data() + static_cast<size_t>(logits_rows_ - 1) * V, V, p, tokens_);
     out[result->n_tokens++] = tok;
     if (!ignore_eog && model_->is_eog(tok)) {
       result->stop = StopReason::kEog;
@@ -161,7 +171,7 @@ absl::Status Session::decode(const sampling::Params& p, std::optional<uint64_t> 
       result->stop = StopReason::kContextFull;
       return absl::OkStatus();
     }
-    absl::Status st = run(&tok, 1, false);
+    absl::Status st = device_greedy ? run_greedy(tok, &next) : run(&tok, 1, false);
     if (!st.ok()) {
       --result->n_tokens;  // not committed
       return st;
@@ -171,12 +181,28 @@ absl::Status Session::decode(const sampling::Params& p, std::optional<uint64_t> 
   return absl::OkStatus();
 }
 
+absl::Status Session::run_greedy(int32_t tok, int32_t* next) {
+  ForwardRequest req;
+  req.tokens = &tok;
+  req.n = 1;
+  req.pos = position();
+  req.argmax = next;
+  req.cancel = &cancel_;
+  logits_rows_ = 0;  // this step's logits stay on the device
+  greedy_next_ = -1;
+  BW24_RETURN_IF_ERROR(runner_->forward(req));
+  tokens_.push_back(tok);
+  greedy_next_ = *next;
+  return absl::OkStatus();
+}
+
 absl::Status Session::rewind(int32_t n_keep) {
   if (n_keep < 0 || n_keep > position())
     return error(Code::kInvalidArgument, "rewind to {} outside [0, {}]", n_keep, position());
   if (n_keep == position()) return absl::OkStatus();
   tokens_.resize(n_keep);
   logits_rows_ = 0;  // recomputed on demand by ensure_logits()
+  greedy_next_ = -1;
   // A recurrent state cannot be cut back: recompute it from the kept tokens but the last, which
   // ensure_logits() feeds to get its logits. Cost: one prefill of n_keep - 1 tokens.
   if (runner_->recurrent()) return replay(std::max(n_keep - 1, 0));

@@ -50,6 +50,8 @@ class Session {
   Session() : sampler_(0) {}
   absl::Status run(const int32_t* tokens, int32_t n, bool all_logits);
   absl::Status ensure_logits();
+  // One greedy step on the device: commit tok, *next = the argmax after it (logits stay there).
+  absl::Status run_greedy(int32_t tok, int32_t* next);
   // Recurrent runners: rebuild the state from tokens_[0, upto) (after a failed request or a
   // rewind). On failure the history is dropped (position 0) and the error returned.
   absl::Status replay(int32_t upto);
@@ -60,6 +62,7 @@ class Session {
   std::vector<int32_t> tokens_;  // the context, one id per position
   std::vector<float> logits_;
   int32_t logits_rows_ = 0;      // 0 = no valid logits
+  int32_t greedy_next_ = -1;     // the device's argmax after the last token (run_greedy), else -1
   sampling::Sampler sampler_;
   std::atomic<bool> cancel_{false};
 };

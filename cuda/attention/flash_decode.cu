@@ -1,0 +1,219 @@
+// Split-K decode attention (cuda/attention/flash.cuh, flash_decode).
+//
+// split_kernel, a CTA of 4 warps per (KV head g, split s, token t), keys [lo, hi] of the split:
+//  1. scores: warp w takes keys w, w + 4, ...; lane l holds elements [l D/32, (l+1) D/32) of the
+//     key row (one 4/8/16-byte load) and of each of the group's G query rows (registers), so one
+//     read of K serves G heads; G warp sums per key; scores to shared memory.
+//  2. per head: max, exp, sum over the split (a warp per head).
+//  3. P V: warps again split the keys, lanes the row; G x D/32 accumulators per lane, merged
+//     across the warps with shared-memory atomics; unnormalized O and (max, sum) go to scratch.
+// merge_kernel, a CTA per (query head, token): O = sum_s e^(m_s - M) O_s / sum_s e^(m_s - M) l_s.
+#include <cuda_fp16.h>
+#include <math.h>
+
+#include "cuda/attention/flash.cuh"
+#include "cuda/common/check.cuh"
+#include "cuda/common/launch.cuh"
+
+namespace bw24::cuda {
+namespace {
+
+constexpr int kThreads = 128, kWarps = kThreads / 32, kSplit = kFlashDecodeSplit, kMaxGroup = kFlashDecodeMaxGroup;
+
+// kPer consecutive cache elements as floats (one aligned load: row offsets are multiples of kPer).
+template <int kPer>
+__device__ __forceinline__ void load_row(const float* p, float (&v)[kPer]) {
+#pragma unroll
+  for (int e = 0; e < kPer; e += 2) {
+    const float2 x = *reinterpret_cast<const float2*>(p + e);
+    v[e] = x.x;
+    v[e + 1] = x.y;
+  }
+}
+template <int kPer>
+__device__ __forceinline__ void load_row(const __half* p, float (&v)[kPer]) {
+#pragma unroll
+  for (int e = 0; e < kPer; e += 2) {
+    const float2 x = __half22float2(*reinterpret_cast<const __half2*>(p + e));
+    v[e] = x.x;
+    v[e + 1] = x.y;
+  }
+}
+
+template <typename T, int D>
+__global__ void __launch_bounds__(kThreads) split_kernel(float* part_o, float2* part_ml, const float* q, const T* kc,
+                                                         const T* vc, int n_head, int n_head_kv, DevicePos pos,
+                                                         int window, float scale, int n_splits) {
+  constexpr int kPer = D / 32;
+  __shared__ float sc[kMaxGroup][kSplit];
+  __shared__ float red[kMaxGroup][D];
+  __shared__ float2 ml[kMaxGroup];
+  pdl_begin();
+  const int g = blockIdx.x, s = blockIdx.y, t = blockIdx.z, G = n_head / n_head_kv;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int64_t p = pos.base + t + (pos.dev ? *pos.dev : 0);
+  const int64_t first = window > 0 ? max(int64_t{0}, p - window + 1) : 0;
+  const int64_t lo = max(first, int64_t{s} * kSplit), hi = min(p, int64_t{s + 1} * kSplit - 1);
+  const int64_t slot0 = (int64_t{t} * n_head + int64_t{g} * G) * n_splits + s;  // head i: slot0 + i * n_splits
+  if (lo > hi) {  // nothing of this split is visible (past the position, or before the window)
+    if (threadIdx.x < G) part_ml[slot0 + threadIdx.x * n_splits] = make_float2(-INFINITY, 0.0f);
+    return;
+  }
+  const int64_t kvw = int64_t{n_head_kv} * D;
+  const T* krow = kc + lo * kvw + g * D + lane * kPer;
+  const T* vrow = vc + lo * kvw + g * D + lane * kPer;
+  const int n = static_cast<int>(hi - lo + 1);
+
+  float qv[kMaxGroup][kPer];
+#pragma unroll
+  for (int i = 0; i < kMaxGroup; ++i)
+    if (i < G) {
+      load_row<kPer>(q + (int64_t{t} * n_head + g * G + i) * D + lane * kPer, qv[i]);
+#pragma unroll
+      for (int e = 0; e < kPer; ++e) qv[i][e] *= scale;
+    }
+
+  // 1. Scores, two keys per step per warp (both loads in flight before the math).
+  for (int j0 = warp; j0 < n; j0 += 2 * kWarps) {
+    float k[2][kPer];
+#pragma unroll
+    for (int u = 0; u < 2; ++u)
+      if (j0 + u * kWarps < n) load_row<kPer>(krow + (j0 + u * kWarps) * kvw, k[u]);
+#pragma unroll
+    for (int u = 0; u < 2; ++u) {
+      const int j = j0 + u * kWarps;
+      if (j >= n) break;
+#pragma unroll
+      for (int i = 0; i < kMaxGroup; ++i)
+        if (i < G) {
+          float d = 0;
+#pragma unroll
+          for (int e = 0; e < kPer; ++e) d += qv[i][e] * k[u][e];
+          d = warp_sum(d);
+          if (lane == 0) sc[i][j] = d;
+        }
+    }
+  }
+  for (int i = threadIdx.x; i < G * D; i += kThreads) red[i / D][i % D] = 0.0f;
+  __syncthreads();
+
+  // 2. Softmax pieces of the split, a warp per head.
+  for (int i = warp; i < G; i += kWarps) {
+    float m = -INFINITY;
+    for (int j = lane; j < n; j += 32) m = fmaxf(m, sc[i][j]);
+    m = warp_max(m);
+    float l = 0;
+    for (int j = lane; j < n; j += 32) {
+      const float e = expf(sc[i][j] - m);
+      sc[i][j] = e;
+      l += e;
+    }
+    l = warp_sum(l);
+    if (lane == 0) ml[i] = make_float2(m, l);
+  }
+  __syncthreads();
+
+  // 3. Unnormalized P V.
+  float acc[kMaxGroup][kPer] = {};
+  for (int j0 = warp; j0 < n; j0 += 2 * kWarps) {
+    float v[2][kPer];
+#pragma unroll
+    for (int u = 0; u < 2; ++u)
+      if (j0 + u * kWarps < n) load_row<kPer>(vrow + (j0 + u * kWarps) * kvw, v[u]);
+#pragma unroll
+    for (int u = 0; u < 2; ++u) {
+      const int j = j0 + u * kWarps;
+      if (j >= n) break;
+#pragma unroll
+      for (int i = 0; i < kMaxGroup; ++i)
+        if (i < G) {
+          const float pij = sc[i][j];
+#pragma unroll
+          for (int e = 0; e < kPer; ++e) acc[i][e] += pij * v[u][e];
+        }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < kMaxGroup; ++i)
+    if (i < G)
+#pragma unroll
+      for (int e = 0; e < kPer; ++e) atomicAdd(&red[i][lane * kPer + e], acc[i][e]);
+  __syncthreads();
+  for (int i = threadIdx.x; i < G * D; i += kThreads)
+    part_o[(slot0 + int64_t{i / D} * n_splits) * D + i % D] = red[i / D][i % D];
+  if (threadIdx.x < G) part_ml[slot0 + threadIdx.x * n_splits] = ml[threadIdx.x];
+}
+
+__global__ void merge_kernel(float* out, const float* part_o, const float2* part_ml, int n_head, int D, int n_splits) {
+  pdl_begin();
+  const int h = blockIdx.x, t = blockIdx.y;
+  const int64_t slot0 = (int64_t{t} * n_head + h) * n_splits;
+  float M = -INFINITY;
+  for (int s = 0; s < n_splits; ++s) {
+    const float2 v = part_ml[slot0 + s];
+    if (v.y > 0) M = fmaxf(M, v.x);
+  }
+  for (int d = threadIdx.x; d < D; d += blockDim.x) {
+    float L = 0, o = 0;
+    for (int s = 0; s < n_splits; ++s) {
+      const float2 v = part_ml[slot0 + s];
+      if (v.y <= 0) continue;
+      const float w = expf(v.x - M);
+      L += w * v.y;
+      o += w * part_o[(slot0 + s) * D + d];
+    }
+    out[(int64_t{t} * n_head + h) * D + d] = o / L;
+  }
+}
+
+int splits_for(int n_ctx) { return (n_ctx + kSplit - 1) / kSplit; }
+
+template <typename T, int D>
+cudaError_t launch_split(dim3 grid, float* part_o, float2* part_ml, const float* q, const void* kc, const void* vc,
+                         int n_head, int n_head_kv, DevicePos pos, int window, float scale, int n_splits,
+                         cudaStream_t stream) {
+  return launch_pdl(split_kernel<T, D>, grid, dim3(kThreads), 0, stream, part_o, part_ml, q, static_cast<const T*>(kc),
+                    static_cast<const T*>(vc), n_head, n_head_kv, pos, window, scale, n_splits);
+}
+
+}  // namespace
+
+bool flash_decode_supports(int head_dim, int n_head, int n_head_kv) {
+  return (head_dim == 64 || head_dim == 128 || head_dim == 256) && n_head_kv > 0 && n_head % n_head_kv == 0 &&
+         n_head / n_head_kv <= kMaxGroup;
+}
+
+int64_t flash_decode_scratch(int n_ctx, int n_tokens, int n_head, int head_dim) {
+  return int64_t{n_tokens} * n_head * splits_for(n_ctx) * (head_dim + 2);
+}
+
+// The dispatch table: head size x cache type.
+cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const void* v_cache, bool kv_f16,
+                         float* scratch, int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos,
+                         int window, float scale, int n_ctx, cudaStream_t stream) {
+  if (n_tokens <= 0) return cudaSuccess;
+  if (n_tokens > kFlashDecodeMaxTokens || !flash_decode_supports(head_dim, n_head, n_head_kv) || n_ctx <= 0)
+    return cudaErrorInvalidValue;
+  const int n_splits = splits_for(n_ctx);
+  float* part_o = scratch;
+  float2* part_ml = reinterpret_cast<float2*>(scratch + int64_t{n_tokens} * n_head * n_splits * head_dim);
+  const dim3 grid(static_cast<unsigned>(n_head_kv), static_cast<unsigned>(n_splits), static_cast<unsigned>(n_tokens));
+  auto go = [&](auto launcher) {
+    return launcher(grid, part_o, part_ml, q, k_cache, v_cache, n_head, n_head_kv, pos, window, scale, n_splits, stream);
+  };
+  cudaError_t e;
+  switch (head_dim * 2 + kv_f16) {
+    case 2 * 64: e = go(launch_split<float, 64>); break;
+    case 2 * 64 + 1: e = go(launch_split<__half, 64>); break;
+    case 2 * 128: e = go(launch_split<float, 128>); break;
+    case 2 * 128 + 1: e = go(launch_split<__half, 128>); break;
+    case 2 * 256: e = go(launch_split<float, 256>); break;
+    case 2 * 256 + 1: e = go(launch_split<__half, 256>); break;
+    default: return cudaErrorInvalidValue;
+  }
+  if (e != cudaSuccess) return e;
+  return launch_pdl(merge_kernel, dim3(static_cast<unsigned>(n_head), static_cast<unsigned>(n_tokens)),
+                    dim3(static_cast<unsigned>(head_dim)), 0, stream, out, part_o, part_ml, n_head, head_dim, n_splits);
+}
+
+}  // namespace bw24::cuda
