@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cuda/attention/flash.cuh"
@@ -116,16 +117,20 @@ void BM_FlashDecode(benchmark::State& state) {
   });
 }
 
-// Prefill GEMM, bf16 operands: args m (tokens), n (weight rows), k. Bytes: A, W and C once.
+// Prefill GEMM, bf16 operands: args m (tokens), n (weight rows), k, tile configuration (-1: the
+// dispatch table's pick; the others are the table's entries, cuda::gemm_bf16_config_name). Bytes:
+// A, W and C once.
 void BM_GemmBF16(benchmark::State& state) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  const int config = static_cast<int>(state.range(3));
+  state.SetLabel(config < 0 ? "pick" : cuda::gemm_bf16_config_name(config));
   Buffer a(size_t(m * k) * 2), w(size_t(n * k) * 2), c(size_t(m * n) * 4);
   // bf16 from random bytes can be NaN; the time does not depend on it.
   timed(
       state, double(m * k * 2 + n * k * 2 + m * n * 4),
       [&] {
         cuda::gemm_bf16(static_cast<const cuda::bf16*>(a.p), static_cast<const cuda::bf16*>(w.p),
-                        static_cast<float*>(c.p), m, n, k, n, cuda::GemvOut::kStore, nullptr);
+                        static_cast<float*>(c.p), m, n, k, n, cuda::GemvOut::kStore, nullptr, config);
       },
       2.0 * m * n * k);
 }
@@ -173,9 +178,12 @@ void register_all() {
   benchmark::RegisterBenchmark("flash_decode", BM_FlashDecode)
       ->Args({128, 1})->Args({4096, 0})->Args({4096, 1})->Args({32768, 1})->UseManualTime()->Unit(
           benchmark::kMicrosecond);
-  benchmark::RegisterBenchmark("gemm_bf16", BM_GemmBF16)
-      ->Args({512, 6144, 4096})->Args({512, 4096, 4096})->Args({512, 24576, 4096})->Args({512, 4096, 12288})
-      ->Args({2048, 4096, 4096})->UseManualTime()->Unit(benchmark::kMicrosecond);
+  auto* gemm = benchmark::RegisterBenchmark("gemm_bf16", BM_GemmBF16);
+  for (int config = -1; config < cuda::gemm_bf16_config_count(); ++config)
+    for (auto [m, n, k] : {std::tuple{512, 6144, 4096}, std::tuple{512, 4096, 4096}, std::tuple{512, 24576, 4096},
+                           std::tuple{512, 4096, 12288}, std::tuple{2048, 4096, 4096}})
+      gemm->Args({m, n, k, config});
+  gemm->UseManualTime()->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("dequant_q4_k", BM_DequantQ4K)
       ->Args({24576, 4096})->Args({4096, 12288})->UseManualTime()->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("flash_prefill", BM_FlashPrefill)

@@ -629,31 +629,35 @@ void check_gemm(std::mt19937& rng, ThreadPool& pool, Result& r) {
     DeviceBuffer<float> dy(y0.size());
     upload(da, to_bf16_bits(a));
     upload(dw, to_bf16_bits(w));
-    upload(dy, y0);  // columns past n keep y0 (checked below); with add the inputs
-    if (!c.add)
-      for (int64_t i = 0; i < c.m; ++i) cudaMemset(dy.p + i * c.ldc, 0xff, size_t(c.n) * 4);  // NaN poison
-    bool good = ok(cuda::gemm_bf16(reinterpret_cast<const cuda::bf16*>(da.p), reinterpret_cast<const cuda::bf16*>(dw.p),
-                                   dy.p, c.m, c.n, c.k, c.ldc, c.add ? cuda::GemvOut::kAdd : cuda::GemvOut::kStore,
-                                   nullptr),
-                   "gemm_bf16") &&
-                ok(cudaDeviceSynchronize(), "gemm sync");
-    const std::vector<float> y = download(dy, y0.size());
-    double worst = 0;
-    for (int64_t i = 0; i < c.m; ++i)
-      for (int64_t j = 0; j < c.ldc; ++j) {
-        const size_t o = size_t(i * c.ldc + j);
-        if (j >= c.n) {  // outside the product: untouched
-          if (y[o] != y0[o]) worst = INFINITY;
-          continue;
+    // The table's pick (-1), then every configuration of the table on the larger shapes.
+    for (int config = -1; config < (c.m >= 100 ? cuda::gemm_bf16_config_count() : 0); ++config) {
+      upload(dy, y0);  // columns past n keep y0 (checked below); with add the inputs
+      if (!c.add)
+        for (int64_t i = 0; i < c.m; ++i) cudaMemset(dy.p + i * c.ldc, 0xff, size_t(c.n) * 4);  // NaN poison
+      bool good = ok(cuda::gemm_bf16(reinterpret_cast<const cuda::bf16*>(da.p), reinterpret_cast<const cuda::bf16*>(dw.p),
+                                     dy.p, c.m, c.n, c.k, c.ldc, c.add ? cuda::GemvOut::kAdd : cuda::GemvOut::kStore,
+                                     nullptr, config),
+                     "gemm_bf16") &&
+                  ok(cudaDeviceSynchronize(), "gemm sync");
+      const std::vector<float> y = download(dy, y0.size());
+      double worst = 0;
+      for (int64_t i = 0; i < c.m; ++i)
+        for (int64_t j = 0; j < c.ldc; ++j) {
+          const size_t o = size_t(i * c.ldc + j);
+          if (j >= c.n) {  // outside the product: untouched
+            if (y[o] != y0[o]) worst = INFINITY;
+            continue;
+          }
+          if (!std::isfinite(y[o])) worst = INFINITY;
+          else worst = std::max(worst, std::fabs(double(y[o]) - ref[o]) / std::max(double(scale[o]), 1e-30));
         }
-        if (!std::isfinite(y[o])) worst = INFINITY;
-        else worst = std::max(worst, std::fabs(double(y[o]) - ref[o]) / std::max(double(scale[o]), 1e-30));
-      }
-    good = good && worst < 1e-5;
-    report(r, good, true, c.add ? "gemm_bf16 add" : "gemm_bf16",
-           std::to_string(c.m) + " x " + std::to_string(c.n) + " x " + std::to_string(c.k) +
-               (c.ldc != c.n ? " ldc " + std::to_string(c.ldc) : ""),
-           worst);
+      good = good && worst < 1e-5;
+      report(r, good, true, c.add ? "gemm_bf16 add" : "gemm_bf16",
+             std::to_string(c.m) + " x " + std::to_string(c.n) + " x " + std::to_string(c.k) +
+                 (c.ldc != c.n ? " ldc " + std::to_string(c.ldc) : "") +
+                 (config < 0 ? "" : std::string(", ") + cuda::gemm_bf16_config_name(config)),
+             worst);
+    }
   }
 }
 

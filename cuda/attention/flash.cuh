@@ -6,11 +6,11 @@
 // online softmax. K/V tiles are converted f32 -> bf16 into shared memory on the way in.
 //
 // flash_decode: split-K decode attention for up to 8 tokens. The keys up to n_ctx are cut into
-// splits of 256; a CTA per (KV head, split, token) computes the scores of all query heads of the
+// splits of 128; a CTA per (KV head, split, token) computes the scores of all query heads of the
 // group from one read of its K/V rows (GQA: 4 query heads of Qwen3-8B share one read), its
 // softmax max and sum, and the unnormalized P V; a second kernel merges the splits. The grid
 // covers n_ctx, not the current length: CTAs past the position exit at once, so a captured graph
-// replays at every position. At depth 4096 a Qwen3-8B layer reads 16.8 MB of f16 K/V over 8 x 16
+// replays at every position. At depth 4096 a Qwen3-8B layer reads 16.8 MB of f16 K/V over 8 x 32
 // CTAs (4.8 us at 3.5 TB/s).
 //
 // Same contract as cuda::attention (cuda/ops/ops.cuh): q [n_tokens][n_head][D], out likewise,
@@ -34,7 +34,7 @@ cudaError_t flash_prefill(float* out, const float* q, const void* k_cache, const
                           int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos, int window, float scale,
                           cudaStream_t stream);
 
-constexpr int kFlashDecodeSplit = 256;     // keys per split
+constexpr int kFlashDecodeSplit = 128;     // keys per split
 constexpr int kFlashDecodeMaxGroup = 8;    // query heads per KV head
 constexpr int kFlashDecodeMaxTokens = 8;
 bool flash_decode_supports(int head_dim, int n_head, int n_head_kv);

@@ -1,10 +1,10 @@
 // The prefill GEMM (cuda/gemm/gemm.cuh): bf16 mma.sync m16n8k16 with f32 accumulators.
 //
-// Tiling: a CTA of 8 warps computes a BM x 128 tile of C (BM = 128 or 64 tokens x 128 weight
-// rows); warps 2 x 4, each a (BM / 2) x 32 sub-tile = (BM / 32) x 4 mma tiles. K advances 32 per
-// stage through a 4-stage cp.async ring in shared memory (16 KB a stage at BM = 128): while the
-// tensor cores work on stage k, the loads of stages k + 1 .. k + 3 are in flight
-// (kernels-hopper.md §1: bytes in flight hide the L2/HBM latency).
+// Tiling (one kernel template, a table of configurations at the end): a CTA computes a BM x BN
+// tile of C (BM tokens x BN weight rows) with WarpsM x WarpsN warps, each a (BM / WarpsM) x
+// (BN / WarpsN) sub-tile of m16n8 mma tiles. K advances 32 per stage through a cp.async ring in
+// shared memory (16 KB a stage at 128 x 128): while the tensor cores work on stage k, the loads of
+// the next stages are in flight (kernels-hopper.md §1: bytes in flight hide the L2/HBM latency).
 //
 // Shared layout: a tile row of 32 bf16 is 64 bytes = 4 chunks of 16; chunk c of row r sits at
 // c ^ ((r >> 1) & 3). ldmatrix reads 8 consecutive rows at one logical chunk; with a 64-byte row
@@ -25,7 +25,17 @@
 namespace bw24::cuda {
 namespace {
 
-constexpr int kBN = 128, kBK = 32, kStages = 4, kThreads = 256;
+constexpr int kBK = 32;
+
+// A tile configuration: CTA tile kBM x kBN, kWarpsM x kWarpsN warps, kStages deep cp.async ring.
+template <int BM, int BN, int WarpsM, int WarpsN, int Stages>
+struct Tiles {
+  static constexpr int kBM = BM, kBN = BN, kWarpsM = WarpsM, kWarpsN = WarpsN, kStages = Stages;
+  static constexpr int kThreads = 32 * WarpsM * WarpsN;
+  static constexpr int kWM = BM / WarpsM, kWN = BN / WarpsN;  // warp tile
+  static constexpr int kMT = kWM / 16, kNT = kWN / 8;          // mma tiles per warp
+  static constexpr size_t kSmem = size_t{Stages} * (BM + BN) * kBK * 2;
+};
 
 __device__ __forceinline__ uint32_t smem_addr(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
@@ -59,7 +69,7 @@ __device__ __forceinline__ void mma_bf16(float (&c)[4], const uint32_t (&a)[4], 
 __device__ __forceinline__ int swz(int row, int chunk) { return row * kBK + ((chunk ^ ((row >> 1) & 3)) << 3); }
 
 // rows x kBK tile starting at global row r0 of a [n_rows][k] matrix, column k0, into s.
-template <int kRows>
+template <int kRows, int kThreads>
 __device__ __forceinline__ void load_tile(bf16* s, const bf16* g, int64_t r0, int64_t n_rows, int64_t k, int64_t k0) {
   static_assert(kRows * 4 % kThreads == 0, "whole chunks per thread");
 #pragma unroll
@@ -79,32 +89,35 @@ struct Segments {
   unsigned tile_end[kMaxGemmSegments];
   int count;
 };
+static_assert(kMaxGemmSegments == 3, "the kernel selects among three segments");
 
-template <int kBM>
-__global__ void __launch_bounds__(kThreads) gemm_bf16_kernel(const bf16* __restrict__ a, Segments seg, int64_t M,
-                                                             int64_t K, bool add) {
-  constexpr int kWM = kBM / 2, kWN = kBN / 4, kMT = kWM / 16, kNT = kWN / 8;
+template <class C>
+__global__ void __launch_bounds__(C::kThreads) gemm_bf16_kernel(const bf16* __restrict__ a, Segments seg, int64_t M,
+                                                                int64_t K, bool add) {
+  constexpr int kBM = C::kBM, kBN = C::kBN, kStages = C::kStages, kWM = C::kWM, kWN = C::kWN, kMT = C::kMT,
+                kNT = C::kNT;
   extern __shared__ uint4 smem_raw[];
   bf16* sa = reinterpret_cast<bf16*>(smem_raw);
   bf16* sb = sa + kStages * kBM * kBK;
-  int s = 0;
-  while (s + 1 < seg.count && blockIdx.y >= seg.tile_end[s]) ++s;
-  const bf16* __restrict__ w = seg.w[s];
-  float* c = seg.c[s];
-  const int64_t N = seg.n[s], ldc = seg.ldc[s];
+  // The segment by selects, not by a dynamic index (which copies the parameter struct to the stack).
+  const int s = (seg.count > 1 && blockIdx.y >= seg.tile_end[0]) + (seg.count > 2 && blockIdx.y >= seg.tile_end[1]);
+  auto at = [s](const auto& field) { return s == 0 ? field[0] : s == 1 ? field[1] : field[2]; };
+  const bf16* __restrict__ w = at(seg.w);
+  float* c = at(seg.c);
+  const int64_t N = at(seg.n), ldc = at(seg.ldc);
   const int64_t m0 = static_cast<int64_t>(blockIdx.x) * kBM,
-                n0 = static_cast<int64_t>(blockIdx.y - (s ? seg.tile_end[s - 1] : 0)) * kBN;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wm = warp / 4, wn = warp % 4;
+                n0 = static_cast<int64_t>(blockIdx.y - (s == 0 ? 0 : s == 1 ? seg.tile_end[0] : seg.tile_end[1])) * kBN;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wm = warp / C::kWarpsN, wn = warp % C::kWarpsN;
   const int kt_count = static_cast<int>(K / kBK);
 
   pdl_begin();
   auto load_stage = [&](int stage, int kt) {
-    load_tile<kBM>(sa + stage * kBM * kBK, a, m0, M, K, int64_t{kt} * kBK);
-    load_tile<kBN>(sb + stage * kBN * kBK, w, n0, N, K, int64_t{kt} * kBK);
+    load_tile<kBM, C::kThreads>(sa + stage * kBM * kBK, a, m0, M, K, int64_t{kt} * kBK);
+    load_tile<kBN, C::kThreads>(sb + stage * kBN * kBK, w, n0, N, K, int64_t{kt} * kBK);
   };
 #pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
-    if (s < kt_count) load_stage(s, s);
+  for (int st = 0; st < kStages - 1; ++st) {
+    if (st < kt_count) load_stage(st, st);
     cp_async_commit();
   }
 
@@ -165,32 +178,73 @@ __global__ void __launch_bounds__(kThreads) gemm_bf16_kernel(const bf16* __restr
     }
 }
 
-template <int kBM>
+template <class C>
 cudaError_t launch(const bf16* a, const Segments& seg, int64_t m, int64_t k, bool add, cudaStream_t s) {
-  constexpr size_t smem = size_t{kStages} * (kBM + kBN) * kBK * sizeof(bf16);
   static bool configured = false;  // the opt-in above 48 KB, once per process (one device)
   if (!configured) {
-    BW24_CUDA_TRY(cudaFuncSetAttribute(gemm_bf16_kernel<kBM>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(smem)));
+    BW24_CUDA_TRY(cudaFuncSetAttribute(gemm_bf16_kernel<C>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(C::kSmem)));
     configured = true;
   }
-  const dim3 grid(static_cast<unsigned>((m + kBM - 1) / kBM), seg.tile_end[seg.count - 1]);
-  return launch_pdl(gemm_bf16_kernel<kBM>, grid, dim3(kThreads), smem, s, a, seg, m, k, add);
+  const dim3 grid(static_cast<unsigned>((m + C::kBM - 1) / C::kBM), seg.tile_end[seg.count - 1]);
+  return launch_pdl(gemm_bf16_kernel<C>, grid, dim3(C::kThreads), C::kSmem, s, a, seg, m, k, add);
+}
+
+// The dispatch table of the GEMM family. Microbenchmarks (bw24-microbench gemm_bf16_config, Qwen3-8B
+// shapes at M = 512) chose the entries and the rule in pick().
+struct Config {
+  const char* name;
+  int bm, bn;
+  cudaError_t (*launch)(const bf16*, const Segments&, int64_t, int64_t, bool, cudaStream_t);
+};
+constexpr Config kConfigs[] = {
+    {"64x128 warps 2x4 (32x32) 4 stages", 64, 128, launch<Tiles<64, 128, 2, 4, 4>>},
+    {"128x128 warps 2x4 (64x32) 4 stages", 128, 128, launch<Tiles<128, 128, 2, 4, 4>>},
+    {"128x128 warps 2x2 (64x64) 4 stages", 128, 128, launch<Tiles<128, 128, 2, 2, 4>>},
+    {"128x256 warps 2x4 (64x64) 3 stages", 128, 256, launch<Tiles<128, 256, 2, 4, 3>>},
+    {"256x128 warps 4x2 (64x64) 3 stages", 256, 128, launch<Tiles<256, 128, 4, 2, 3>>},
+};
+constexpr int kConfigCount = sizeof(kConfigs) / sizeof(kConfigs[0]);
+
+int sm_count() {
+  static int sms = 0;
+  if (!sms) {
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+      sms = 132;
+  }
+  return sms;
+}
+
+// 64-token tiles when 128-token tiles would leave half the SMs idle (small M or narrow N); a
+// 128 x 128 tile does 2x the mma per ldmatrix of a 64 x 128 one (measured 327 vs ~250 TFLOP/s).
+int pick(int64_t m, int64_t n_total) {
+  const int64_t ctas128 = ((m + 127) / 128) * ((n_total + 127) / 128);
+  return (m <= 64 || 2 * ctas128 < sm_count()) ? 0 : 1;
 }
 
 }  // namespace
 
+int gemm_bf16_config_count() { return kConfigCount; }
+const char* gemm_bf16_config_name(int config) {
+  return config >= 0 && config < kConfigCount ? kConfigs[config].name : "?";
+}
+
 cudaError_t gemm_bf16(const bf16* a, const bf16* w, float* c, int64_t m, int64_t n, int64_t k, int64_t ldc, GemvOut out,
-                      cudaStream_t s) {
+                      cudaStream_t s, int config) {
   const GemmSegment seg{w, c, n, ldc};
-  return gemm_bf16_multi(a, &seg, 1, m, k, out, s);
+  return gemm_bf16_multi(a, &seg, 1, m, k, out, s, config);
 }
 
 cudaError_t gemm_bf16_multi(const bf16* a, const GemmSegment* segs, int n_segs, int64_t m, int64_t k, GemvOut out,
-                            cudaStream_t s) {
+                            cudaStream_t s, int config) {
   if (m <= 0) return cudaSuccess;
-  if (k <= 0 || k % kBK != 0 || n_segs < 1 || n_segs > kMaxGemmSegments || out == GemvOut::kGateUp)
+  if (k <= 0 || k % kBK != 0 || n_segs < 1 || n_segs > kMaxGemmSegments || out == GemvOut::kGateUp ||
+      config >= kConfigCount)
     return cudaErrorInvalidValue;
+  int64_t n_total = 0;
+  for (int i = 0; i < n_segs; ++i) n_total += segs[i].n;
+  const Config& cfg = kConfigs[config >= 0 ? config : pick(m, n_total)];
   Segments seg{};
   unsigned tiles = 0;
   for (int i = 0; i < n_segs; ++i) {
@@ -200,23 +254,11 @@ cudaError_t gemm_bf16_multi(const bf16* a, const GemmSegment* segs, int n_segs, 
     seg.c[i] = g.c;
     seg.n[i] = g.n;
     seg.ldc[i] = g.ldc;
-    tiles += static_cast<unsigned>((g.n + kBN - 1) / kBN);
+    tiles += static_cast<unsigned>((g.n + cfg.bn - 1) / cfg.bn);
     seg.tile_end[i] = tiles;
   }
   seg.count = n_segs;
-  const bool add = out == GemvOut::kAdd;
-  const int64_t n = int64_t{tiles} * kBN;
-  // 64-token tiles when 128-token tiles would leave half the SMs idle (small M or narrow N); a
-  // 128 x 128 tile does 2x the mma per ldmatrix of a 64 x 128 one (measured 327 vs ~250 TFLOP/s).
-  static int sms = 0;
-  if (!sms) {
-    int dev = 0;
-    BW24_CUDA_TRY(cudaGetDevice(&dev));
-    BW24_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  }
-  const int64_t ctas128 = ((m + 127) / 128) * ((n + kBN - 1) / kBN);
-  if (m <= 64 || 2 * ctas128 < sms) return launch<64>(a, seg, m, k, add, s);
-  return launch<128>(a, seg, m, k, add, s);
+  return cfg.launch(a, seg, m, k, out == GemvOut::kAdd, s);
 }
 
 }  // namespace bw24::cuda

@@ -39,8 +39,11 @@ cudaError_t dequant_bf16(const void* w, uint32_t ggml_type, int64_t rows, int64_
 
 // C[m * ldc + n] for m < M, n < N: out kStore (=) or kAdd (+=). A [M][K], W [N][K] bf16 row-major;
 // K % 32 == 0, N even.
+// config: an entry of the tile-configuration table (benchmarks), -1 = the table's pick for the shape.
 cudaError_t gemm_bf16(const bf16* a, const bf16* w, float* c, int64_t m, int64_t n, int64_t k, int64_t ldc, GemvOut out,
-                      cudaStream_t stream);
+                      cudaStream_t stream, int config = -1);
+int gemm_bf16_config_count();
+const char* gemm_bf16_config_name(int config);
 
 // Several weight matrices over the same A in one launch (Q, K and V; gate and up): each segment
 // its own W [n][K] and C (ldc). One launch fills the GPU where K and V alone (1024 rows: 8 column
@@ -52,6 +55,6 @@ struct GemmSegment {
   int64_t n, ldc;
 };
 cudaError_t gemm_bf16_multi(const bf16* a, const GemmSegment* segs, int n_segs, int64_t m, int64_t k, GemvOut out,
-                            cudaStream_t stream);
+                            cudaStream_t stream, int config = -1);
 
 }  // namespace bw24::cuda
