@@ -216,11 +216,17 @@ int sm_count() {
   return sms;
 }
 
-// 64-token tiles when 128-token tiles would leave half the SMs idle (small M or narrow N); a
-// 128 x 128 tile does 2x the mma per ldmatrix of a 64 x 128 one (measured 327 vs ~250 TFLOP/s).
+// 64-token tiles when 128-token tiles would leave half the SMs idle (small M or narrow N); else
+// 128 x 128 with four 64 x 64 warps. Measured on the H200 at 147640f1 (M = 512 unless noted; us):
+//   config                      6144x4096  4096x4096  24576x4096  4096x12288  M=2048 4096x4096
+//   64x128, 2x4 warps             98.8       67.3       383         192          251
+//   128x128, 2x4 warps (64x32)    94.2       66.5       296         180          196
+//   128x128, 2x2 warps (64x64)    90.1       66.2       282         181          186   <- default
+//   128x256 / 256x128, 64x64     ~122       121        ~356        344          240   (64 CTAs: 1/SM)
+// The 64x64 warp tile issues 8 ldmatrix per 32 mma (64x32: 6 per 16).
 int pick(int64_t m, int64_t n_total) {
   const int64_t ctas128 = ((m + 127) / 128) * ((n_total + 127) / 128);
-  return (m <= 64 || 2 * ctas128 < sm_count()) ? 0 : 1;
+  return (m <= 64 || 2 * ctas128 < sm_count()) ? 0 : 2;
 }
 
 }  // namespace
