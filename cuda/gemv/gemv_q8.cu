@@ -9,14 +9,11 @@
 // Q8_0, Q6_K, Q4_0, Q4_1, Q5_0 as planes (all quants of all blocks, then all scales, ...), so every
 // weight load is an aligned 8- or 16-byte load. gb = row * blocks + b indexes a block in its planes.
 //
-// Work split: a warp per output row at a time, 8 warps per CTA, each warp ~4 rows (grid-stride).
-// Legacy formats: one lane per 32-weight block, 64 blocks per warp step. K-quants: 8 lanes per
-// 256-weight block, 16 blocks per step (8 for a gate-up pair). Each format splits into load() (a
-// step's weights into a register fragment) and dot(); the kernel keeps two fragments and loads
-// step i + 1 (the next row's, at a row end) before it multiplies step i, so a warp's weight stream
-// has no gaps (bytes in flight, kernels-hopper.md §1.2). The first step's loads go out before the
-// activations are staged. (Hoisting them above the PDL wait measured faster for Q8_0 and slower
-// for the K-quants in version 2; not kept, docs/performance.md.)
+// Work split: one warp per output row (8 per CTA). Legacy formats: one lane per 32-weight block, a
+// warp covers 1024 columns per step. K-quants: 8 lanes per 256-weight block, 4 blocks per step.
+// Each lane issues the loads of kDepth steps before using any (bytes in flight,
+// kernels-hopper.md §1.2). (Hoisting the first step's loads above the PDL wait measured faster
+// for Q8_0 and slower for the K-quants; not kept, docs/performance.md.)
 #include <cuda_fp16.h>
 
 #include "cuda/common/check.cuh"
@@ -141,44 +138,37 @@ struct Q8_0 {  // planes: qs[32] (int8) | d. w = q * d
   }
 };
 
-// One lane per block, kDepth blocks per lane per step: a warp step covers 32 x kDepth blocks.
+// One lane per block; kDepth blocks per lane loaded before any is used.
 template <class F>
 struct Legacy {
-  static constexpr int kBlockElems = 32, kDepth = 2;
-  template <int kMats>
-  __host__ __device__ static constexpr int step_blocks() { return 32 * kDepth; }
+  static constexpr int kBlockElems = 32;
   __device__ static void prefetch(const uint8_t* w, int64_t, int64_t row, int64_t blocks, int lane) {
     prefetch_l2(w + row * blocks * F::kQuantBytes, blocks * F::kQuantBytes, lane);  // the quant plane
   }
-  // kMats matrices (gate and up) of the same shape over the same activations.
-  template <int kMats>
-  struct Frag {
-    typename F::Blk blk[kMats][kDepth];
-  };
-  template <int kMats>
-  __device__ static void load(const uint8_t* const (&w)[kMats], int64_t n_blocks, int64_t row, int64_t blocks,
-                              int64_t b0, int lane, Frag<kMats>& f) {
-#pragma unroll
-    for (int u = 0; u < kDepth; ++u)
-#pragma unroll
-      for (int m = 0; m < kMats; ++m) {
-        const int64_t b = b0 + lane + 32 * u;
-        if (b < blocks) f.blk[m][u] = F::load(w[m], n_blocks, row * blocks + b);
-      }
-  }
+  // kMats matrices (gate and up) of the same shape over the same activations: the loads of all
+  // of them are issued before any is used.
   template <int nt, int kMats>
-  __device__ static void dot(const Frag<kMats>& f, const uint8_t* const (&)[kMats], int64_t, int64_t, int64_t blocks,
-                             int64_t b0, const ActQ8& x, int64_t cols, int lane, float (&acc)[kMats][nt]) {
+  __device__ static void row_dot(const uint8_t* const (&w)[kMats], int64_t n_blocks, int64_t row, int64_t blocks,
+                                 const ActQ8& x, int64_t cols, int lane, float (&acc)[kMats][nt]) {
+    constexpr int kDepth = 2;
+    for (int64_t b0 = lane; b0 < blocks; b0 += 32 * kDepth) {
+      typename F::Blk blk[kMats][kDepth];
 #pragma unroll
-    for (int u = 0; u < kDepth; ++u) {
-      const int64_t b = b0 + lane + 32 * u;
-      if (b >= blocks) break;
+      for (int u = 0; u < kDepth; ++u)
 #pragma unroll
-      for (int t = 0; t < nt; ++t) {
-        const int4 xa = act16(x, cols, t, 32 * b), xb = act16(x, cols, t, 32 * b + 16);
-        const float2 ds = act_ds(x, cols, t, b);
+        for (int m = 0; m < kMats; ++m)
+          if (b0 + 32 * u < blocks) blk[m][u] = F::load(w[m], n_blocks, row * blocks + b0 + 32 * u);
 #pragma unroll
-        for (int m = 0; m < kMats; ++m) acc[m][t] += F::dot(f.blk[m][u], xa, xb, ds);
+      for (int u = 0; u < kDepth; ++u) {
+        const int64_t b = b0 + 32 * u;
+        if (b >= blocks) break;
+#pragma unroll
+        for (int t = 0; t < nt; ++t) {
+          const int4 xa = act16(x, cols, t, 32 * b), xb = act16(x, cols, t, 32 * b + 16);
+          const float2 ds = act_ds(x, cols, t, b);
+#pragma unroll
+          for (int m = 0; m < kMats; ++m) acc[m][t] += F::dot(blk[m][u], xa, xb, ds);
+        }
       }
     }
   }
@@ -190,94 +180,74 @@ struct Legacy {
 // sub-block 2c + 1). Lane (c, h) of a block's 8 loads qs[32c + 16h, +16) with one 16-byte load.
 // w = d * sc * q - dmin * m per sub-block.
 // ---------------------------------------------------------------------------------------------
-// Byte i of a 16-byte value held in registers, i only known at run time (lane-dependent): selects
-// and shifts, not an address (taking one puts the value in local memory).
-__device__ __forceinline__ int byte_of(const uint4& v, int i) {
-  const uint32_t w = i < 4 ? v.x : i < 8 ? v.y : i < 12 ? v.z : v.w;
-  return static_cast<int>((w >> (8 * (i & 3))) & 0xFFu);
-}
-
-// Sub-block j's 6-bit scale and min from the block head (bytes 4..15 hold the 12 scale bytes s[]).
-__device__ __forceinline__ void scale_min_k4(int j, const uint4& head, int* sc, int* m) {
-  auto s = [&](int i) { return byte_of(head, 4 + i); };
+__device__ __forceinline__ void scale_min_k4(int j, const uint8_t* s, int* sc, int* m) {
   if (j < 4) {
-    *sc = s(j) & 63;
-    *m = s(j + 4) & 63;
+    *sc = s[j] & 63;
+    *m = s[j + 4] & 63;
   } else {
-    *sc = (s(j + 4) & 0xF) | ((s(j - 4) >> 6) << 4);
-    *m = (s(j + 4) >> 4) | ((s(j) >> 6) << 4);
+    *sc = (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4);
+    *m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
   }
 }
 
 struct Q4_K {
   static constexpr int kBlockElems = 256;
-  template <int kMats>
-  __host__ __device__ static constexpr int depth() { return 4 / kMats; }
-  template <int kMats>
-  __host__ __device__ static constexpr int step_blocks() { return 4 * depth<kMats>(); }  // 4 groups of 8 lanes
   __device__ static void prefetch(const uint8_t* w, int64_t, int64_t row, int64_t blocks, int lane) {
     prefetch_l2(w + row * blocks * 144, blocks * 144, lane);
   }
-  template <int kMats>
-  struct Frag {
-    uint4 head[kMats][depth<kMats>()], qv[kMats][depth<kMats>()];
-  };
-  template <int kMats>
-  __device__ static void load(const uint8_t* const (&w)[kMats], int64_t, int64_t row, int64_t blocks, int64_t b0,
-                              int lane, Frag<kMats>& f) {
-    const int sub = lane % 8, grp = lane / 8, c = sub / 2, h = sub % 2;
-#pragma unroll
-    for (int u = 0; u < depth<kMats>(); ++u) {
-      const int64_t b = b0 + grp + 4 * u;
-#pragma unroll
-      for (int m = 0; m < kMats; ++m)
-        if (b < blocks) {
-          const uint8_t* blk = w[m] + (row * blocks + b) * 144;
-          f.head[m][u] = __ldg(reinterpret_cast<const uint4*>(blk));
-          f.qv[m][u] = __ldg(reinterpret_cast<const uint4*>(blk + 16 + 32 * c + 16 * h));
-        }
-    }
-  }
   template <int nt, int kMats>
-  __device__ static void dot(const Frag<kMats>& f, const uint8_t* const (&)[kMats], int64_t, int64_t, int64_t blocks,
-                             int64_t b0, const ActQ8& x, int64_t cols, int lane, float (&acc)[kMats][nt]) {
-    constexpr int kLo = 0x0F0F0F0F;
+  __device__ static void row_dot(const uint8_t* const (&w)[kMats], int64_t, int64_t row, int64_t blocks,
+                                 const ActQ8& x, int64_t cols, int lane, float (&acc)[kMats][nt]) {
+    constexpr int kLo = 0x0F0F0F0F, kDepth = 4 / kMats;
     const int sub = lane % 8, grp = lane / 8, c = sub / 2, h = sub % 2;
+    for (int64_t b0 = grp; b0 < blocks; b0 += 4 * kDepth) {
+      uint4 head[kMats][kDepth], qv[kMats][kDepth];
 #pragma unroll
-    for (int u = 0; u < depth<kMats>(); ++u) {
-      const int64_t b = b0 + grp + 4 * u;
-      if (b >= blocks) break;
-      const int64_t c0 = b * 256 + 64 * c + 16 * h;
-      int4 xa[nt], xb[nt];
-      float2 ds1[nt], ds2[nt];
+      for (int u = 0; u < kDepth; ++u) {
+        const int64_t b = b0 + 4 * u;
 #pragma unroll
-      for (int t = 0; t < nt; ++t) {
-        xa[t] = act16(x, cols, t, c0);
-        xb[t] = act16(x, cols, t, c0 + 32);
-        ds1[t] = act_ds(x, cols, t, b * 8 + 2 * c);
-        ds2[t] = act_ds(x, cols, t, b * 8 + 2 * c + 1);
+        for (int m = 0; m < kMats; ++m) {
+          if (b < blocks) {
+            const uint8_t* blk = w[m] + (row * blocks + b) * 144;
+            head[m][u] = __ldg(reinterpret_cast<const uint4*>(blk));
+            qv[m][u] = __ldg(reinterpret_cast<const uint4*>(blk + 16 + 32 * c + 16 * h));
+          }
+        }
       }
 #pragma unroll
-      for (int m = 0; m < kMats; ++m) {
-        const uint4& hd = f.head[m][u];
-        const float d = __half2float(__ushort_as_half(static_cast<unsigned short>(hd.x & 0xFFFFu)));
-        const float dmin = __half2float(__ushort_as_half(static_cast<unsigned short>(hd.x >> 16)));
-        int sc1, m1, sc2, m2;
-        scale_min_k4(2 * c, hd, &sc1, &m1);
-        scale_min_k4(2 * c + 1, hd, &sc2, &m2);
-        const uint4& qv = f.qv[m][u];
-        const int q[4] = {static_cast<int>(qv.x), static_cast<int>(qv.y), static_cast<int>(qv.z),
-                          static_cast<int>(qv.w)};
-        const int lo[4] = {q[0] & kLo, q[1] & kLo, q[2] & kLo, q[3] & kLo};
-        const int hi[4] = {(q[0] >> 4) & kLo, (q[1] >> 4) & kLo, (q[2] >> 4) & kLo, (q[3] >> 4) & kLo};
+      for (int u = 0; u < kDepth; ++u) {
+        const int64_t b = b0 + 4 * u;
+        if (b >= blocks) break;
+        const int64_t c0 = b * 256 + 64 * c + 16 * h;
+        int4 xa[nt], xb[nt];
+        float2 ds1[nt], ds2[nt];
 #pragma unroll
         for (int t = 0; t < nt; ++t) {
-          const int s1 = dp4a4(lo[0], lo[1], lo[2], lo[3], xa[t], 0);
-          const int s2 = dp4a4(hi[0], hi[1], hi[2], hi[3], xb[t], 0);
-          float v = d * (sc1 * ds1[t].x * s1 + sc2 * ds2[t].x * s2);
-          // The min term covers the whole 32-element sub-block: counted once, by the h = 0 lane.
-          if (h == 0) v -= dmin * (m1 * ds1[t].y + m2 * ds2[t].y);
-          acc[m][t] += v;
+          xa[t] = act16(x, cols, t, c0);
+          xb[t] = act16(x, cols, t, c0 + 32);
+          ds1[t] = act_ds(x, cols, t, b * 8 + 2 * c);
+          ds2[t] = act_ds(x, cols, t, b * 8 + 2 * c + 1);
+        }
+#pragma unroll
+        for (int m = 0; m < kMats; ++m) {
+          const uint8_t* hb = reinterpret_cast<const uint8_t*>(&head[m][u]);
+          const float d = half_at(hb), dmin = half_at(hb + 2);
+          int sc1, m1, sc2, m2;
+          scale_min_k4(2 * c, hb + 4, &sc1, &m1);
+          scale_min_k4(2 * c + 1, hb + 4, &sc2, &m2);
+          const int q[4] = {static_cast<int>(qv[m][u].x), static_cast<int>(qv[m][u].y), static_cast<int>(qv[m][u].z),
+                            static_cast<int>(qv[m][u].w)};
+          const int lo[4] = {q[0] & kLo, q[1] & kLo, q[2] & kLo, q[3] & kLo};
+          const int hi[4] = {(q[0] >> 4) & kLo, (q[1] >> 4) & kLo, (q[2] >> 4) & kLo, (q[3] >> 4) & kLo};
+#pragma unroll
+          for (int t = 0; t < nt; ++t) {
+            const int s1 = dp4a4(lo[0], lo[1], lo[2], lo[3], xa[t], 0);
+            const int s2 = dp4a4(hi[0], hi[1], hi[2], hi[3], xb[t], 0);
+            float v = d * (sc1 * ds1[t].x * s1 + sc2 * ds2[t].x * s2);
+            // The min term covers the whole 32-element sub-block: counted once, by the h = 0 lane.
+            if (h == 0) v -= dmin * (m1 * ds1[t].y + m2 * ds2[t].y);
+            acc[m][t] += v;
+          }
         }
       }
     }
@@ -293,80 +263,61 @@ struct Q4_K {
 // ---------------------------------------------------------------------------------------------
 struct Q6_K {
   static constexpr int kBlockElems = 256;
-  template <int kMats>
-  __host__ __device__ static constexpr int depth() { return 4 / kMats; }
-  template <int kMats>
-  __host__ __device__ static constexpr int step_blocks() { return 4 * depth<kMats>(); }
   __device__ static void prefetch(const uint8_t* w, int64_t n_blocks, int64_t row, int64_t blocks, int lane) {
     prefetch_l2(w + row * blocks * 128, blocks * 128, lane);                 // ql
     prefetch_l2(w + n_blocks * 128 + row * blocks * 64, blocks * 64, lane);  // qh
   }
-  // Every byte the dot needs, scales included (8 aligned bytes around the four it uses; the fp16
-  // d raw), so no load waits inside the dot.
-  template <int kMats>
-  struct Frag {
-    uint2 a[kMats][depth<kMats>()], bq[kMats][depth<kMats>()], hh[kMats][depth<kMats>()], sc[kMats][depth<kMats>()];
-    unsigned short d[kMats][depth<kMats>()];
-  };
-  template <int kMats>
-  __device__ static void load(const uint8_t* const (&w)[kMats], int64_t n_blocks, int64_t row, int64_t blocks,
-                              int64_t b0, int lane, Frag<kMats>& f) {
-    const int sub = lane % 8, grp = lane / 8, n = sub / 4, l0 = 8 * (sub % 4);
-#pragma unroll
-    for (int u = 0; u < depth<kMats>(); ++u) {
-      const int64_t b = b0 + grp + 4 * u, gb = row * blocks + b;
-#pragma unroll
-      for (int m = 0; m < kMats; ++m)
-        if (b < blocks) {
-          f.a[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + gb * 128 + 64 * n + l0));
-          f.bq[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + gb * 128 + 64 * n + 32 + l0));
-          f.hh[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + n_blocks * 128 + gb * 64 + 32 * n + l0));
-          f.sc[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + n_blocks * 192 + gb * 16 + 8 * n));
-          f.d[m][u] = __ldg(reinterpret_cast<const unsigned short*>(w[m] + n_blocks * 208) + gb);
-        }
-    }
-  }
   template <int nt, int kMats>
-  __device__ static void dot(const Frag<kMats>& f, const uint8_t* const (&)[kMats], int64_t, int64_t, int64_t blocks,
-                             int64_t b0, const ActQ8& x, int64_t cols, int lane, float (&acc)[kMats][nt]) {
-    constexpr int kLo = 0x0F0F0F0F, kHi = 0x30303030;
+  __device__ static void row_dot(const uint8_t* const (&w)[kMats], int64_t n_blocks, int64_t row, int64_t blocks,
+                                 const ActQ8& x, int64_t cols, int lane, float (&acc)[kMats][nt]) {
+    constexpr int kLo = 0x0F0F0F0F, kHi = 0x30303030, kDepth = 4 / kMats;
     const int sub = lane % 8, grp = lane / 8, n = sub / 4, l0 = 8 * (sub % 4);
+    for (int64_t b0 = grp; b0 < blocks; b0 += 4 * kDepth) {
+      uint2 a[kMats][kDepth], bq[kMats][kDepth], hh[kMats][kDepth];
 #pragma unroll
-    for (int u = 0; u < depth<kMats>(); ++u) {
-      const int64_t b = b0 + grp + 4 * u;
-      if (b >= blocks) break;
+      for (int u = 0; u < kDepth; ++u) {
+        const int64_t b = b0 + 4 * u, gb = row * blocks + b;
 #pragma unroll
-      for (int m = 0; m < kMats; ++m) {
-        const float d = __half2float(__ushort_as_half(f.d[m][u]));
-        // Scale bytes l0 / 16 + 2j of the 8 loaded (selects: see byte_of).
-        auto sc = [&](int k) {
-          const uint32_t w = k < 4 ? f.sc[m][u].x : f.sc[m][u].y;
-          return static_cast<float>(static_cast<int8_t>((w >> (8 * (k & 3))) & 0xFFu));
-        };
-        const int k0 = l0 / 16;
-        const float s[4] = {d * sc(k0), d * sc(k0 + 2), d * sc(k0 + 4), d * sc(k0 + 6)};
-        // Four 6-bit weights per word, biased by 32 (per-byte subtract).
-        int q[4][2];
-        const int av[2] = {static_cast<int>(f.a[m][u].x), static_cast<int>(f.a[m][u].y)};
-        const int bv[2] = {static_cast<int>(f.bq[m][u].x), static_cast<int>(f.bq[m][u].y)};
-        const int hv[2] = {static_cast<int>(f.hh[m][u].x), static_cast<int>(f.hh[m][u].y)};
-#pragma unroll
-        for (int k = 0; k < 2; ++k) {
-          q[0][k] = __vsub4((av[k] & kLo) | ((hv[k] << 4) & kHi), 0x20202020);
-          q[1][k] = __vsub4((bv[k] & kLo) | ((hv[k] << 2) & kHi), 0x20202020);
-          q[2][k] = __vsub4(((av[k] >> 4) & kLo) | (hv[k] & kHi), 0x20202020);
-          q[3][k] = __vsub4(((bv[k] >> 4) & kLo) | ((hv[k] >> 2) & kHi), 0x20202020);
-        }
-#pragma unroll
-        for (int t = 0; t < nt; ++t) {
-          float v = 0;
-#pragma unroll
-          for (int j = 0; j < 4; ++j) {
-            const int2 xv = act8(x, cols, t, b * 256 + 128 * n + 32 * j + l0);
-            const int si = __dp4a(q[j][1], xv.y, __dp4a(q[j][0], xv.x, 0));
-            v += s[j] * act_ds(x, cols, t, b * 8 + 4 * n + j).x * si;
+        for (int m = 0; m < kMats; ++m) {
+          if (b < blocks) {
+            a[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + gb * 128 + 64 * n + l0));
+            bq[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + gb * 128 + 64 * n + 32 + l0));
+            hh[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + n_blocks * 128 + gb * 64 + 32 * n + l0));
           }
-          acc[m][t] += v;
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kDepth; ++u) {
+        const int64_t b = b0 + 4 * u, gb = row * blocks + b;
+        if (b >= blocks) break;
+#pragma unroll
+        for (int m = 0; m < kMats; ++m) {
+          const float d = half_at(w[m] + n_blocks * 208 + gb * 2);
+          const int8_t* sc = reinterpret_cast<const int8_t*>(w[m] + n_blocks * 192) + gb * 16 + 8 * n + l0 / 16;
+          const float s[4] = {d * sc[0], d * sc[2], d * sc[4], d * sc[6]};
+          // Four 6-bit weights per word, biased by 32 (per-byte subtract).
+          int q[4][2];
+          const int av[2] = {static_cast<int>(a[m][u].x), static_cast<int>(a[m][u].y)};
+          const int bv[2] = {static_cast<int>(bq[m][u].x), static_cast<int>(bq[m][u].y)};
+          const int hv[2] = {static_cast<int>(hh[m][u].x), static_cast<int>(hh[m][u].y)};
+#pragma unroll
+          for (int k = 0; k < 2; ++k) {
+            q[0][k] = __vsub4((av[k] & kLo) | ((hv[k] << 4) & kHi), 0x20202020);
+            q[1][k] = __vsub4((bv[k] & kLo) | ((hv[k] << 2) & kHi), 0x20202020);
+            q[2][k] = __vsub4(((av[k] >> 4) & kLo) | (hv[k] & kHi), 0x20202020);
+            q[3][k] = __vsub4(((bv[k] >> 4) & kLo) | ((hv[k] >> 2) & kHi), 0x20202020);
+          }
+#pragma unroll
+          for (int t = 0; t < nt; ++t) {
+            float v = 0;
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+              const int2 xv = act8(x, cols, t, b * 256 + 128 * n + 32 * j + l0);
+              const int si = __dp4a(q[j][1], xv.y, __dp4a(q[j][0], xv.x, 0));
+              v += s[j] * act_ds(x, cols, t, b * 8 + 4 * n + j).x * si;
+            }
+            acc[m][t] += v;
+          }
         }
       }
     }
@@ -389,53 +340,33 @@ struct Segments {
   unsigned cta_end[kMaxGemvSegments];
   int n;
 };
-static_assert(kMaxGemvSegments == 3, "the kernel selects among three segments");
 
 // Activations staged in shared memory by the whole CTA when they fit (every warp of the CTA reads
 // the same vector; from L1/L2 the activation loads stalled the warps, ncu: L1TEX scoreboard).
 constexpr int64_t kMaxStagedBytes = 48 * 1024;
 __host__ __device__ constexpr int64_t staged_bytes(int64_t cols, int nt) { return nt * (cols + cols / 32 * 8); }
 
-// Rows per warp (grid-stride): while a warp multiplies one row (or K step) it has the loads of the
-// next in flight, so its weight stream does not stop at row ends; version 2 gave each warp one row
-// and the warp's loads drained before the next CTA started (ncu: 58-64 % of warp time waiting on
-// loads, DRAM 21-42 %).
-constexpr int kRowsPerWarp = 4;
-
 template <class F, int nt, GemvOut kOut>
 __global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const uint8_t* w2, int64_t cols, ActQ8 x,
                                                            int act) {
   constexpr int kMats = kOut == GemvOut::kGateUp ? 2 : 1;
-  constexpr int kStepBlocks = F::template step_blocks<kMats>();
-  using Frag = typename F::template Frag<kMats>;
-  // The segment by selects, not by a dynamic index (which copies the parameter struct to the stack).
-  const int s = (seg.n > 1 && blockIdx.x >= seg.cta_end[0]) + (seg.n > 2 && blockIdx.x >= seg.cta_end[1]);
-  auto at = [s](const auto& field) { return s == 0 ? field[0] : s == 1 ? field[1] : field[2]; };
-  const unsigned cta0 = s == 0 ? 0 : s == 1 ? seg.cta_end[0] : seg.cta_end[1];
+  int s = 0;
+  while (s + 1 < seg.n && blockIdx.x >= seg.cta_end[s]) ++s;
+  const unsigned cta0 = s ? seg.cta_end[s - 1] : 0;
   const uint8_t* w[kMats];
-  w[0] = at(seg.w);
+  w[0] = seg.w[s];
   if constexpr (kMats == 2) w[1] = w2;
-  float* y = at(seg.y);
-  const int64_t rows = at(seg.rows);
+  float* y = seg.y[s];
+  const int64_t rows = seg.rows[s];
   const int lane = threadIdx.x % 32;
+  const int64_t row = static_cast<int64_t>(blockIdx.x - cta0) * kWarpsPerCta + threadIdx.x / 32;
   const int64_t blocks = cols / F::kBlockElems, n_blocks = rows * blocks;
-  const int64_t steps = (blocks + kStepBlocks - 1) / kStepBlocks;
-  // Warp gw of the segment takes rows gw, gw + W, ...; item i = (row number i / steps, K step i % steps).
-  const int64_t gw = static_cast<int64_t>(blockIdx.x - cta0) * kWarpsPerCta + threadIdx.x / 32;
-  const int64_t W = static_cast<int64_t>(at(seg.cta_end) - cta0) * kWarpsPerCta;
-  const int64_t n_items = gw < rows ? ((rows - 1 - gw) / W + 1) * steps : 0;
-  auto row_of = [&](int64_t i) { return gw + (i / steps) * W; };
-  auto b0_of = [&](int64_t i) { return (i % steps) * kStepBlocks; };
-  // Everything before pdl_begin() reads only weights: the warp's rows are prefetched into L2 while
-  // the previous kernel finishes.
-  for (int64_t i = 0; i < n_items; i += steps)
+  // Everything before pdl_begin() reads only weights: the first step's loads go to registers and
+  // the rest of the row is prefetched into L2 while the previous kernel finishes.
+  if (row < rows)
 #pragma unroll
-    for (int m = 0; m < kMats; ++m) F::prefetch(w[m], n_blocks, row_of(i), blocks, lane);
+    for (int m = 0; m < kMats; ++m) F::prefetch(w[m], n_blocks, row, blocks, lane);
   pdl_begin();
-  // The first item's weights go to registers before the activations are staged: the two round
-  // trips overlap.
-  Frag f0, f1;
-  if (n_items > 0) F::template load<kMats>(w, n_blocks, row_of(0), blocks, b0_of(0), lane, f0);
   extern __shared__ int4 staged[];
   if (staged_bytes(cols, nt) <= kMaxStagedBytes) {
     const int64_t q16 = nt * cols / 16;  // int4 units of the int8 part (cols % 32 == 0)
@@ -446,36 +377,21 @@ __global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const u
     __syncthreads();
     x = ActQ8{reinterpret_cast<const int8_t*>(staged), reinterpret_cast<const float2*>(staged + q16)};
   }
+  if (row >= rows) return;
   float acc[kMats][nt] = {};
-  auto consume = [&](const Frag& f, int64_t i) {
-    const int64_t row = row_of(i);
-    F::template dot<nt, kMats>(f, w, n_blocks, row, blocks, b0_of(i), x, cols, lane, acc);
-    if (i % steps != steps - 1) return;
-    if constexpr (kOut == GemvOut::kGateUp) {
+  F::template row_dot<nt, kMats>(w, n_blocks, row, blocks, x, cols, lane, acc);
+  if constexpr (kOut == GemvOut::kGateUp) {
 #pragma unroll
-      for (int t = 0; t < nt; ++t) {
-        const float g = warp_sum(acc[0][t]), u = warp_sum(acc[1][t]);
-        if (lane == 0) y[t * rows + row] = activation(g, act) * u;
-      }
-    } else {
-#pragma unroll
-      for (int t = 0; t < nt; ++t) {
-        const float v = warp_sum(acc[0][t]);
-        if (lane == 0) y[t * rows + row] = kOut == GemvOut::kAdd ? y[t * rows + row] + v : v;
-      }
+    for (int t = 0; t < nt; ++t) {
+      const float g = warp_sum(acc[0][t]), u = warp_sum(acc[1][t]);
+      if (lane == 0) y[t * rows + row] = activation(g, act) * u;
     }
+  } else {
 #pragma unroll
-    for (int m = 0; m < kMats; ++m)
-#pragma unroll
-      for (int t = 0; t < nt; ++t) acc[m][t] = 0.0f;
-  };
-  // Two register buffers in turn (named, not indexed: an indexed pair would live in local memory).
-  for (int64_t i = 0; i < n_items; i += 2) {
-    if (i + 1 < n_items) F::template load<kMats>(w, n_blocks, row_of(i + 1), blocks, b0_of(i + 1), lane, f1);
-    consume(f0, i);
-    if (i + 1 >= n_items) break;
-    if (i + 2 < n_items) F::template load<kMats>(w, n_blocks, row_of(i + 2), blocks, b0_of(i + 2), lane, f0);
-    consume(f1, i + 1);
+    for (int t = 0; t < nt; ++t) {
+      const float v = warp_sum(acc[0][t]);
+      if (lane == 0) y[t * rows + row] = kOut == GemvOut::kAdd ? y[t * rows + row] + v : v;
+    }
   }
 }
 
@@ -541,7 +457,7 @@ cudaError_t gemv_q8_multi(const GemvSegment* segs, int n_segs, const void* w2, u
     a.seg.w[i] = static_cast<const uint8_t*>(segs[i].w);
     a.seg.y[i] = segs[i].y;
     a.seg.rows[i] = segs[i].rows;
-    ctas += static_cast<unsigned>((segs[i].rows + kWarpsPerCta * kRowsPerWarp - 1) / (kWarpsPerCta * kRowsPerWarp));
+    ctas += static_cast<unsigned>((segs[i].rows + kWarpsPerCta - 1) / kWarpsPerCta);
     a.seg.cta_end[i] = ctas;
   }
   a.seg.n = n_segs;
