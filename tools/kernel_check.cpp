@@ -491,61 +491,75 @@ void check_qk_rope(std::mt19937& rng, Result& r) {
   }
 }
 
+// One attention test case: random q and cache (f16: values rounded as the device stores them),
+// the reference output (ref::attend_head per token and head) and the cache bytes to upload.
+struct AttnCase {
+  int n_head, n_head_kv, D;
+  int64_t pos0;
+  int nt, window;
+  std::string name(bool f16) const {
+    return "heads " + std::to_string(n_head) + "/" + std::to_string(n_head_kv) + " D " + std::to_string(D) + " pos " +
+           std::to_string(pos0) + " " + std::to_string(nt) + " tok" +
+           (window ? " window " + std::to_string(window) : "") + (f16 ? " f16" : " f32");
+  }
+};
+struct AttnData {
+  std::vector<float> q, ref;
+  std::vector<uint8_t> kb, vb;
+  float scale;
+};
+AttnData attention_data(std::mt19937& rng, const AttnCase& c, int n_ctx, bool f16) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  const int kvw = c.n_head_kv * c.D;
+  std::vector<float> q(size_t(c.nt) * c.n_head * c.D), kc(size_t(n_ctx) * kvw), vc(kc.size());
+  for (auto* vec : {&q, &kc, &vc})
+    for (auto& x : *vec) x = nd(rng);
+  if (f16) {
+    kc = round_f16(kc);
+    vc = round_f16(vc);
+  }
+  AttnData d{q, std::vector<float>(q.size()), cache_bytes(kc, f16), cache_bytes(vc, f16),
+             1.0f / std::sqrt(static_cast<float>(c.D))};
+  std::vector<float> scratch(static_cast<size_t>(n_ctx));
+  for (int t = 0; t < c.nt; ++t)
+    for (int h = 0; h < c.n_head; ++h) {
+      const int64_t p = c.pos0 + t, first = c.window > 0 ? std::max<int64_t>(0, p - c.window + 1) : 0;
+      const int g = h / (c.n_head / c.n_head_kv);
+      ref::attend_head(&d.ref[(size_t(t) * c.n_head + h) * c.D], &q[(size_t(t) * c.n_head + h) * c.D], &kc[g * c.D], kvw,
+                       &vc[g * c.D], kvw, first, p, c.D, d.scale, scratch.data());
+    }
+  return d;
+}
+
 // Decode attention against ref::attend_head, GQA, causal, windowed, f32 and f16 caches (the
 // reference reads the same f16-rounded values): version 1 (any head size) and split-K flash decode
 // (64/128/256, across split boundaries).
 void check_attention(std::mt19937& rng, Result& r) {
-  std::normal_distribution<float> nd(0.0f, 1.0f);
-  struct Case {
-    int n_head, n_head_kv, D;
-    int64_t pos0;
-    int nt, window;
-  };
-  for (Case c : {Case{32, 8, 128, 0, 1, 0}, Case{32, 8, 128, 700, 1, 0}, Case{32, 8, 128, 300, 8, 0},
-                 Case{4, 1, 256, 1000, 3, 512}, Case{6, 2, 80, 37, 2, 0}, Case{16, 2, 64, 4095, 2, 0},
-                 Case{64, 8, 128, 1536, 1, 300}}) {
+  for (AttnCase c : {AttnCase{32, 8, 128, 0, 1, 0}, AttnCase{32, 8, 128, 700, 1, 0}, AttnCase{32, 8, 128, 300, 8, 0},
+                     AttnCase{4, 1, 256, 1000, 3, 512}, AttnCase{6, 2, 80, 37, 2, 0}, AttnCase{16, 2, 64, 4095, 2, 0},
+                     AttnCase{64, 8, 128, 1536, 1, 300}}) {
     for (bool f16 : {false, true}) {
-      const int kvw = c.n_head_kv * c.D, n_ctx = static_cast<int>(c.pos0) + c.nt + 100;  // slack: splits past the end
-      std::vector<float> q(size_t(c.nt) * c.n_head * c.D), kc(size_t(n_ctx) * kvw), vc(kc.size());
-      for (auto* vec : {&q, &kc, &vc})
-        for (auto& x : *vec) x = nd(rng);
-      if (f16) {
-        kc = round_f16(kc);
-        vc = round_f16(vc);
-      }
-      const float scale = 1.0f / std::sqrt(static_cast<float>(c.D));
-      std::vector<float> ref(q.size()), scratch(static_cast<size_t>(n_ctx));
-      for (int t = 0; t < c.nt; ++t)
-        for (int h = 0; h < c.n_head; ++h) {
-          const int64_t p = c.pos0 + t, first = c.window > 0 ? std::max<int64_t>(0, p - c.window + 1) : 0;
-          const int g = h / (c.n_head / c.n_head_kv);
-          ref::attend_head(&ref[(size_t(t) * c.n_head + h) * c.D], &q[(size_t(t) * c.n_head + h) * c.D], &kc[g * c.D],
-                           kvw, &vc[g * c.D], kvw, first, p, c.D, scale, scratch.data());
-        }
-      const auto kb = cache_bytes(kc, f16), vb = cache_bytes(vc, f16);
-      DeviceBuffer<float> dq(q.size()), dout(q.size()), dscores(size_t(c.nt) * c.n_head * n_ctx),
+      const int n_ctx = static_cast<int>(c.pos0) + c.nt + 100;  // slack: splits past the end
+      const AttnData d = attention_data(rng, c, n_ctx, f16);
+      DeviceBuffer<float> dq(d.q.size()), dout(d.q.size()), dscores(size_t(c.nt) * c.n_head * n_ctx),
           dflash(size_t(cuda::flash_decode_scratch(n_ctx, c.nt, c.n_head, c.D)));
-      DeviceBuffer<uint8_t> dk(kb.size()), dv(vb.size());
-      upload(dq, q);
-      upload(dk, kb);
-      upload(dv, vb);
-      const std::string shape_s = "heads " + std::to_string(c.n_head) + "/" + std::to_string(c.n_head_kv) + " D " +
-                                  std::to_string(c.D) + " pos " + std::to_string(c.pos0) + " " + std::to_string(c.nt) +
-                                  " tok" + (c.window ? " window " + std::to_string(c.window) : "") +
-                                  (f16 ? " f16" : " f32");
+      DeviceBuffer<uint8_t> dk(d.kb.size()), dv(d.vb.size());
+      upload(dq, d.q);
+      upload(dk, d.kb);
+      upload(dv, d.vb);
       for (bool flash : {false, true}) {
         if (flash && !cuda::flash_decode_supports(c.D, c.n_head, c.n_head_kv)) continue;
-        cudaMemset(dout.p, 0xff, q.size() * 4);
+        cudaMemset(dout.p, 0xff, d.q.size() * 4);
         const cuda::DevicePos pos{nullptr, c.pos0};
         const cudaError_t e0 =
             flash ? cuda::flash_decode(dout.p, dq.p, dk.p, dv.p, f16, dflash.p, c.nt, c.n_head, c.n_head_kv, c.D, pos,
-                                       c.window, scale, n_ctx, nullptr)
+                                       c.window, d.scale, n_ctx, nullptr)
                   : cuda::attention(dout.p, dq.p, dk.p, dv.p, f16, dscores.p, c.nt, c.n_head, c.n_head_kv, c.D, pos,
-                                    c.window, scale, n_ctx, nullptr);
+                                    c.window, d.scale, n_ctx, nullptr);
         bool good = ok(e0, "attention") && ok(cudaDeviceSynchronize(), "attention sync");
-        const double e = nerr(download(dout, q.size()), ref);
+        const double e = nerr(download(dout, d.q.size()), d.ref);
         good = good && e < 1e-5;
-        report(r, good, true, flash ? "flash_decode" : "attention", shape_s, e);
+        report(r, good, true, flash ? "flash_decode" : "attention", c.name(f16), e);
       }
     }
   }
@@ -727,50 +741,23 @@ void check_argmax(std::mt19937& rng, Result& r) {
 
 // Flash attention prefill against ref::attend_head (bf16 Q/K/V/P inside: normalized error < 1e-2).
 void check_flash_prefill(std::mt19937& rng, Result& r) {
-  std::normal_distribution<float> nd(0.0f, 1.0f);
-  struct Case {
-    int n_head, n_head_kv, D;
-    int64_t pos0;
-    int nt, window;
-  };
-  for (Case c : {Case{32, 8, 128, 0, 512, 0}, Case{32, 8, 128, 700, 100, 0}, Case{4, 1, 64, 0, 77, 32},
-                 Case{16, 8, 128, 300, 65, 100}, Case{8, 8, 64, 5, 9, 0}}) {
+  for (AttnCase c : {AttnCase{32, 8, 128, 0, 512, 0}, AttnCase{32, 8, 128, 700, 100, 0}, AttnCase{4, 1, 64, 0, 77, 32},
+                     AttnCase{16, 8, 128, 300, 65, 100}, AttnCase{8, 8, 64, 5, 9, 0}}) {
     for (bool f16 : {false, true}) {
-      const int kvw = c.n_head_kv * c.D, n_ctx = static_cast<int>(c.pos0) + c.nt;
-      std::vector<float> q(size_t(c.nt) * c.n_head * c.D), kc(size_t(n_ctx) * kvw), vc(kc.size());
-      for (auto* vec : {&q, &kc, &vc})
-        for (auto& x : *vec) x = nd(rng);
-      if (f16) {
-        kc = round_f16(kc);
-        vc = round_f16(vc);
-      }
-      const float scale = 1.0f / std::sqrt(static_cast<float>(c.D));
-      std::vector<float> ref(q.size()), scratch(static_cast<size_t>(n_ctx));
-      for (int t = 0; t < c.nt; ++t)
-        for (int h = 0; h < c.n_head; ++h) {
-          const int64_t p = c.pos0 + t, first = c.window > 0 ? std::max<int64_t>(0, p - c.window + 1) : 0;
-          const int g = h / (c.n_head / c.n_head_kv);
-          ref::attend_head(&ref[(size_t(t) * c.n_head + h) * c.D], &q[(size_t(t) * c.n_head + h) * c.D], &kc[g * c.D], kvw,
-                           &vc[g * c.D], kvw, first, p, c.D, scale, scratch.data());
-        }
-      const auto kb = cache_bytes(kc, f16), vb = cache_bytes(vc, f16);
-      DeviceBuffer<float> dq(q.size()), dout(q.size());
-      DeviceBuffer<uint8_t> dk(kb.size()), dv(vb.size());
-      upload(dq, q);
-      upload(dk, kb);
-      upload(dv, vb);
-      cudaMemset(dout.p, 0xff, q.size() * 4);
+      const AttnData d = attention_data(rng, c, static_cast<int>(c.pos0) + c.nt, f16);
+      DeviceBuffer<float> dq(d.q.size()), dout(d.q.size());
+      DeviceBuffer<uint8_t> dk(d.kb.size()), dv(d.vb.size());
+      upload(dq, d.q);
+      upload(dk, d.kb);
+      upload(dv, d.vb);
+      cudaMemset(dout.p, 0xff, d.q.size() * 4);
       bool good = ok(cuda::flash_prefill(dout.p, dq.p, dk.p, dv.p, f16, c.nt, c.n_head, c.n_head_kv, c.D,
-                                         cuda::DevicePos{nullptr, c.pos0}, c.window, scale, nullptr),
+                                         cuda::DevicePos{nullptr, c.pos0}, c.window, d.scale, nullptr),
                      "flash_prefill") &&
                   ok(cudaDeviceSynchronize(), "flash sync");
-      const double e = nerr(download(dout, q.size()), ref);
+      const double e = nerr(download(dout, d.q.size()), d.ref);
       good = good && e < 1e-2;
-      report(r, good, true, "flash_prefill",
-             "heads " + std::to_string(c.n_head) + "/" + std::to_string(c.n_head_kv) + " D " + std::to_string(c.D) +
-                 " pos " + std::to_string(c.pos0) + " " + std::to_string(c.nt) + " tok" +
-                 (c.window ? " window " + std::to_string(c.window) : "") + (f16 ? " f16" : " f32"),
-             e);
+      report(r, good, true, "flash_prefill", c.name(f16), e);
     }
   }
 }
