@@ -3,7 +3,7 @@
 // the device-to-device copy bandwidth measured in the same run.
 //
 //   bw24-bench -m PATH|synthetic:SHAPE:QUANT [-p 512] [-n 128] [-d 0,4096] [-r 3]
-//              [--kv auto|f32|f16] [--device cuda:N|cpu] [--json FILE]
+//              [--kv auto|f32|f16|bf16|q8_0|q4_0|fp8_e4m3] [--device cuda:N|cpu] [--json FILE]
 //
 // Prefill rows carry the weight bytes of the pass divided by its tokens (how far the pass is from
 // being bandwidth bound: far) and TFLOP/s (2 x the weights' multiply-adds x tokens / time).
@@ -89,17 +89,28 @@ int main(int argc, char** argv) {
       device = device_name == "cpu" ? -1 : (device_name.size() > 5 ? std::atoi(device_name.c_str() + 5) : 0);
     } else {
       std::fprintf(stderr, "usage: bw24-bench -m PATH|synthetic:SHAPE:QUANT [-p N] [-n N] [-d 0,4096] [-r N] "
-                           "[--kv auto|f32|f16] [--device cuda:N|cpu] [--json FILE]\n");
+                           "[--kv auto|f32|f16|bf16|q8_0|q4_0|fp8_e4m3] [--device cuda:N|cpu] [--json FILE]\n");
       return a == "-h" || a == "--help" ? 0 : 2;
     }
   }
-  if (kv != "auto" && kv != "f32" && kv != "f16") {
-    std::fprintf(stderr, "bw24-bench: --kv takes auto, f32 or f16\n");
-    return 2;
-  }
+  // BW24_KV_* code and bytes per element of each --kv name (q8_0: 34 bytes per 32, q4_0: 18).
+  struct KvName {
+    const char* name;
+    int code;
+    double elem_bytes;
+  };
+  constexpr KvName kKv[] = {{"f32", 0, 4}, {"f16", 1, 2}, {"bf16", 2, 2}, {"q8_0", 3, 34.0 / 32},
+                            {"q4_0", 4, 18.0 / 32}, {"fp8_e4m3", 5, 1}};
   // BW24_KV_AUTO is f16 on CUDA, f32 on the CPU (session.cpp).
   if (kv == "auto") kv = device >= 0 ? "f16" : "f32";
-  const double kv_elem = kv == "f16" ? 2 : 4;
+  const KvName* kv_info = nullptr;
+  for (const KvName& k : kKv)
+    if (kv == k.name) kv_info = &k;
+  if (!kv_info) {
+    std::fprintf(stderr, "bw24-bench: --kv takes auto, f32, f16, bf16, q8_0, q4_0 or fp8_e4m3\n");
+    return 2;
+  }
+  const double kv_elem = kv_info->elem_bytes;
   if (model_arg.empty()) {
     std::fprintf(stderr, "bw24-bench: -m is required (synthetic shapes:");
     for (auto& s : bench::synthetic_shapes()) std::fprintf(stderr, " %s", s.c_str());
@@ -166,7 +177,7 @@ int main(int argc, char** argv) {
   const int max_depth = *std::max_element(depths.begin(), depths.end());
   engine::SessionOptions so;
   so.n_ctx = max_depth + std::max(n_prompt, n_gen) + 8;
-  so.kv_type_k = so.kv_type_v = kv == "f16" ? 1 : 0;
+  so.kv_type_k = so.kv_type_v = kv_info->code;
   auto session = engine::Session::create(*model, so);
   if (!session.ok()) { std::fprintf(stderr, "bw24-bench: %s\n", message_of(session.status()).c_str()); return 1; }
   engine::Session& s = **session;

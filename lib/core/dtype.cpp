@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace bw24 {
 namespace {
@@ -91,6 +92,35 @@ uint16_t f32_to_bf16(float f) {
   if ((x & 0x7fffffff) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40);  // nan
   x += 0x7fff + ((x >> 16) & 1);
   return static_cast<uint16_t>(x >> 16);
+}
+
+float fp8_e4m3_to_f32(uint8_t b) {
+  const int exp = (b >> 3) & 15, mant = b & 7;
+  const float sign = (b & 0x80) ? -1.0f : 1.0f;
+  if (exp == 15 && mant == 7) return std::numeric_limits<float>::quiet_NaN();
+  if (exp == 0) return sign * std::ldexp(static_cast<float>(mant), -9);  // subnormal: m / 8 * 2^-6
+  return sign * std::ldexp(1.0f + mant / 8.0f, exp - 7);
+}
+
+uint8_t f32_to_fp8_e4m3(float f) {
+  if (std::isnan(f)) return 0x7f;
+  const uint8_t sign = std::signbit(f) ? 0x80 : 0;
+  const float a = std::fabs(f);
+  if (a >= 448.0f) return sign | 0x7e;  // saturate (448 = 1.75 * 2^8, the largest finite value)
+  if (a < 0.015625f) {                  // below 2^-6: subnormal steps of 2^-9 (8 rounds up to the first normal)
+    const int q = static_cast<int>(std::nearbyint(std::ldexp(a, 9)));
+    return static_cast<uint8_t>(sign | q);
+  }
+  int e = 0;
+  const float m = std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
+  int q = static_cast<int>(std::nearbyint((2.0f * m - 1.0f) * 8.0f));  // 3 mantissa bits, ties to even
+  int exp = e - 1 + 7;
+  if (q == 8) {
+    q = 0;
+    ++exp;
+  }
+  if (exp > 15 || (exp == 15 && q == 7)) return sign | 0x7e;
+  return static_cast<uint8_t>(sign | (exp << 3) | q);
 }
 
 }  // namespace bw24

@@ -38,4 +38,10 @@ inline float bf16_to_f32(uint16_t b) {
 }
 uint16_t f32_to_bf16(float f);
 
+// FP8 E4M3 (the OCP "fn" variant: bias 7, no infinities, 0x7f/0xff NaN, max 448). f32 -> fp8 rounds
+// to nearest even and saturates finite values beyond 448 to +-448 (what KV caches want; a plain
+// cast in PyTorch turns them into NaN); NaN stays NaN.
+float fp8_e4m3_to_f32(uint8_t b);
+uint8_t f32_to_fp8_e4m3(float f);
+
 }  // namespace bw24

@@ -583,6 +583,10 @@ class CudaRunner final : public Runner {
 absl::StatusOr<std::unique_ptr<Runner>> make_cuda_runner(const ModelGraph& graph, const DeviceWeights& w,
                                                          const RunnerOptions& opt) {
   if (graph.layers.empty()) return error(Code::kModel, "model has no layers");
+  for (kv::KvType t : {opt.k_type, opt.v_type})
+    if (t != kv::KvType::kF32 && t != kv::KvType::kF16)
+      return error(Code::kUnsupported, "a {} KV cache does not run on the CUDA runner yet (f16 and f32 do; the CPU "
+                   "reference takes every BW24_KV_* type)", kv::kv_type_name(t));
   if (opt.k_type != opt.v_type)
     return error(Code::kUnsupported, "the CUDA runner keeps K and V in one type for now (both f16 or both f32)");
   auto r = std::make_unique<CudaRunner>(graph, w, opt);

@@ -140,8 +140,8 @@ TEST_CASE("every export survives NULL and misuse", "[abi]") {
   bw24_session_params_default(&sp, sizeof sp);
   sp.kv_type_k = 77;
   CHECK(bw24_session_create(m, &sp, &s, &err) == BW24_ERR_INVALID_ARGUMENT);
-  sp.kv_type_k = BW24_KV_Q8_0;
-  CHECK(bw24_session_create(m, &sp, &s, &err) == BW24_ERR_UNSUPPORTED);
+  sp.kv_type_k = BW24_KV_FP8_E4M3 + 1;
+  CHECK(bw24_session_create(m, &sp, &s, &err) == BW24_ERR_INVALID_ARGUMENT);
   sp.kv_type_k = BW24_KV_AUTO;
   sp.n_ctx = -4;
   CHECK(bw24_session_create(m, &sp, &s, &err) == BW24_ERR_INVALID_ARGUMENT);

