@@ -1,8 +1,12 @@
 // bw24-kernel-check: every CUDA kernel against the CPU reference (lib/ref) on fresh random inputs
 // over swept shapes (tile-boundary sizes and real model widths), output buffers poisoned with NaN
 // before each run. GEMV error = max |y - ref| / sum |w x| (the fp32 rounding scale); other kernels
-// and the gate-up epilogue report the normalized error ||y - ref|| / ||ref||. Quantized kernels are compared with the reference matmul over the same
-// quantized bytes and, on the int8 path, the same quantized activations (ref::quantize_act_q8). Prints a table; exit 0 all green, 1 any failure, 77 no CUDA device (skipped).
+// and the gate-up epilogue report the normalized error ||y - ref|| / ||ref||. Quantized kernels are
+// compared with the reference matmul over the same quantized bytes and, on the int8 path, the same
+// quantized activations (ref::quantize_act_q8). Prints a table; exit 0 all green, 1 any failure,
+// 77 no CUDA device (skipped).
+//
+//   bw24-kernel-check [NAME]    NAME: run only the check families whose name contains it (gemm, ...)
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -764,7 +768,7 @@ void check_flash_prefill(std::mt19937& rng, Result& r) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   int n = cuda::device_count();
   if (n == 0) {
     std::printf("SKIPPED: no CUDA device\n");
@@ -779,18 +783,23 @@ int main() {
   std::mt19937 rng(1234);
   ThreadPool pool(0);
   Result r;
-  check_rmsnorm(rng, r);
-  check_rmsnorm_q8(rng, r);
-  check_qk_rope(rng, r);
-  check_attention(rng, r);
-  check_gemv_float(rng, pool, r);
-  check_gemv_q8(rng, pool, r);
-  check_gemv_q8_multi(rng, r);
-  check_dequant(rng, r);
-  check_gemm(rng, pool, r);
-  check_gemm_multi(rng, r);
-  check_flash_prefill(rng, r);
-  check_argmax(rng, r);
+  // bw24-kernel-check [NAME]: only the check families whose name contains NAME (e.g. gemm).
+  const std::string only = argc > 1 ? argv[1] : "";
+  auto run = [&](const char* name, auto&& fn) {
+    if (only.empty() || std::string(name).find(only) != std::string::npos) fn();
+  };
+  run("rmsnorm", [&] { check_rmsnorm(rng, r); });
+  run("rmsnorm_q8", [&] { check_rmsnorm_q8(rng, r); });
+  run("qk_rope", [&] { check_qk_rope(rng, r); });
+  run("attention", [&] { check_attention(rng, r); });
+  run("gemv_float", [&] { check_gemv_float(rng, pool, r); });
+  run("gemv_q8", [&] { check_gemv_q8(rng, pool, r); });
+  run("gemv_q8_multi", [&] { check_gemv_q8_multi(rng, r); });
+  run("dequant", [&] { check_dequant(rng, r); });
+  run("gemm", [&] { check_gemm(rng, pool, r); });
+  run("gemm_multi", [&] { check_gemm_multi(rng, r); });
+  run("flash_prefill", [&] { check_flash_prefill(rng, r); });
+  run("argmax", [&] { check_argmax(rng, r); });
   std::printf("\n%d passed, %d failed\n", r.run - r.failed, r.failed);
   return r.failed ? 1 : 0;
 }

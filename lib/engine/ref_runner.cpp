@@ -177,26 +177,9 @@ class RefRunner final : public Runner {
     std::vector<float> Y(n * C);
     const float q_scale = 1.0f / std::sqrt(static_cast<float>(dk));
     for (int64_t t = 0; t < n; ++t) {
-      const float* in = &qkv[t * C];
-      float* y = &Y[t * C];
-      // Causal depthwise conv over [state, input], then SiLU; the state shifts by one.
-      for (int64_t c = 0; c < C; ++c) {
-        float acc = conv[c * K + K - 1] * in[c];
-        for (int64_t j = 0; j < K - 1; ++j) acc += conv[c * K + j] * cs[j * C + c];
-        y[c] = acc / (1.0f + std::exp(-acc));
-      }
-      if (K > 1) {
-        std::copy(cs.begin() + C, cs.end(), cs.begin());
-        std::copy_n(in, C, cs.begin() + (K - 2) * C);
-      }
-      // l2-normalized q and k per key head (q also scaled by 1/sqrt(dk)).
-      for (int64_t hk = 0; hk < 2 * Hk; ++hk) {
-        float* v = &y[hk * dk];
-        double ss = 0;
-        for (int64_t i = 0; i < dk; ++i) ss += double(v[i]) * v[i];
-        const float inv = 1.0f / std::sqrt(static_cast<float>(ss) + 1e-6f) * (hk < Hk ? q_scale : 1.0f);
-        for (int64_t i = 0; i < dk; ++i) v[i] *= inv;
-      }
+      // Causal depthwise conv + SiLU (the state shifts by one), then l2-normalized q and k.
+      ref::causal_conv_silu_step(conv.data(), C, K, cs.data(), &qkv[t * C], &Y[t * C]);
+      ref::l2norm_qk(&Y[t * C], Hk, dk, q_scale);
     }
     // Per value head: the delta rule over the n tokens, recurrent for one token, chunked for
     // more (lib/ref/delta_rule.h; the two agree, tests/unit/test_engine_parts.cpp).
@@ -207,9 +190,8 @@ class RefRunner final : public Runner {
         std::copy_n(&Y[t * C + hk * dk], dk, &qh[t * dk]);
         std::copy_n(&Y[t * C + Kd + hk * dk], dk, &kh[t * dk]);
         std::copy_n(&Y[t * C + 2 * Kd + hv * dv], dv, &vh[t * dv]);
-        bh[t] = 1.0f / (1.0f + std::exp(-beta[t * Hv + hv]));
-        const float ax = alpha[t * Hv + hv] + dt[hv];
-        gh[t] = neg_a[hv] * (ax > 20.0f ? ax : std::log1p(std::exp(ax)));  // log decay
+        bh[t] = ref::delta_beta(beta[t * Hv + hv]);
+        gh[t] = ref::delta_log_decay(alpha[t * Hv + hv], dt[hv], neg_a[hv]);
       }
       float* Sh = &S[hv * dk * dv];
       if (n == 1)

@@ -83,4 +83,33 @@ void gated_delta_chunked(const float* q, const float* k, const float* v, const f
   }
 }
 
+void causal_conv_silu_step(const float* taps, int64_t C, int64_t K, float* state, const float* in, float* y) {
+  for (int64_t c = 0; c < C; ++c) {
+    float acc = taps[c * K + K - 1] * in[c];
+    for (int64_t j = 0; j < K - 1; ++j) acc += taps[c * K + j] * state[j * C + c];
+    y[c] = acc / (1.0f + std::exp(-acc));
+  }
+  if (K > 1) {
+    std::copy(state + C, state + (K - 1) * C, state);
+    std::copy_n(in, C, state + (K - 2) * C);
+  }
+}
+
+void l2norm_qk(float* y, int64_t Hk, int64_t dk, float q_scale) {
+  for (int64_t h = 0; h < 2 * Hk; ++h) {
+    float* v = y + h * dk;
+    double ss = 0;
+    for (int64_t i = 0; i < dk; ++i) ss += double(v[i]) * v[i];
+    const float inv = 1.0f / std::sqrt(static_cast<float>(ss) + 1e-6f) * (h < Hk ? q_scale : 1.0f);
+    for (int64_t i = 0; i < dk; ++i) v[i] *= inv;
+  }
+}
+
+float delta_beta(float b) { return 1.0f / (1.0f + std::exp(-b)); }
+
+float delta_log_decay(float a, float dt_bias, float neg_a) {
+  const float x = a + dt_bias;
+  return neg_a * (x > 20.0f ? x : std::log1p(std::exp(x)));
+}
+
 }  // namespace bw24::ref

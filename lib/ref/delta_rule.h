@@ -23,4 +23,19 @@ void gated_delta_recurrent(const float* q, const float* k, const float* v, const
 void gated_delta_chunked(const float* q, const float* k, const float* v, const float* g, const float* beta,
                          int64_t n, int64_t dk, int64_t dv, int64_t chunk, float* S, float* out);
 
+// The pieces around the rule in a Qwen3.5 / Qwen3-Next linear-attention layer, per token (the CPU
+// runner's, and the reference the CUDA kernels will be checked against):
+//
+// Causal depthwise conv (K taps per channel over [state, input]) and SiLU over C channels:
+// taps [C][K] (tap K - 1 multiplies the new input), state [K - 1][C] the last inputs, oldest
+// first, shifted by one.
+void causal_conv_silu_step(const float* taps, int64_t C, int64_t K, float* state, const float* in, float* y);
+// y[0, Hk dk) = q heads, y[Hk dk, 2 Hk dk) = k heads: each l2-normalized (eps 1e-6 under the
+// root), q also times q_scale (1 / sqrt(dk)).
+void l2norm_qk(float* y, int64_t Hk, int64_t dk, float q_scale);
+// Gates of a value head from its projections: beta = sigmoid(b); log decay
+// g = neg_a * softplus(a + dt_bias) (neg_a = -exp(A_log); softplus(x) = x above 20).
+float delta_beta(float b);
+float delta_log_decay(float a, float dt_bias, float neg_a);
+
 }  // namespace bw24::ref
