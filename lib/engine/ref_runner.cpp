@@ -22,8 +22,10 @@ class RefRunner final : public Runner {
  public:
   RefRunner(const ModelGraph& g, const RunnerOptions& opt, kv::HostKvCache kv)
       : g_(g), opt_(opt), pool_(opt.n_threads), kv_(std::move(kv)) {
+    int32_t slots = 0;
     for (const auto& L : g_.layers) {
       const arch::DeltaNetBlock& b = L.delta_net;
+      kv_slot_.push_back(L.recurrent ? -1 : slots++);
       conv_state_.emplace_back(L.recurrent ? size_t(b.conv_kernel - 1) * b.conv_dim() : 0, 0.0f);
       ssm_state_.emplace_back(L.recurrent ? size_t(b.n_v_heads) * b.d_k * b.d_v : 0, 0.0f);
       recurrent_ |= L.recurrent;
@@ -60,7 +62,7 @@ class RefRunner final : public Runner {
         delta_net(L.delta_net, il, h.data(), n, x.data());
       } else {
         norm_rows(L.attn.norm, x.data(), h.data(), n, E);
-        attention(L.attn, static_cast<int32_t>(il), h.data(), n, req.pos, x.data());
+        attention(L.attn, kv_slot_[il], h.data(), n, req.pos, x.data());
       }
       norm_rows(L.mlp.norm, x.data(), h.data(), n, E);
       mlp(L.mlp, h.data(), n, x.data());
@@ -81,8 +83,10 @@ class RefRunner final : public Runner {
       ref::rmsnorm(out + t * width, in + t * width, w.data(), width, g_.norm_eps, nm.one_plus);
   }
 
-  // x += attention(h) for n tokens at positions pos .. pos + n - 1.
-  void attention(const AttentionBlock& a, int32_t layer, const float* h, int64_t n, int64_t pos,
+  // x += attention(h) for n tokens at positions pos .. pos + n - 1; the layer's K/V rows live in
+  // KV cache layer `slot` (attention layers only are numbered: a hybrid's delta-net layers have
+  // no cache).
+  void attention(const AttentionBlock& a, int32_t slot, const float* h, int64_t n, int64_t pos,
                  float* x) {
     const int64_t D = a.head_dim, qw = int64_t{a.n_head} * D, kw = int64_t{a.n_head_kv} * D;
     std::vector<float> q(n * qw), k(n * kw), v(n * kw), o(n * qw), proj(n * g_.n_embd), gate;
@@ -115,7 +119,7 @@ class RefRunner final : public Runner {
         if (a.k_norm.w) ref::rmsnorm(kh, kh, kn.data(), D, g_.norm_eps, a.k_norm.one_plus);
         ref::rope(kh, a.rope_dims, pos + t, a.rope_theta, neox);
       }
-      kv_.store(layer, pos + t, &k[t * kw], &v[t * kw]);
+      kv_.store(slot, pos + t, &k[t * kw], &v[t * kw]);
     }
     // Each kv head's history [lo, pos + n - 1] is gathered once, then every query head of its
     // group and every new token attends to its causal (and windowed) slice of it.
@@ -125,7 +129,7 @@ class RefRunner final : public Runner {
     pool_.parallel_for(a.n_head_kv, 1, [&](int64_t g0, int64_t g1) {
       std::vector<float> kh((last_pos - lo + 1) * D), vh((last_pos - lo + 1) * D), scratch(last_pos + 1);
       for (int64_t g = g0; g < g1; ++g) {
-        kv_.gather(layer, static_cast<int32_t>(g), lo, last_pos, kh.data(), vh.data());
+        kv_.gather(slot, static_cast<int32_t>(g), lo, last_pos, kh.data(), vh.data());
         for (int64_t t = 0; t < n; ++t) {
           const int64_t p = pos + t;
           const int64_t first = a.sliding_window > 0 ? std::max<int64_t>(0, p - a.sliding_window + 1) : 0;
@@ -295,6 +299,7 @@ class RefRunner final : public Runner {
   ThreadPool pool_;
   kv::HostKvCache kv_;
   std::vector<std::vector<float>> conv_state_, ssm_state_;  // per layer; empty for attention layers
+  std::vector<int32_t> kv_slot_;                            // per layer: its KV cache layer, -1 for delta nets
   bool recurrent_ = false;
   int64_t state_pos_ = 0;
 };
@@ -315,11 +320,18 @@ absl::StatusOr<std::unique_ptr<Runner>> make_ref_runner(const ModelGraph& graph,
                                                         const RunnerOptions& opt) {
   if (graph.layers.empty()) return error(Code::kModel, "model has no layers");
   const arch::AttentionBlock* first = nullptr;  // KV shape of the attention layers
-  for (const auto& L : graph.layers)
-    if (!L.recurrent && !first) first = &L.attn;
+  int32_t n_attention = 0;
+  for (const auto& L : graph.layers) {
+    if (L.recurrent) continue;
+    if (!first) first = &L.attn;
+    if (L.attn.n_head_kv != first->n_head_kv || L.attn.head_dim != first->head_dim)
+      return error(Code::kUnsupported, "attention layers with different KV shapes ({}x{} and {}x{})",
+                   first->n_head_kv, first->head_dim, L.attn.n_head_kv, L.attn.head_dim);
+    ++n_attention;
+  }
   if (!first) return error(Code::kModel, "model has no attention layer");
   const arch::AttentionBlock& a = *first;
-  kv::KvShape shape{static_cast<int32_t>(graph.layers.size()), opt.n_ctx, a.n_head_kv, a.head_dim};
+  kv::KvShape shape{n_attention, opt.n_ctx, a.n_head_kv, a.head_dim};
   BW24_ASSIGN_OR_RETURN(kv::HostKvCache cache, kv::HostKvCache::create(shape, opt.k_type, opt.v_type));
   return std::unique_ptr<Runner>(new RefRunner(graph, opt, std::move(cache)));
 }
