@@ -18,6 +18,8 @@
 // TFLOP/s on sm_90 (wgmma ~990), so 12-15 ms at best, plus the bf16 expansion of the weights.
 #include <cuda_bf16.h>
 
+#include <atomic>
+
 #include "cuda/common/check.cuh"
 #include "cuda/common/launch.cuh"
 #include "cuda/common/mma.cuh"
@@ -36,6 +38,7 @@ struct Tiles {
   static constexpr int kWM = BM / WarpsM, kWN = BN / WarpsN;  // warp tile
   static constexpr int kMT = kWM / 16, kNT = kWN / 8;          // mma tiles per warp
   static constexpr size_t kSmem = size_t{Stages} * (BM + BN) * kBK * 2;
+  static_assert(kWarpsM * kWM == BM && kWM % 16 == 0 && kWN % 16 == 0, "whole m16 / n16 warp tiles");
 };
 
 // Element offset of (row, 16-byte chunk) in a [rows][kBK] tile.
@@ -153,11 +156,16 @@ __global__ void __launch_bounds__(C::kThreads) gemm_bf16_kernel(const bf16* __re
 
 template <class C>
 cudaError_t launch(const bf16* a, const Segments& seg, int64_t m, int64_t k, bool add, cudaStream_t s) {
-  static bool configured = false;  // the opt-in above 48 KB, once per process (one device)
-  if (!configured) {
+  // The opt-in above 48 KB of shared memory is per device: once for each (a bit per ordinal < 64;
+  // beyond, every launch).
+  static std::atomic<uint64_t> configured{0};
+  int dev = 0;
+  BW24_CUDA_TRY(cudaGetDevice(&dev));
+  const uint64_t bit = dev < 64 ? uint64_t{1} << dev : 0;
+  if (!(configured.load(std::memory_order_relaxed) & bit)) {
     BW24_CUDA_TRY(cudaFuncSetAttribute(gemm_bf16_kernel<C>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(C::kSmem)));
-    configured = true;
+    configured.fetch_or(bit, std::memory_order_relaxed);
   }
   const dim3 grid(static_cast<unsigned>((m + C::kBM - 1) / C::kBM), seg.tile_end[seg.count - 1]);
   return launch_pdl(gemm_bf16_kernel<C>, grid, dim3(C::kThreads), C::kSmem, s, a, seg, m, k, add);
@@ -179,13 +187,14 @@ constexpr Config kConfigs[] = {
 };
 constexpr int kConfigCount = sizeof(kConfigs) / sizeof(kConfigs[0]);
 
+// SMs of the current device (cached per ordinal < 64; 132, the H200's, if the query fails).
 int sm_count() {
-  static int sms = 0;
-  if (!sms) {
-    int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-      sms = 132;
-  }
+  static std::atomic<int> cache[64] = {};
+  int dev = 0, sms = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return 132;
+  if (dev < 64 && (sms = cache[dev].load(std::memory_order_relaxed)) > 0) return sms;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms <= 0) sms = 132;
+  if (dev < 64) cache[dev].store(sms, std::memory_order_relaxed);
   return sms;
 }
 
