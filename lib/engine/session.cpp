@@ -146,8 +146,7 @@ absl::Status Session::decode(const sampling::Params& p, std::optional<uint64_t> 
   // Greedy without penalties is an argmax: a runner that takes it on the device sends back the
   // token id alone, and the logits of the step stay there (logits() recomputes the last row if
   // asked, as after a rewind; not on recurrent runners, whose state cannot step back).
-  const bool penalize = p.repeat_penalty != 1.0f || p.presence_penalty != 0.0f || p.frequency_penalty != 0.0f;
-  const bool device_greedy = p.temperature <= 0.0f && !penalize && runner_->device_argmax() && !runner_->recurrent();
+  const bool device_greedy = p.plain_greedy() && runner_->device_argmax() && !runner_->recurrent();
   int32_t next = device_greedy ? greedy_next_ : -1;  // the device's choice for the coming step
   if (next < 0) BW24_RETURN_IF_ERROR(ensure_logits());
   if (reseed) sampler_.reseed(*reseed);

@@ -21,9 +21,7 @@ int32_t Sampler::sample(const float* logits, int32_t n_vocab, const Params& p,
   work_.assign(logits, logits + n_vocab);
   float* l = work_.data();
 
-  const bool penalize = p.repeat_penalty != 1.0f || p.presence_penalty != 0.0f ||
-                        p.frequency_penalty != 0.0f;
-  if (penalize && !history.empty()) {
+  if (p.penalized() && !history.empty()) {
     size_t n = history.size();
     size_t window = p.penalty_last_n < 0 ? n : std::min<size_t>(n, static_cast<size_t>(p.penalty_last_n));
     std::unordered_map<int32_t, int32_t> counts;

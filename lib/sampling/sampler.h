@@ -18,6 +18,10 @@ struct Params {
   float presence_penalty = 0.0f;
   float frequency_penalty = 0.0f;
   int32_t penalty_last_n = 64;  // -1 = all history
+
+  bool penalized() const { return repeat_penalty != 1.0f || presence_penalty != 0.0f || frequency_penalty != 0.0f; }
+  // Sampling is then exactly argmax of the logits (what a device may do on its own).
+  bool plain_greedy() const { return temperature <= 0.0f && !penalized(); }
 };
 
 class Sampler {
