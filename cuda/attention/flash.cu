@@ -19,6 +19,7 @@
 #include <math.h>
 
 #include "cuda/attention/flash.cuh"
+#include "cuda/attention/kv_load.cuh"
 #include "cuda/common/check.cuh"
 #include "cuda/common/launch.cuh"
 #include "cuda/common/mma.cuh"
@@ -36,25 +37,12 @@ __device__ __forceinline__ int off(int row, int chunk) {
 }
 
 // 8 floats or halves (src null: zeros) times s as bf16 into 16 bytes of shared memory.
-__device__ __forceinline__ void load8(const float* src, float4& a, float4& b) {
-  a = *reinterpret_cast<const float4*>(src);
-  b = *reinterpret_cast<const float4*>(src + 4);
-}
-__device__ __forceinline__ void load8(const __half* src, float4& a, float4& b) {
-  const uint4 raw = *reinterpret_cast<const uint4*>(src);
-  const __half2* h = reinterpret_cast<const __half2*>(&raw);
-  const float2 f0 = __half22float2(h[0]), f1 = __half22float2(h[1]), f2 = __half22float2(h[2]),
-               f3 = __half22float2(h[3]);
-  a = make_float4(f0.x, f0.y, f1.x, f1.y);
-  b = make_float4(f2.x, f2.y, f3.x, f3.y);
-}
 template <typename T>
 __device__ __forceinline__ void store8(bf16* dst, const T* src, float s) {
-  float4 a = make_float4(0, 0, 0, 0), b = a;
-  if (src) load8(src, a, b);
-  *reinterpret_cast<uint4*>(dst) =
-      make_uint4(pack_bf16(a.x * s, a.y * s), pack_bf16(a.z * s, a.w * s), pack_bf16(b.x * s, b.y * s),
-                 pack_bf16(b.z * s, b.w * s));
+  float v[8] = {};
+  if (src) load8(src, v);
+  *reinterpret_cast<uint4*>(dst) = make_uint4(pack_bf16(v[0] * s, v[1] * s), pack_bf16(v[2] * s, v[3] * s),
+                                              pack_bf16(v[4] * s, v[5] * s), pack_bf16(v[6] * s, v[7] * s));
 }
 
 template <int D, typename T>

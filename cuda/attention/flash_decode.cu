@@ -17,6 +17,7 @@
 #include <math.h>
 
 #include "cuda/attention/flash.cuh"
+#include "cuda/attention/kv_load.cuh"
 #include "cuda/common/check.cuh"
 #include "cuda/common/launch.cuh"
 
@@ -26,41 +27,6 @@ namespace {
 constexpr int kThreads = 256, kWarps = kThreads / 32, kSplit = kFlashDecodeSplit, kMaxGroup = kFlashDecodeMaxGroup;
 static_assert(kSplit * 2 == kThreads, "two threads per key in the score phase");
 static_assert(kMaxGroup <= kWarps, "a warp per head in the softmax phase");
-
-// 8 consecutive cache elements as floats (p 16-byte aligned for f16, 32 for f32 rows).
-__device__ __forceinline__ void load8(const float* p, float (&v)[8]) {
-  const float4 a = *reinterpret_cast<const float4*>(p), b = *reinterpret_cast<const float4*>(p + 4);
-  v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w, v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
-}
-__device__ __forceinline__ void load8(const __half* p, float (&v)[8]) {
-  const uint4 raw = *reinterpret_cast<const uint4*>(p);
-  const __half2* h = reinterpret_cast<const __half2*>(&raw);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const float2 f = __half22float2(h[i]);
-    v[2 * i] = f.x;
-    v[2 * i + 1] = f.y;
-  }
-}
-// kPer consecutive elements (kPer = D / 32: 2, 4 or 8).
-template <int kPer>
-__device__ __forceinline__ void load_part(const float* p, float (&v)[kPer]) {
-#pragma unroll
-  for (int e = 0; e < kPer; e += 2) {
-    const float2 x = *reinterpret_cast<const float2*>(p + e);
-    v[e] = x.x;
-    v[e + 1] = x.y;
-  }
-}
-template <int kPer>
-__device__ __forceinline__ void load_part(const __half* p, float (&v)[kPer]) {
-#pragma unroll
-  for (int e = 0; e < kPer; e += 2) {
-    const float2 x = __half22float2(*reinterpret_cast<const __half2*>(p + e));
-    v[e] = x.x;
-    v[e + 1] = x.y;
-  }
-}
 
 template <typename T, int D>
 __global__ void __launch_bounds__(kThreads) split_kernel(float* part_o, float2* part_ml, const float* q, const T* kc,
@@ -143,7 +109,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* part_o, float2* 
     float v[kKeysPerStep][kPer];
 #pragma unroll
     for (int u = 0; u < kKeysPerStep; ++u)
-      if (j0 + u < n) load_part<kPer>(vbase + (j0 + u) * kvw, v[u]);
+      if (j0 + u < n) load_pairs<kPer>(vbase + (j0 + u) * kvw, v[u]);
 #pragma unroll
     for (int u = 0; u < kKeysPerStep; ++u) {
       if (j0 + u >= n) break;

@@ -38,6 +38,18 @@ __device__ __forceinline__ float half_at(const uint8_t* p) {
   return __half2float(__ushort_as_half(*reinterpret_cast<const unsigned short*>(p)));
 }
 
+// Sub-block j's 6-bit scale and min of a Q4_K / Q5_K block, from its 12 packed scale bytes s
+// (ggml's get_scale_min_k4); the int8 GEMV and the GEMM's weight expansion both read them.
+__device__ __forceinline__ void scale_min_k4(int j, const uint8_t* s, int* sc, int* m) {
+  if (j < 4) {
+    *sc = s[j] & 63;
+    *m = s[j + 4] & 63;
+  } else {
+    *sc = (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4);
+    *m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+  }
+}
+
 // L2 prefetch of bytes [p, p + n) by the 32 lanes of a warp, one 128-byte line per lane and step.
 // The GEMVs issue it for their weight rows before pdl_begin() (cuda/common/launch.cuh), while the
 // previous kernel still runs: weights depend on nothing.

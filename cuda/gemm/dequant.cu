@@ -79,15 +79,8 @@ struct Q4_K {
     *reinterpret_cast<uint4*>(head) = __ldg(reinterpret_cast<const uint4*>(blk));
     uint8_t q[8];
     bytes8(load8(blk + 16 + 32 * (s / 2) + l0), q);
-    const uint8_t* sc = head + 4;
     int scale, mn;
-    if (s < 4) {
-      scale = sc[s] & 63;
-      mn = sc[s + 4] & 63;
-    } else {
-      scale = (sc[s + 4] & 0xF) | ((sc[s - 4] >> 6) << 4);
-      mn = (sc[s + 4] >> 4) | ((sc[s] >> 6) << 4);
-    }
+    scale_min_k4(s, head + 4, &scale, &mn);
     const float d = half_at(head) * scale, m = half_at(head + 2) * mn;
     const int shift = 4 * (s % 2);
     for (int j = 0; j < 8; ++j) v[j] = d * ((q[j] >> shift) & 15) - m;

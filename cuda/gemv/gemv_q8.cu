@@ -180,16 +180,6 @@ struct Legacy {
 // sub-block 2c + 1). Lane (c, h) of a block's 8 loads qs[32c + 16h, +16) with one 16-byte load.
 // w = d * sc * q - dmin * m per sub-block.
 // ---------------------------------------------------------------------------------------------
-__device__ __forceinline__ void scale_min_k4(int j, const uint8_t* s, int* sc, int* m) {
-  if (j < 4) {
-    *sc = s[j] & 63;
-    *m = s[j + 4] & 63;
-  } else {
-    *sc = (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4);
-    *m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
-  }
-}
-
 struct Q4_K {
   static constexpr int kBlockElems = 256;
   __device__ static void prefetch(const uint8_t* w, int64_t, int64_t row, int64_t blocks, int lane) {
