@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -37,6 +38,17 @@ __device__ __forceinline__ float warp_max(float v) {
 __device__ __forceinline__ float half_at(const uint8_t* p) {
   return __half2float(__ushort_as_half(*reinterpret_cast<const unsigned short*>(p)));
 }
+
+// The gate activation of a gated MLP: act 0 = SiLU, 1 = tanh GELU (the GEMV's gate-up epilogue and
+// the elementwise gated_act apply the same formula).
+__device__ __forceinline__ float gate_activation(float g, int act) {
+  return act == 0 ? g / (1.0f + expf(-g)) : 0.5f * g * (1.0f + tanhf(0.7978845608028654f * (g + 0.044715f * g * g * g)));
+}
+
+// *p = v in the element type of an output (f32, or bf16 for a GEMM input), for kernels that write
+// either.
+__device__ __forceinline__ void store_as(float* p, float v) { *p = v; }
+__device__ __forceinline__ void store_as(__nv_bfloat16* p, float v) { *p = __float2bfloat16_rn(v); }
 
 // Sub-block j's 6-bit scale and min of a Q4_K / Q5_K block, from its 12 packed scale bytes s
 // (ggml's get_scale_min_k4); the int8 GEMV and the GEMM's weight expansion both read them.

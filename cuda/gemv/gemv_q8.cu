@@ -317,10 +317,6 @@ struct Q6_K {
 // ---------------------------------------------------------------------------------------------
 // The kernel shell: a warp's row, then the epilogue.
 // ---------------------------------------------------------------------------------------------
-__device__ __forceinline__ float activation(float g, int act) {  // as cuda/ops gated_act
-  return act == 0 ? g / (1.0f + expf(-g)) : 0.5f * g * (1.0f + tanhf(0.7978845608028654f * (g + 0.044715f * g * g * g)));
-}
-
 // Up to three matrices of one format and width in one launch (Q, K and V): CTA c works on the
 // first segment whose cta_end exceeds c.
 struct Segments {
@@ -374,7 +370,7 @@ __global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const u
 #pragma unroll
     for (int t = 0; t < nt; ++t) {
       const float g = warp_sum(acc[0][t]), u = warp_sum(acc[1][t]);
-      if (lane == 0) y[t * rows + row] = activation(g, act) * u;
+      if (lane == 0) y[t * rows + row] = gate_activation(g, act) * u;
     }
   } else {
 #pragma unroll

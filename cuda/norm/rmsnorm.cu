@@ -25,29 +25,18 @@ __device__ float row_inv_rms(const float* xr, int n, float eps) {
 }
 
 // Grid (ceil(n / slice), rows): every CTA recomputes the row's sum of squares and writes its
-// slice (one CTA per row took 17 us at n = 4096, see rmsnorm_q8_kernel). In place (y == x) the
+// slice as f32 or bf16 (w null: no norm, a plain conversion) (one CTA per row took 17 us at n = 4096, see rmsnorm_q8_kernel). In place (y == x) the
 // launcher makes the slice the whole row: other CTAs' writes would race with a CTA's sum.
 constexpr int kNormSlice = 4 * kThreads;
-__global__ void rmsnorm_kernel(float* y, const float* x, const float* w, int n, int slice, float eps, bool one_plus) {
+template <typename T>
+__global__ void rmsnorm_kernel(T* y, const float* x, const float* w, int n, int slice, float eps, bool one_plus) {
   pdl_begin();
   const float* xr = x + static_cast<size_t>(blockIdx.y) * n;
-  float* yr = y + static_cast<size_t>(blockIdx.y) * n;
-  const float inv = row_inv_rms(xr, n, eps);
-  const int end = min(n, static_cast<int>(blockIdx.x + 1) * slice);
-  for (int i = blockIdx.x * slice + threadIdx.x; i < end; i += kThreads)
-    yr[i] = xr[i] * inv * (one_plus ? 1.0f + w[i] : w[i]);
-}
-
-// As rmsnorm_kernel, bf16 out (never in place), w null: no norm.
-__global__ void rmsnorm_bf16_kernel(__nv_bfloat16* y, const float* x, const float* w, int n, int slice, float eps,
-                                    bool one_plus) {
-  pdl_begin();
-  const float* xr = x + static_cast<size_t>(blockIdx.y) * n;
-  __nv_bfloat16* yr = y + static_cast<size_t>(blockIdx.y) * n;
+  T* yr = y + static_cast<size_t>(blockIdx.y) * n;
   const float inv = w ? row_inv_rms(xr, n, eps) : 1.0f;
   const int end = min(n, static_cast<int>(blockIdx.x + 1) * slice);
   for (int i = blockIdx.x * slice + threadIdx.x; i < end; i += kThreads)
-    yr[i] = __float2bfloat16_rn(w ? xr[i] * inv * (one_plus ? 1.0f + w[i] : w[i]) : xr[i]);
+    store_as(yr + i, w ? xr[i] * inv * (one_plus ? 1.0f + w[i] : w[i]) : xr[i]);
 }
 
 // Grid (n / 256, rows): each CTA quantizes 8 blocks of 32, a warp per block: lane i holds element
@@ -76,22 +65,24 @@ __global__ void rmsnorm_q8_kernel(float* y, int8_t* q, float2* ds, const float* 
   }
 }
 
+template <typename T>
+cudaError_t launch_rmsnorm(T* y, const float* x, const float* w, int rows, int n, int slice, float eps, bool one_plus,
+                           cudaStream_t stream) {
+  if (rows <= 0 || n <= 0) return cudaSuccess;
+  const unsigned slices = static_cast<unsigned>((n + slice - 1) / slice);
+  return launch_pdl(rmsnorm_kernel<T>, dim3(slices, rows), dim3(kThreads), 0, stream, y, x, w, n, slice, eps, one_plus);
+}
+
 }  // namespace
 
 cudaError_t rmsnorm(float* y, const float* x, const float* w, int rows, int n, float eps, bool one_plus,
                     cudaStream_t stream) {
-  if (rows <= 0 || n <= 0) return cudaSuccess;
-  const int slice = y == x ? n : kNormSlice;
-  const unsigned slices = static_cast<unsigned>((n + slice - 1) / slice);
-  return launch_pdl(rmsnorm_kernel, dim3(slices, rows), dim3(kThreads), 0, stream, y, x, w, n, slice, eps, one_plus);
+  return launch_rmsnorm(y, x, w, rows, n, y == x ? n : kNormSlice, eps, one_plus, stream);
 }
 
 cudaError_t rmsnorm_bf16(__nv_bfloat16* y, const float* x, const float* w, int rows, int n, float eps, bool one_plus,
                          cudaStream_t stream) {
-  if (rows <= 0 || n <= 0) return cudaSuccess;
-  const unsigned slices = static_cast<unsigned>((n + kNormSlice - 1) / kNormSlice);
-  return launch_pdl(rmsnorm_bf16_kernel, dim3(slices, rows), dim3(kThreads), 0, stream, y, x, w, n, kNormSlice, eps,
-                    one_plus);
+  return launch_rmsnorm(y, x, w, rows, n, kNormSlice, eps, one_plus, stream);
 }
 
 cudaError_t rmsnorm_q8(float* y, int8_t* q, float2* ds, const float* x, const float* w, int rows, int n, float eps,

@@ -89,18 +89,13 @@ __global__ void qk_rope_store_kernel(QkRopeArgs a) {
       store_kv(a.v_cache, kbase + i, a.v[static_cast<size_t>(t) * kvw + g * D + i], a.kv_f16);
 }
 
-// y (f32) or yb (bf16, the next GEMM's input) = act(gate) * up; the other output pointer is null.
-__global__ void gated_act_kernel(float* y, __nv_bfloat16* yb, const float* gate, const float* up, int64_t n, int act) {
+// y = act(gate) * up, f32 or bf16 (the down GEMM's input).
+template <typename T>
+__global__ void gated_act_kernel(T* y, const float* gate, const float* up, int64_t n, int act) {
   pdl_begin();
   int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= n) return;
-  float g = gate[i];
-  float a = act == 0 ? g / (1.0f + expf(-g))
-                     : 0.5f * g * (1.0f + tanhf(0.7978845608028654f * (g + 0.044715f * g * g * g)));
-  if (yb)
-    yb[i] = __float2bfloat16_rn(a * up[i]);
-  else
-    y[i] = a * up[i];
+  store_as(y + i, gate_activation(gate[i], act) * up[i]);
 }
 
 __global__ void add_kernel(float* x, const float* y, int64_t n) {
@@ -177,15 +172,14 @@ cudaError_t qk_rope_store(const QkRopeArgs& a, int n_tokens, cudaStream_t stream
 
 cudaError_t gated_act(float* y, const float* gate, const float* up, int64_t n, int act, cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
-  return launch_pdl(gated_act_kernel, dim3(blocks_for(n)), dim3(kThreads), 0, stream, y,
-                    static_cast<__nv_bfloat16*>(nullptr), gate, up, n, act);
+  return launch_pdl(gated_act_kernel<float>, dim3(blocks_for(n)), dim3(kThreads), 0, stream, y, gate, up, n, act);
 }
 
 cudaError_t gated_act_bf16(__nv_bfloat16* y, const float* gate, const float* up, int64_t n, int act,
                            cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
-  return launch_pdl(gated_act_kernel, dim3(blocks_for(n)), dim3(kThreads), 0, stream, static_cast<float*>(nullptr), y,
-                    gate, up, n, act);
+  return launch_pdl(gated_act_kernel<__nv_bfloat16>, dim3(blocks_for(n)), dim3(kThreads), 0, stream, y, gate, up, n,
+                    act);
 }
 
 cudaError_t add_inplace(float* x, const float* y, int64_t n, cudaStream_t stream) {
