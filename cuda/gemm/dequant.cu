@@ -103,23 +103,18 @@ struct Q6_K {
   }
 };
 
-struct F16 {
+// F16 and BF16: 8 values, one 16-byte load.
+template <typename H>
+struct Float16 {
   static constexpr int kBlockElems = 8;
   __device__ static void get8(const uint8_t* w, int64_t, int64_t gb, int, float* v) {
     const uint4 raw = __ldg(reinterpret_cast<const uint4*>(w) + gb);
-    const __half* h = reinterpret_cast<const __half*>(&raw);
-    for (int j = 0; j < 8; ++j) v[j] = __half2float(h[j]);
+    const H* h = reinterpret_cast<const H*>(&raw);
+    for (int j = 0; j < 8; ++j) v[j] = static_cast<float>(h[j]);
   }
 };
-
-struct BF16 {
-  static constexpr int kBlockElems = 8;
-  __device__ static void get8(const uint8_t* w, int64_t, int64_t gb, int, float* v) {
-    const uint4 raw = __ldg(reinterpret_cast<const uint4*>(w) + gb);
-    const bf16* h = reinterpret_cast<const bf16*>(&raw);
-    for (int j = 0; j < 8; ++j) v[j] = __bfloat162float(h[j]);
-  }
-};
+using F16 = Float16<__half>;
+using BF16 = Float16<bf16>;
 
 template <class F>
 __global__ void dequant_kernel(const uint8_t* w, int64_t rows, int64_t cols, int64_t row0, int64_t n_octets, bf16* out) {

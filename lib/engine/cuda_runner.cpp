@@ -27,18 +27,32 @@ absl::Status cuda_status(cudaError_t e, const char* what) {
 
 #define BW24_CUDA_OK(expr, what) BW24_RETURN_IF_ERROR(cuda_status((expr), what))
 
-// A device allocation of n elements, freed with the owner.
-template <typename T>
-struct DeviceArray {
+// An allocation of n elements, freed with the owner: device memory, or pinned host memory
+// (cudaMallocHost: what a captured graph copies from must stay put and be page-locked).
+template <typename T, bool kPinned>
+struct CudaArray {
   T* p = nullptr;
-  DeviceArray() = default;
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-  ~DeviceArray() { cudaFree(p); }
+  CudaArray() = default;
+  CudaArray(const CudaArray&) = delete;
+  CudaArray& operator=(const CudaArray&) = delete;
+  ~CudaArray() {
+    if constexpr (kPinned)
+      cudaFreeHost(p);
+    else
+      cudaFree(p);
+  }
   absl::Status alloc(size_t n, const char* what) {
-    return cuda_status(cudaMalloc(&p, std::max<size_t>(n, 1) * sizeof(T)), what);
+    void* v = nullptr;
+    const size_t bytes = std::max<size_t>(n, 1) * sizeof(T);
+    const cudaError_t e = kPinned ? cudaMallocHost(&v, bytes) : cudaMalloc(&v, bytes);
+    p = static_cast<T*>(v);
+    return cuda_status(e, what);
   }
 };
+template <typename T>
+using DeviceArray = CudaArray<T, false>;
+template <typename T>
+using PinnedArray = CudaArray<T, true>;
 
 }  // namespace
 
@@ -127,18 +141,6 @@ constexpr int kChunk = 512;
 // Qwen3-8B's gate + up need 100 M elements.
 constexpr int64_t kScratchElems = int64_t{128} << 20;  // 256 MB
 
-// Pinned host memory (cudaMallocHost): what a captured graph copies from must stay put and be
-// page-locked; freed with the owner.
-template <typename T>
-struct PinnedArray {
-  T* p = nullptr;
-  PinnedArray() = default;
-  PinnedArray(const PinnedArray&) = delete;
-  PinnedArray& operator=(const PinnedArray&) = delete;
-  ~PinnedArray() { cudaFreeHost(p); }
-  absl::Status alloc(size_t n) { return cuda_status(cudaMallocHost(&p, std::max<size_t>(n, 1) * sizeof(T)), "pinned"); }
-};
-
 // The input of a matrix product: f32 activations and, on models with int8-path weights, the same
 // rows quantized (rmsnorm_q8); in a prefill pass (GEMM) only bf16 rows. Which one a product
 // reads depends on the pass and the weight type.
@@ -212,9 +214,9 @@ class CudaRunner final : public Runner {
       BW24_RETURN_IF_ERROR(act_bf_.alloc(C * widest, "activations"));
       BW24_RETURN_IF_ERROR(wscratch_.alloc(static_cast<size_t>(scratch_elems_), "weight expansion scratch"));
     }
-    BW24_RETURN_IF_ERROR(emb_.alloc(C * E));  // pinned
-    BW24_RETURN_IF_ERROR(pos_host_.alloc(1));
-    BW24_RETURN_IF_ERROR(token_host_.alloc(1));
+    BW24_RETURN_IF_ERROR(emb_.alloc(C * E, "pinned embeddings"));
+    BW24_RETURN_IF_ERROR(pos_host_.alloc(1, "pinned position"));
+    BW24_RETURN_IF_ERROR(token_host_.alloc(1, "pinned token"));
     BW24_RETURN_IF_ERROR(token_dev_.alloc(1, "token"));
     BW24_RETURN_IF_ERROR(pos_dev_.alloc(1, "position"));
     BW24_RETURN_IF_ERROR(x_.alloc(C * E, "activations"));

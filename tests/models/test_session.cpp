@@ -14,16 +14,24 @@
 
 namespace {
 
+// K and V cache types (BW24_KV_*) of a session.
+struct KvTypes {
+  int32_t k, v;
+};
+
 struct Session {
   bw24_model* model = nullptr;
   bw24_session* s = nullptr;
-  Session(const std::string& path, int32_t n_ctx = 0, int32_t kv = BW24_KV_F32, uint64_t seed = 1) {
+  Session(const std::string& path, int32_t n_ctx = 0, int32_t kv = BW24_KV_F32, uint64_t seed = 1)
+      : Session(path, KvTypes{kv, kv}, n_ctx, seed) {}
+  Session(const std::string& path, KvTypes kv, int32_t n_ctx = 0, uint64_t seed = 1) {
     bw24_errbuf err;
     REQUIRE(bw24_model_open(path.c_str(), nullptr, &model, &err) == BW24_OK);
     bw24_session_params p;
     bw24_session_params_default(&p, sizeof p);
     p.n_ctx = n_ctx;
-    p.kv_type_k = p.kv_type_v = kv;
+    p.kv_type_k = kv.k;
+    p.kv_type_v = kv.v;
     p.seed = seed;
     REQUIRE(bw24_session_create(model, &p, &s, &err) == BW24_OK);
   }
@@ -135,19 +143,9 @@ TEST_CASE("KV cache types: every BW24_KV_* type on the CPU, K and V independent"
                  Case{BW24_KV_Q8_0, BW24_KV_Q8_0, 2e-2}, Case{BW24_KV_Q4_0, BW24_KV_Q4_0, 0.4},
                  Case{BW24_KV_FP8_E4M3, BW24_KV_FP8_E4M3, 0.12}, Case{BW24_KV_Q8_0, BW24_KV_F16, 1.5e-2}}) {
     INFO("K " << c.k << " V " << c.v);
-    bw24_errbuf err;
-    bw24_model* m = nullptr;
-    REQUIRE(bw24_model_open(path.c_str(), nullptr, &m, &err) == BW24_OK);
-    bw24_session_params p;
-    bw24_session_params_default(&p, sizeof p);
-    p.kv_type_k = c.k;
-    p.kv_type_v = c.v;
-    bw24_session* s = nullptr;
-    REQUIRE(bw24_session_create(m, &p, &s, &err) == BW24_OK);
-    REQUIRE(bw24_session_prefill(s, kPrompt.data(), int32_t(kPrompt.size()), BW24_PREFILL_ALL_LOGITS) == BW24_OK);
-    const float* l;
-    int32_t rows, vocab;
-    REQUIRE(bw24_session_logits(s, &l, &rows, &vocab) == BW24_OK);
+    Session s(path, KvTypes{c.k, c.v});
+    REQUIRE(bw24_session_prefill(s.s, kPrompt.data(), int32_t(kPrompt.size()), BW24_PREFILL_ALL_LOGITS) == BW24_OK);
+    const auto l = s.logits_rows();
     double err_max = 0, mag = 0;
     for (size_t i = 0; i < want.size(); ++i) {
       err_max = std::max(err_max, double(std::fabs(l[i] - want[i])));
@@ -156,8 +154,6 @@ TEST_CASE("KV cache types: every BW24_KV_* type on the CPU, K and V independent"
     std::cout << "KV K " << c.k << " V " << c.v << ": max logit error / max |logit| " << err_max / mag << "\n";
     CHECK(err_max / mag < c.tol);
     CHECK(err_max > 0);  // the cache really is in the other type
-    bw24_session_destroy(s);
-    bw24_model_close(m);
   }
 }
 
