@@ -20,6 +20,7 @@
 
 #include "cuda/attention/flash.cuh"
 #include "cuda/common/device.h"
+#include "cuda/deltanet/gdn.cuh"
 #include "cuda/gemm/gemm.cuh"
 #include "cuda/gemv/gemv.cuh"
 #include "cuda/norm/rmsnorm.cuh"
@@ -29,6 +30,7 @@
 #include "lib/core/thread_pool.h"
 #include "lib/quant/repack.h"
 #include "lib/quant/traits.h"
+#include "lib/ref/delta_rule.h"
 #include "lib/ref/ops.h"
 #include "lib/sampling/sampler.h"
 
@@ -766,6 +768,121 @@ void check_flash_prefill(std::mt19937& rng, Result& r) {
   }
 }
 
+// The gated delta net decode kernels against lib/ref (causal_conv_silu_step + l2norm_qk, the
+// gates, gated_delta_recurrent, gated RMSNorm): conv output, conv state, layer output and the
+// recurrent state after 1 and 3 tokens, separate and fused (Qwen3-Next) b/a projections, grouped
+// and tiled value heads.
+void check_gdn(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  struct Case {
+    int Hk, Hv, dk, dv, K;
+    bool fused, tiled;
+  };
+  for (Case c : {Case{16, 32, 128, 128, 4, false, true}, Case{16, 32, 128, 128, 4, true, false},
+                 Case{2, 4, 64, 64, 4, false, false}, Case{4, 4, 128, 64, 3, false, false}}) {
+    for (int n : {1, 3}) {
+      const int64_t C = 2 * int64_t{c.Hk} * c.dk + int64_t{c.Hv} * c.dv, Vd = int64_t{c.Hv} * c.dv;
+      const int r_ = c.Hv / c.Hk, ba_stride = c.fused ? 2 * c.Hv : c.Hv;
+      auto rnd = [&](size_t size, float scale) {
+        std::vector<float> v(size);
+        for (auto& x : v) x = nd(rng) * scale;
+        return v;
+      };
+      std::vector<float> in = rnd(size_t(n * C), 1.0f), taps = rnd(size_t(C * c.K), 0.5f),
+                         cstate = rnd(size_t((c.K - 1) * C), 1.0f), z = rnd(size_t(n * Vd), 1.0f),
+                         braw = rnd(size_t(n * ba_stride), 1.0f), araw = rnd(size_t(n * ba_stride), 1.0f),
+                         dt = rnd(size_t(c.Hv), 0.5f), neg_a = rnd(size_t(c.Hv), 0.5f), nw = rnd(size_t(c.dv), 1.0f),
+                         S = rnd(size_t(c.Hv) * c.dk * c.dv, 0.1f);  // [Hv][dk][dv]
+      for (auto& x : neg_a) x = -std::exp(x);
+      if (c.fused) araw = braw;  // one in_ba output read through both pointers
+      const float q_scale = 1.0f / std::sqrt(static_cast<float>(c.dk)), eps = 1e-6f;
+      // Reference.
+      std::vector<float> y(size_t(n * C)), cs = cstate, Sr = S, out(size_t(n * Vd));
+      for (int t = 0; t < n; ++t) {
+        ref::causal_conv_silu_step(taps.data(), C, c.K, cs.data(), &in[size_t(t * C)], &y[size_t(t * C)]);
+        ref::l2norm_qk(&y[size_t(t * C)], c.Hk, c.dk, q_scale);
+      }
+      std::vector<float> qh(size_t(n * c.dk)), kh(qh.size()), vh(size_t(n * c.dv)), gh(static_cast<size_t>(n)), bh(static_cast<size_t>(n)),
+          oh(vh.size());
+      for (int hv = 0; hv < c.Hv; ++hv) {
+        const int hk = c.tiled ? hv % c.Hk : hv / r_, g = hv / r_, jr = hv % r_;
+        const int bi = c.fused ? g * 2 * r_ + jr : hv, ai = c.fused ? g * 2 * r_ + r_ + jr : hv;
+        for (int t = 0; t < n; ++t) {
+          std::copy_n(&y[size_t(t * C + hk * c.dk)], c.dk, &qh[size_t(t * c.dk)]);
+          std::copy_n(&y[size_t(t * C + int64_t{c.Hk} * c.dk + hk * c.dk)], c.dk, &kh[size_t(t * c.dk)]);
+          std::copy_n(&y[size_t(t * C + 2 * int64_t{c.Hk} * c.dk + int64_t{hv} * c.dv)], c.dv, &vh[size_t(t * c.dv)]);
+          bh[size_t(t)] = ref::delta_beta(braw[size_t(t * ba_stride + bi)]);
+          gh[size_t(t)] = ref::delta_log_decay(araw[size_t(t * ba_stride + ai)], dt[size_t(hv)], neg_a[size_t(hv)]);
+        }
+        ref::gated_delta_recurrent(qh.data(), kh.data(), vh.data(), gh.data(), bh.data(), n, c.dk, c.dv,
+                                   &Sr[size_t(hv) * c.dk * c.dv], oh.data());
+        for (int t = 0; t < n; ++t) {
+          float* o = &out[size_t(t * Vd + int64_t{hv} * c.dv)];
+          std::copy_n(&oh[size_t(t * c.dv)], c.dv, o);
+          ref::rmsnorm(o, o, nw.data(), c.dv, eps, false);
+          for (int j = 0; j < c.dv; ++j) {
+            const float zj = z[size_t(t * Vd + int64_t{hv} * c.dv + j)];
+            o[j] *= zj / (1.0f + std::exp(-zj));
+          }
+        }
+      }
+      // The device keeps each head's state transposed: [Hv][dv][dk].
+      auto transpose = [&](const std::vector<float>& a) {
+        std::vector<float> t(a.size());
+        for (int h = 0; h < c.Hv; ++h)
+          for (int i = 0; i < c.dk; ++i)
+            for (int j = 0; j < c.dv; ++j)
+              t[(size_t(h) * c.dv + j) * c.dk + i] = a[(size_t(h) * c.dk + i) * c.dv + j];
+        return t;
+      };
+      DeviceBuffer<float> d_in(in.size()), d_taps(taps.size()), d_cs(cstate.size()), d_y(y.size()), d_z(z.size()),
+          d_b(braw.size()), d_a(araw.size()), d_dt(dt.size()), d_na(neg_a.size()), d_nw(nw.size()), d_S(S.size()),
+          d_out(out.size());
+      upload(d_in, in);
+      upload(d_taps, taps);
+      upload(d_cs, cstate);
+      upload(d_z, z);
+      upload(d_b, braw);
+      upload(d_a, araw);
+      upload(d_dt, dt);
+      upload(d_na, neg_a);
+      upload(d_nw, nw);
+      upload(d_S, transpose(S));
+      cudaMemset(d_y.p, 0xff, y.size() * 4);
+      cudaMemset(d_out.p, 0xff, out.size() * 4);
+      cuda::GdnStepArgs a{};
+      a.out = d_out.p;
+      a.state = d_S.p;
+      a.y = d_y.p;
+      a.z = d_z.p;
+      a.beta_raw = d_b.p;
+      a.alpha_raw = c.fused ? d_b.p : d_a.p;
+      a.ba_stride = ba_stride;
+      a.ba_fused = c.fused;
+      a.dt_bias = d_dt.p;
+      a.neg_a = d_na.p;
+      a.norm_w = d_nw.p;
+      a.eps = eps;
+      a.Hk = c.Hk;
+      a.Hv = c.Hv;
+      a.dk = c.dk;
+      a.dv = c.dv;
+      a.v_heads_tiled = c.tiled;
+      bool good = ok(cuda::gdn_conv(d_y.p, d_cs.p, d_in.p, d_taps.p, n, C, c.K, c.Hk, c.dk, q_scale, nullptr),
+                     "gdn_conv") &&
+                  ok(cuda::gdn_step(a, n, nullptr), "gdn_step") && ok(cudaDeviceSynchronize(), "gdn sync");
+      const double e_y = nerr(download(d_y, y.size()), y), e_cs = nerr(download(d_cs, cs.size()), cs),
+                   e_out = nerr(download(d_out, out.size()), out), e_S = nerr(download(d_S, S.size()), transpose(Sr));
+      const std::string shape_s = "Hk " + std::to_string(c.Hk) + " Hv " + std::to_string(c.Hv) + " dk " +
+                                  std::to_string(c.dk) + " dv " + std::to_string(c.dv) + " K " + std::to_string(c.K) +
+                                  (c.fused ? " fused ba" : "") + (c.tiled ? " tiled" : "") + ", " + std::to_string(n) +
+                                  " tok";
+      report(r, good && std::max(e_y, e_cs) < 1e-5, true, "gdn_conv", shape_s, std::max(e_y, e_cs));
+      report(r, good && std::max(e_out, e_S) < 1e-5, true, "gdn_step", shape_s, std::max(e_out, e_S));
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -800,6 +917,7 @@ int main(int argc, char** argv) {
   run("gemm_multi", [&] { check_gemm_multi(rng, r); });
   run("flash_prefill", [&] { check_flash_prefill(rng, r); });
   run("argmax", [&] { check_argmax(rng, r); });
+  run("gdn", [&] { check_gdn(rng, r); });
   std::printf("\n%d passed, %d failed\n", r.run - r.failed, r.failed);
   return r.failed ? 1 : 0;
 }

@@ -1,0 +1,44 @@
+// Gated delta net (Qwen3.5 / Qwen3-Next linear attention) on the device, decode form: the conv
+// and the recurrence one token after another (lib/ref/delta_rule.h has the math and the CPU
+// reference both kernels are checked against in bw24-kernel-check). The chunked prefill kernel is
+// still to come; n_tokens > 1 runs the recurrence token by token.
+//
+// Channel layout of a layer's in_qkv output (C = 2 Hk dk + Hv dv): q heads, k heads, v heads.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+namespace bw24::cuda {
+
+// Causal depthwise conv + SiLU over C channels for n tokens, then q and k heads l2-normalized
+// (q also times q_scale). taps [C][K] f32 (tap K - 1 multiplies the newest input); state
+// [K - 1][C] f32, the last inputs oldest first, advanced by n tokens; in, y: [n][C].
+// dk <= 256, K <= 8.
+cudaError_t gdn_conv(float* y, float* state, const float* in, const float* taps, int n_tokens, int64_t C, int K,
+                     int Hk, int dk, float q_scale, cudaStream_t stream);
+
+struct GdnStepArgs {
+  float* out;              // [n][Hv dv]: gated-RMSNorm'd output heads (the out_proj input)
+  float* state;            // [Hv][dv][dk] f32: per value head the transpose of the math's S [dk][dv]
+  const float* y;          // [n][C]: gdn_conv's output
+  const float* z;          // [n][Hv dv]: the output gate projection
+  const float* beta_raw;   // b projection, element (t, hv) at beta_raw[t * ba_stride + ba_index(hv)]
+  const float* alpha_raw;  // a projection, same indexing
+  int ba_stride;           // floats per token of beta_raw / alpha_raw
+  bool ba_fused;           // Qwen3-Next in_ba: per key head group [b (r) | a (r)]; both pointers at it
+  const float* dt_bias;    // [Hv]
+  const float* neg_a;      // [Hv]: -exp(A_log)
+  const float* norm_w;     // [dv]: gated RMSNorm weight
+  float eps;
+  int Hk, Hv, dk, dv;
+  bool v_heads_tiled;      // value head hv reads key head hv % Hk (else hv / (Hv / Hk))
+};
+// The recurrence for n tokens: per value head beta = sigmoid(b), g = neg_a softplus(a + dt_bias);
+// S = e^g S; delta = beta (v - S^T k); S += k delta^T; o = S^T q; out = rmsnorm(o) w silu(z).
+// One CTA per value head, 4 threads per state column (dk / 4 rows each, in registers); the state
+// is read and written once per call. dk = 128 or 64 (a multiple of 4 up to 128), dv <= 128.
+cudaError_t gdn_step(const GdnStepArgs& args, int n_tokens, cudaStream_t stream);
+
+}  // namespace bw24::cuda
