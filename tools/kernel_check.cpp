@@ -768,6 +768,38 @@ void check_flash_prefill(std::mt19937& rng, Result& r) {
   }
 }
 
+// Gated attention's two elementwise kernels: the [q | gate] split is a copy (bit-exact), the
+// sigmoid gate against the reference formula.
+void check_gate_ops(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  const int n = 3, H = 16, D = 256;
+  std::vector<float> qg(size_t(n) * H * 2 * D);
+  for (auto& v : qg) v = nd(rng);
+  std::vector<float> q(size_t(n) * H * D), gate(q.size()), x(q.size()), y(q.size());
+  for (int t = 0; t < n; ++t)
+    for (int h = 0; h < H; ++h)
+      for (int d = 0; d < D; ++d) {
+        const size_t i = (size_t(t) * H + h) * D + d, src = (size_t(t) * H + h) * 2 * D + d;
+        q[i] = qg[src];
+        gate[i] = qg[src + D];
+      }
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = nd(rng);
+    y[i] = x[i] / (1.0f + std::exp(-gate[i]));
+  }
+  DeviceBuffer<float> dqg(qg.size()), dq(q.size()), dg(q.size()), dx(x.size());
+  upload(dqg, qg);
+  upload(dx, x);
+  bool good = ok(cuda::split_q_gate(dq.p, dg.p, dqg.p, n, H, D, nullptr), "split_q_gate") &&
+              ok(cudaDeviceSynchronize(), "split sync");
+  const bool same = download(dq, q.size()) == q && download(dg, q.size()) == gate;
+  report(r, good && same, true, "split_q_gate", "16 heads D 256, 3 tok", same ? 0.0 : 1.0);
+  good = ok(cuda::sigmoid_mul(dx.p, dg.p, int64_t(x.size()), nullptr), "sigmoid_mul") &&
+         ok(cudaDeviceSynchronize(), "sigmoid sync");
+  const double e = nerr(download(dx, x.size()), y);
+  report(r, good && e < 1e-6, true, "sigmoid_mul", std::to_string(x.size()) + " elements", e);
+}
+
 // The gated delta net decode kernels against lib/ref (causal_conv_silu_step + l2norm_qk, the
 // gates, gated_delta_recurrent, gated RMSNorm): conv output, conv state, layer output and the
 // recurrent state after 1 and 3 tokens, separate and fused (Qwen3-Next) b/a projections, grouped
@@ -917,6 +949,7 @@ int main(int argc, char** argv) {
   run("gemm_multi", [&] { check_gemm_multi(rng, r); });
   run("flash_prefill", [&] { check_flash_prefill(rng, r); });
   run("argmax", [&] { check_argmax(rng, r); });
+  run("gate_ops", [&] { check_gate_ops(rng, r); });
   run("gdn", [&] { check_gdn(rng, r); });
   std::printf("\n%d passed, %d failed\n", r.run - r.failed, r.failed);
   return r.failed ? 1 : 0;

@@ -98,6 +98,21 @@ __global__ void gated_act_kernel(T* y, const float* gate, const float* up, int64
   store_as(y + i, gate_activation(gate[i], act) * up[i]);
 }
 
+__global__ void split_q_gate_kernel(float* q, float* gate, const float* qg, int64_t n, int D) {
+  pdl_begin();
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;  // element of q
+  if (i >= n) return;
+  const int64_t head = i / D, d = i % D;
+  q[i] = qg[head * 2 * D + d];
+  gate[i] = qg[head * 2 * D + D + d];
+}
+
+__global__ void sigmoid_mul_kernel(float* x, const float* gate, int64_t n) {
+  pdl_begin();
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (i < n) x[i] *= 1.0f / (1.0f + expf(-gate[i]));
+}
+
 __global__ void add_kernel(float* x, const float* y, int64_t n) {
   pdl_begin();
   int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
@@ -180,6 +195,18 @@ cudaError_t gated_act_bf16(__nv_bfloat16* y, const float* gate, const float* up,
   if (n <= 0) return cudaSuccess;
   return launch_pdl(gated_act_kernel<__nv_bfloat16>, dim3(blocks_for(n)), dim3(kThreads), 0, stream, y, gate, up, n,
                     act);
+}
+
+cudaError_t split_q_gate(float* q, float* gate, const float* qg, int n_tokens, int n_head, int head_dim,
+                         cudaStream_t stream) {
+  const int64_t n = int64_t{n_tokens} * n_head * head_dim;
+  if (n <= 0) return cudaSuccess;
+  return launch_pdl(split_q_gate_kernel, dim3(blocks_for(n)), dim3(kThreads), 0, stream, q, gate, qg, n, head_dim);
+}
+
+cudaError_t sigmoid_mul(float* x, const float* gate, int64_t n, cudaStream_t stream) {
+  if (n <= 0) return cudaSuccess;
+  return launch_pdl(sigmoid_mul_kernel, dim3(blocks_for(n)), dim3(kThreads), 0, stream, x, gate, n);
 }
 
 cudaError_t add_inplace(float* x, const float* y, int64_t n, cudaStream_t stream) {

@@ -46,6 +46,12 @@ cudaError_t gated_act(float* y, const float* gate, const float* up, int64_t n, i
 cudaError_t gated_act_bf16(__nv_bfloat16* y, const float* gate, const float* up, int64_t n, int act,
                            cudaStream_t stream);
 
+// Gated attention (Qwen3.5): the q projection's rows per head are [q (D) | gate (D)]; split them
+// into q [n][n_head][D] and gate (same shape). After attention, x *= sigmoid(gate) over n elements.
+cudaError_t split_q_gate(float* q, float* gate, const float* qg, int n_tokens, int n_head, int head_dim,
+                         cudaStream_t stream);
+cudaError_t sigmoid_mul(float* x, const float* gate, int64_t n, cudaStream_t stream);
+
 // x += y over n elements.
 cudaError_t add_inplace(float* x, const float* y, int64_t n, cudaStream_t stream);
 

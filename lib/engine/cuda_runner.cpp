@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cuda/attention/flash.cuh"
+#include "cuda/deltanet/gdn.cuh"
 #include "cuda/gemm/gemm.cuh"
 #include "cuda/gemv/gemv.cuh"
 #include "cuda/norm/rmsnorm.cuh"
@@ -15,6 +16,7 @@
 #include "lib/core/status.h"
 #include "lib/quant/repack.h"
 #include "lib/quant/traits.h"
+#include "lib/ref/ops.h"
 
 namespace bw24::engine {
 namespace {
@@ -34,6 +36,7 @@ struct CudaArray {
   T* p = nullptr;
   CudaArray() = default;
   CudaArray(const CudaArray&) = delete;
+  CudaArray(CudaArray&& o) noexcept : p(o.p) { o.p = nullptr; }
   CudaArray& operator=(const CudaArray&) = delete;
   ~CudaArray() {
     if constexpr (kPinned)
@@ -181,14 +184,31 @@ class CudaRunner final : public Runner {
       return error(Code::kUnsupported, "tensor '{}' has type {}, which the CUDA GEMV does not handle yet", wt.t->name,
                    type_name(type));
     };
+    int64_t vd = 0, conv_c = 0, ba = 0;
     for (const auto& L : g_.layers) {
-      if (L.recurrent)
-        return error(Code::kUnsupported, "{}: gated delta net layers do not run on the CUDA runner yet (CPU: device -1)",
-                     g_.arch);
+      if (L.recurrent) {
+        BW24_RETURN_IF_ERROR(check_delta_net(L.delta_net));
+        const arch::DeltaNetBlock& b = L.delta_net;
+        vd = std::max<int64_t>(vd, int64_t{b.n_v_heads} * b.d_v);
+        conv_c = std::max<int64_t>(conv_c, b.conv_dim());
+        ba = std::max<int64_t>(ba, 2 * int64_t{b.n_v_heads});
+        for (const arch::Weight* wt : {&b.in_qkv, &b.in_z, &b.in_b, &b.in_a, &b.in_ba, &b.out_proj})
+          BW24_RETURN_IF_ERROR(check(*wt));
+        for (const arch::Weight* wt : {&b.in_qkv, &b.in_z, &b.in_b, &b.in_a, &b.in_ba, &b.out_proj})
+          scratch = std::max(scratch, expanded_elems(*wt));
+      }
       if (L.mlp.is_moe())
         return error(Code::kUnsupported, "{}: mixture-of-experts layers do not run on the CUDA runner yet (CPU: device -1)",
                      g_.arch);
+      if (L.recurrent) {
+        ff = std::max<int64_t>(ff, L.mlp.gate.rows());
+        for (const arch::Weight* wt : {&L.mlp.gate, &L.mlp.up, &L.mlp.down}) BW24_RETURN_IF_ERROR(check(*wt));
+        scratch = std::max(scratch, expanded_elems(L.mlp.gate) + expanded_elems(L.mlp.up));
+        scratch = std::max(scratch, expanded_elems(L.mlp.down));
+        continue;
+      }
       qw = std::max<int64_t>(qw, int64_t{L.attn.n_head} * L.attn.head_dim);
+      any_gated_ = any_gated_ || L.attn.gated;
       kw = std::max<int64_t>(kw, int64_t{L.attn.n_head_kv} * L.attn.head_dim);
       ff = std::max<int64_t>(ff, L.mlp.gate.rows());
       if (L.attn.head_dim > cuda::kMaxHeadDim)
@@ -206,7 +226,7 @@ class CudaRunner final : public Runner {
     BW24_RETURN_IF_ERROR(check(g_.output));
     kv_width_ = kw;
     const size_t E = static_cast<size_t>(g_.n_embd);
-    const size_t widest = std::max<size_t>({E, size_t(qw), size_t(ff)});
+    const size_t widest = std::max<size_t>({E, size_t(qw), size_t(ff), size_t(vd)});
     chunk_ = gemm_ ? kChunk : kStep;
     const size_t C = static_cast<size_t>(chunk_);
     if (gemm_) {
@@ -231,9 +251,23 @@ class CudaRunner final : public Runner {
     BW24_RETURN_IF_ERROR(act_q_.alloc(kStep * widest, "activations"));
     BW24_RETURN_IF_ERROR(act_ds_.alloc(kStep * widest / 32 + 1, "activations"));
     BW24_RETURN_IF_ERROR(logits_.alloc(kStep * static_cast<size_t>(g_.n_vocab), "logits"));
+    if (any_gated_) {  // gated attention: wq rows are [q (D) | gate (D)] per head, split after the product
+      BW24_RETURN_IF_ERROR(qg_.alloc(C * 2 * qw, "activations"));
+      BW24_RETURN_IF_ERROR(attn_gate_.alloc(C * qw, "activations"));
+    }
+    if (vd > 0) {  // delta-net layers: projections, conv output, gated-norm output, and the states
+      BW24_RETURN_IF_ERROR(dn_qkv_.alloc(C * conv_c, "activations"));
+      BW24_RETURN_IF_ERROR(dn_y_.alloc(C * conv_c, "activations"));
+      BW24_RETURN_IF_ERROR(dn_z_.alloc(C * vd, "activations"));
+      BW24_RETURN_IF_ERROR(dn_out_.alloc(C * vd, "activations"));
+      BW24_RETURN_IF_ERROR(dn_b_.alloc(C * ba, "activations"));
+      BW24_RETURN_IF_ERROR(dn_a_.alloc(C * ba, "activations"));
+      BW24_RETURN_IF_ERROR(init_delta_net_states());
+    }
     int max_heads = 0, max_dim = 0;
     bool all_flash = true;
     for (const auto& L : g_.layers) {
+      if (L.recurrent) continue;
       max_heads = std::max(max_heads, L.attn.n_head);
       max_dim = std::max(max_dim, L.attn.head_dim);
       all_flash = all_flash && cuda::flash_decode_supports(L.attn.head_dim, L.attn.n_head, L.attn.n_head_kv);
@@ -257,8 +291,9 @@ class CudaRunner final : public Runner {
     for (size_t l = 0; l < g_.layers.size(); ++l) {
       kc_[l] = std::make_unique<DeviceArray<uint8_t>>();
       vc_[l] = std::make_unique<DeviceArray<uint8_t>>();
-      BW24_RETURN_IF_ERROR(kc_[l]->alloc(size_t(opt_.n_ctx) * kw * kv_elem_bytes(), "KV cache"));
-      BW24_RETURN_IF_ERROR(vc_[l]->alloc(size_t(opt_.n_ctx) * kw * kv_elem_bytes(), "KV cache"));
+      const size_t rows = g_.layers[l].recurrent ? 0 : size_t(opt_.n_ctx);  // delta nets keep no KV
+      BW24_RETURN_IF_ERROR(kc_[l]->alloc(rows * kw * kv_elem_bytes(), "KV cache"));
+      BW24_RETURN_IF_ERROR(vc_[l]->alloc(rows * kw * kv_elem_bytes(), "KV cache"));
     }
     return absl::OkStatus();
   }
@@ -266,11 +301,37 @@ class CudaRunner final : public Runner {
   bool device_argmax() const override { return true; }
 
   uint64_t state_bytes() const override {
-    return uint64_t(g_.layers.size()) * opt_.n_ctx * kv_width_ * 2 * kv_elem_bytes();
+    uint64_t n = 0;
+    for (const auto& L : g_.layers)
+      if (!L.recurrent) n += uint64_t(opt_.n_ctx) * kv_width_ * 2 * kv_elem_bytes();
+    for (const auto& st : dn_states_) n += (st.conv_elems + st.ssm_elems) * 4;
+    return n;
+  }
+
+  // Delta-net layers (Qwen3.5 / Qwen3-Next): the recurrent state covers positions [0, state_pos_)
+  // and cannot step back; the session resets and replays on rewind (runner.h).
+  bool recurrent() const override { return !dn_states_.empty(); }
+  void reset() override {
+    cudaSetDevice(w_.device());
+    for (auto& st : dn_states_) {
+      cudaMemsetAsync(st.conv.p, 0, st.conv_elems * 4, stream_);
+      cudaMemsetAsync(st.ssm.p, 0, st.ssm_elems * 4, stream_);
+    }
+    cudaStreamSynchronize(stream_);
+    state_pos_ = 0;
   }
 
   absl::Status forward(const ForwardRequest& req) override {
     BW24_CUDA_OK(cudaSetDevice(w_.device()), "set device");
+    if (recurrent() && req.pos != state_pos_)
+      return error(Code::kState, "the recurrent state is at position {}, not {}", state_pos_, req.pos);
+    BW24_RETURN_IF_ERROR(forward_passes(req));
+    state_pos_ = req.pos + req.n;
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status forward_passes(const ForwardRequest& req) {
     const int64_t V = g_.n_vocab;
     if (req.n == 1 && opt_.cuda_graph) {
       // The graph's first nodes copy emb_ and pos_host_ up when it runs.
@@ -302,7 +363,6 @@ class CudaRunner final : public Runner {
     return absl::OkStatus();
   }
 
- private:
   // One pass of n tokens (n > kStep: a prefill pass on the GEMM): embedding upload, every layer,
   // and the logits of rows [first, n), kStep rows at a time through logits_, each group copied to
   // logits_host (null: one row, left in logits_; the captured step).
@@ -311,7 +371,10 @@ class CudaRunner final : public Runner {
     BW24_CUDA_OK(cudaMemcpyAsync(x_.p, emb_.p, size_t(n * E) * 4, cudaMemcpyHostToDevice, stream_), "upload");
     for (size_t il = 0; il < g_.layers.size(); ++il) {
       const arch::Layer& L = g_.layers[il];
-      BW24_RETURN_IF_ERROR(attention(L.attn, static_cast<int>(il), n, pos));
+      if (L.recurrent)
+        BW24_RETURN_IF_ERROR(delta_net(L.delta_net, il, n));
+      else
+        BW24_RETURN_IF_ERROR(attention(L.attn, static_cast<int>(il), n, pos));
       BW24_RETURN_IF_ERROR(mlp(L.mlp, n));
     }
     const int64_t V = g_.n_vocab;
@@ -451,9 +514,15 @@ class CudaRunner final : public Runner {
   // Q, K and V. Prefill: one GEMM launch. Decode: the int8-path ones that share a type in one
   // launch (Q4_K_M keeps some attn_v in Q6_K: then Q and K together and V alone), the rest one by one.
   absl::Status qkv(const AttentionBlock& a, const GemvIn& in, int n) {
-    if (in.bf) return gemm({{&a.wq, q_.p}, {&a.wk, k_.p}, {&a.wv, v_.p}}, in.bf, n, cuda::GemvOut::kStore);
+    BW24_RETURN_IF_ERROR(qkv_products(a, in, n));
+    if (!a.gated) return absl::OkStatus();
+    return cuda_status(cuda::split_q_gate(q_.p, attn_gate_.p, qg_.p, n, a.n_head, a.head_dim, stream_), "q/gate split");
+  }
+  absl::Status qkv_products(const AttentionBlock& a, const GemvIn& in, int n) {
+    float* yq = a.gated ? qg_.p : q_.p;
+    if (in.bf) return gemm({{&a.wq, yq}, {&a.wk, k_.p}, {&a.wv, v_.p}}, in.bf, n, cuda::GemvOut::kStore);
     const arch::Weight* ws[3] = {&a.wq, &a.wk, &a.wv};
-    float* ys[3] = {q_.p, k_.p, v_.p};
+    float* ys[3] = {yq, k_.p, v_.p};
     bool done[3] = {};
     for (int i = 0; i < 3; ++i) {
       if (done[i] || !is_q8(*ws[i])) continue;
@@ -531,8 +600,91 @@ class CudaRunner final : public Runner {
         BW24_CUDA_OK(e, "attention");
       }
     }
+    if (a.gated)
+      BW24_CUDA_OK(cuda::sigmoid_mul(o_.p, attn_gate_.p, int64_t{n} * a.n_head * D, stream_), "attention output gate");
     BW24_ASSIGN_OR_RETURN(const GemvIn oin, prepare(nullptr, o_.p, n, a.n_head * D));
     return output_projection(a.wo, oin, a.post_norm, n);
+  }
+
+  // ---- Gated delta net layers ----
+  absl::Status check_delta_net(const arch::DeltaNetBlock& b) const {
+    const bool ok = b.conv_kernel >= 1 && b.conv_kernel <= 8 && b.d_k % 32 == 0 && b.d_k <= 128 && b.d_v <= 128 &&
+                    (b.d_v * 4) % 32 == 0 && b.n_k_heads > 0 && b.n_v_heads % b.n_k_heads == 0;
+    if (!ok)
+      return error(Code::kUnsupported,
+                   "{}: a delta-net shape the CUDA kernels do not take (conv kernel {}, d_k {}, d_v {}, {} / {} heads)",
+                   g_.arch, b.conv_kernel, b.d_k, b.d_v, b.n_v_heads, b.n_k_heads);
+    return absl::OkStatus();
+  }
+
+  // Per delta-net layer: conv and recurrent state (zeroed), conv taps as f32 [C][K] and -exp(A_log),
+  // both prepared on the host as lib/ref reads them.
+  absl::Status init_delta_net_states() {
+    for (size_t il = 0; il < g_.layers.size(); ++il) {
+      const arch::Layer& L = g_.layers[il];
+      dn_index_.push_back(L.recurrent ? static_cast<int>(dn_states_.size()) : -1);
+      if (!L.recurrent) continue;
+      const arch::DeltaNetBlock& b = L.delta_net;
+      DeltaNetState st;
+      const int64_t C = b.conv_dim(), K = b.conv_kernel;
+      st.conv_elems = size_t((K - 1) * C);
+      st.ssm_elems = size_t(b.n_v_heads) * b.d_k * b.d_v;
+      std::vector<float> taps(size_t(C * K)), neg_a(size_t(b.n_v_heads));
+      for (int64_t c = 0; c < C; ++c) ref::dequant_row(*b.conv.t, c, &taps[size_t(c * K)]);
+      ref::dequant_row(*b.a.t, 0, neg_a.data());
+      if (b.a_is_log)
+        for (auto& v : neg_a) v = -std::exp(v);
+      BW24_RETURN_IF_ERROR(st.conv.alloc(st.conv_elems, "delta-net state"));
+      BW24_RETURN_IF_ERROR(st.ssm.alloc(st.ssm_elems, "delta-net state"));
+      BW24_RETURN_IF_ERROR(st.taps.alloc(taps.size(), "delta-net conv"));
+      BW24_RETURN_IF_ERROR(st.neg_a.alloc(neg_a.size(), "delta-net decay"));
+      BW24_CUDA_OK(cudaMemset(st.conv.p, 0, st.conv_elems * 4), "delta-net state");
+      BW24_CUDA_OK(cudaMemset(st.ssm.p, 0, st.ssm_elems * 4), "delta-net state");
+      BW24_CUDA_OK(cudaMemcpy(st.taps.p, taps.data(), taps.size() * 4, cudaMemcpyHostToDevice), "delta-net conv");
+      BW24_CUDA_OK(cudaMemcpy(st.neg_a.p, neg_a.data(), neg_a.size() * 4, cudaMemcpyHostToDevice), "delta-net decay");
+      dn_states_.push_back(std::move(st));
+    }
+    return absl::OkStatus();
+  }
+
+  // x += out_proj(gated_norm(delta rule(conv(in_qkv h)), in_z h)), as lib/engine/ref_runner.cpp.
+  absl::Status delta_net(const arch::DeltaNetBlock& b, size_t il, int n) {
+    const int E = g_.n_embd;
+    const int64_t C = b.conv_dim(), Vd = int64_t{b.n_v_heads} * b.d_v;
+    BW24_ASSIGN_OR_RETURN(const GemvIn in, prepare(&b.norm, x_.p, n, E));
+    BW24_RETURN_IF_ERROR(matmul(b.in_qkv, in, n, dn_qkv_.p, cuda::GemvOut::kStore));
+    BW24_RETURN_IF_ERROR(matmul(b.in_z, in, n, dn_z_.p, cuda::GemvOut::kStore));
+    if (b.in_ba) {
+      BW24_RETURN_IF_ERROR(matmul(b.in_ba, in, n, dn_b_.p, cuda::GemvOut::kStore));
+    } else {
+      BW24_RETURN_IF_ERROR(matmul(b.in_b, in, n, dn_b_.p, cuda::GemvOut::kStore));
+      BW24_RETURN_IF_ERROR(matmul(b.in_a, in, n, dn_a_.p, cuda::GemvOut::kStore));
+    }
+    DeltaNetState& st = dn_states_[size_t(dn_index_[il])];
+    BW24_CUDA_OK(cuda::gdn_conv(dn_y_.p, st.conv.p, dn_qkv_.p, st.taps.p, n, C, b.conv_kernel, b.n_k_heads, b.d_k,
+                                1.0f / std::sqrt(static_cast<float>(b.d_k)), stream_),
+                 "delta-net conv");
+    cuda::GdnStepArgs a{};
+    a.out = dn_out_.p;
+    a.state = st.ssm.p;
+    a.y = dn_y_.p;
+    a.z = dn_z_.p;
+    a.beta_raw = dn_b_.p;
+    a.alpha_raw = b.in_ba ? dn_b_.p : dn_a_.p;
+    a.ba_stride = b.in_ba ? 2 * b.n_v_heads : b.n_v_heads;
+    a.ba_fused = static_cast<bool>(b.in_ba);
+    a.dt_bias = f32(b.dt_bias);
+    a.neg_a = st.neg_a.p;
+    a.norm_w = f32(b.gated_norm);
+    a.eps = g_.norm_eps;
+    a.Hk = b.n_k_heads;
+    a.Hv = b.n_v_heads;
+    a.dk = b.d_k;
+    a.dv = b.d_v;
+    a.v_heads_tiled = b.v_heads_tiled;
+    BW24_CUDA_OK(cuda::gdn_step(a, n, stream_), "delta-net step");
+    BW24_ASSIGN_OR_RETURN(const GemvIn oin, prepare(nullptr, dn_out_.p, n, static_cast<int>(Vd)));
+    return output_projection(b.out_proj, oin, Norm{}, n);
   }
 
   absl::Status mlp(const MlpBlock& m, int n) {
@@ -563,6 +715,8 @@ class CudaRunner final : public Runner {
   cudaStream_t stream_ = nullptr;
   cudaGraphExec_t graph_exec_ = nullptr;
   int64_t kv_width_ = 0;
+  bool any_gated_ = false;           // some attention layer has an output gate (Qwen3.5)
+  int64_t state_pos_ = 0;            // delta-net models: the position the recurrent state has reached
   bool uses_q8_ = false;             // some GEMV weight is on the int8 path
   bool gemm_ = false;                // every layer weight takes the prefill GEMM
   int chunk_ = kStep;                // rows of the activation buffers: tokens per pass at most
@@ -578,6 +732,16 @@ class CudaRunner final : public Runner {
   DeviceArray<cuda::bf16> act_bf_, wscratch_;  // GEMM input rows; quantized weights expanded
   std::vector<std::unique_ptr<DeviceArray<uint8_t>>> kc_, vc_;  // [n_ctx][n_head_kv * head_dim] f32 or f16
   std::vector<std::unique_ptr<DeviceArray<double>>> inv_freq_;  // per layer, [rope_dims / 2]
+  DeviceArray<float> qg_, attn_gate_;                          // gated attention: raw q projection, gate
+  // Delta-net layers: activations (qkv projection, conv output, z, b, a, gated-norm output) and
+  // per layer the states (DeltaNetState); dn_index_[layer] indexes dn_states_ (-1: attention).
+  struct DeltaNetState {
+    DeviceArray<float> conv, ssm, taps, neg_a;
+    size_t conv_elems = 0, ssm_elems = 0;
+  };
+  DeviceArray<float> dn_qkv_, dn_y_, dn_z_, dn_out_, dn_b_, dn_a_;
+  std::vector<DeltaNetState> dn_states_;
+  std::vector<int> dn_index_;
 };
 
 }  // namespace
