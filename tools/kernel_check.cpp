@@ -23,6 +23,7 @@
 #include "cuda/deltanet/gdn.cuh"
 #include "cuda/gemm/gemm.cuh"
 #include "cuda/gemv/gemv.cuh"
+#include "cuda/moe/moe.cuh"
 #include "cuda/norm/rmsnorm.cuh"
 #include "cuda/ops/ops.cuh"
 #include "cuda/sampling/sampling.cuh"
@@ -811,7 +812,7 @@ void check_gdn(std::mt19937& rng, Result& r) {
     bool fused, tiled;
   };
   for (Case c : {Case{16, 32, 128, 128, 4, false, true}, Case{16, 32, 128, 128, 4, true, false},
-                 Case{2, 4, 64, 64, 4, false, false}, Case{4, 4, 128, 64, 3, false, false}}) {
+                 Case{2, 4, 64, 64, 4, false, false}, Case{2, 4, 16, 16, 4, false, true}, Case{4, 4, 128, 64, 3, false, false}}) {
     for (int n : {1, 3}) {
       const int64_t C = 2 * int64_t{c.Hk} * c.dk + int64_t{c.Hv} * c.dv, Vd = int64_t{c.Hv} * c.dv;
       const int r_ = c.Hv / c.Hk, ba_stride = c.fused ? 2 * c.Hv : c.Hv;
@@ -915,6 +916,157 @@ void check_gdn(std::mt19937& rng, Result& r) {
   }
 }
 
+// MoE: moe_route against the CPU reference's routing (softmax, top-k with ties to the lower id,
+// renormalized or not): the same ids, weights within fp32 rounding. Routed GEMVs (one launch, the
+// expert picked on the device) bit-identical to plain GEMVs over each pair's expert slice and row,
+// for every int8-path format and the float formats, store and gate-up epilogues, token rows shared
+// by a token's experts (x_div = k) or one row per pair (x_div = 1). moe_combine against a loop.
+void check_moe(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (int X : {8, 128, 512}) {
+    for (int k : {1, 2, 8, 10}) {
+      for (bool renorm : {true, false}) {
+        if (k > X || (!renorm && k != 8)) continue;
+        const int n = 8;
+        std::vector<float> logits(size_t(n) * X);
+        for (auto& v : logits) v = nd(rng) * 2.0f;
+        if (X == 8) logits[3] = logits[5];  // a tie: the lower id first
+        std::vector<int32_t> ids_ref(size_t(n) * k);
+        std::vector<float> w_ref(ids_ref.size());
+        for (int t = 0; t < n; ++t) {
+          std::vector<float> p(logits.begin() + t * X, logits.begin() + (t + 1) * X);
+          ref::softmax(p.data(), X);
+          std::vector<int32_t> order(static_cast<size_t>(X));
+          for (int i = 0; i < X; ++i) order[size_t(i)] = i;
+          std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                            [&](int32_t a, int32_t b) { return p[a] > p[b] || (p[a] == p[b] && a < b); });
+          float sum = 0;
+          for (int j = 0; j < k; ++j) sum += p[order[size_t(j)]];
+          for (int j = 0; j < k; ++j) {
+            ids_ref[size_t(t * k + j)] = order[size_t(j)];
+            w_ref[size_t(t * k + j)] = renorm ? p[order[size_t(j)]] / sum : p[order[size_t(j)]];
+          }
+        }
+        DeviceBuffer<float> dl(logits.size()), dw(w_ref.size());
+        DeviceBuffer<int32_t> di(ids_ref.size());
+        upload(dl, logits);
+        const bool good = ok(cuda::moe_route(di.p, dw.p, dl.p, n, X, k, renorm, nullptr), "moe_route") &&
+                          ok(cudaDeviceSynchronize(), "moe_route sync");
+        const bool same_ids = download(di, ids_ref.size()) == ids_ref;
+        const double e = nerr(download(dw, w_ref.size()), w_ref);
+        report(r, good && same_ids && e < 1e-6, true, "moe_route",
+               std::to_string(X) + " experts, top " + std::to_string(k) + (renorm ? " renorm" : "") + ", 8 tok" +
+                   (same_ids ? "" : ", ids differ"),
+               e);
+      }
+    }
+  }
+  // Routed GEMVs: 8 experts of rows x cols, 3 tokens x 2 experts each = 6 pairs.
+  const int X = 8, k = 2, n = 3, pairs = n * k;
+  const int64_t rows = 40, cols = 512;
+  std::vector<int32_t> ids(static_cast<size_t>(pairs));
+  for (auto& v : ids) v = static_cast<int32_t>(rng() % X);
+  DeviceBuffer<int32_t> dids(ids.size());
+  upload(dids, ids);
+  for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K,
+                     GgmlType::F32, GgmlType::F16, GgmlType::BF16}) {
+    const bool q8 = cuda::gemv_q8_supports(static_cast<uint32_t>(t));
+    std::vector<uint8_t> stack[2];
+    std::vector<std::unique_ptr<DeviceBuffer<uint8_t>>> dstack;
+    int64_t expert_bytes = 0;
+    for (int m = 0; m < 2; ++m) {  // gate and up stacks
+      for (int e = 0; e < X; ++e) {
+        std::vector<uint8_t> one;
+        loaders::TensorInfo ti = random_weights(rng, t, rows, cols, one);
+        if (const quant::PlaneLayout* l = quant::plane_layout(ti.type)) {
+          std::vector<uint8_t> planes(one.size());
+          quant::to_planes(*l, one.data(), static_cast<int64_t>(one.size() / l->block_bytes), planes.data());
+          one = planes;
+        }
+        expert_bytes = static_cast<int64_t>(one.size());
+        stack[m].insert(stack[m].end(), one.begin(), one.end());
+      }
+      dstack.push_back(std::make_unique<DeviceBuffer<uint8_t>>(stack[m].size()));
+      upload(*dstack.back(), stack[m]);
+    }
+    for (int x_div : {k, 1}) {
+      for (cuda::GemvOut out : {cuda::GemvOut::kStore, cuda::GemvOut::kGateUp}) {
+        if (out == cuda::GemvOut::kGateUp && !q8) continue;
+        const int x_rows = pairs / x_div;
+        std::vector<float> x(size_t(x_rows * cols));
+        for (auto& v : x) v = nd(rng);
+        std::vector<int8_t> xq(x.size());
+        std::vector<float> xd(x.size() / 32);
+        ref::quantize_act_q8(x.data(), int64_t(x.size()), xq.data(), xd.data());
+        std::vector<float2> xds(xd.size());
+        for (size_t b = 0; b < xd.size(); ++b) {
+          int sum = 0;
+          for (int i = 0; i < 32; ++i) sum += xq[32 * b + i];
+          xds[b] = make_float2(xd[b], xd[b] * static_cast<float>(sum));
+        }
+        DeviceBuffer<float> dx(x.size()), dy(size_t(pairs * rows)), dref(size_t(pairs * rows));
+        DeviceBuffer<int8_t> dq(xq.size());
+        DeviceBuffer<float2> dds(xds.size());
+        upload(dx, x);
+        upload(dq, xq);
+        upload(dds, xds);
+        cudaMemset(dy.p, 0xff, size_t(pairs * rows) * 4);
+        const cuda::GemvRoute route{dids.p, expert_bytes, pairs, x_div};
+        const uint32_t type = static_cast<uint32_t>(t);
+        const uint8_t* w = dstack[0]->p;
+        const uint8_t* w2 = out == cuda::GemvOut::kGateUp ? dstack[1]->p : nullptr;
+        bool good = ok(q8 ? cuda::gemv_q8(w, w2, type, rows, cols, cuda::ActQ8{dq.p, dds.p}, 1, dy.p, out, 0, nullptr,
+                                          &route)
+                          : cuda::gemv(w, type, rows, cols, dx.p, 1, dy.p, out, nullptr, &route),
+                       "routed gemv");
+        for (int p = 0; p < pairs && good; ++p) {  // each pair alone, as a plain GEMV
+          const int64_t xr = p / x_div, off = int64_t{ids[size_t(p)]} * expert_bytes;
+          float* y = dref.p + p * rows;
+          good = ok(q8 ? cuda::gemv_q8(w + off, w2 ? w2 + off : nullptr, type, rows, cols,
+                                       cuda::ActQ8{dq.p + xr * cols, dds.p + xr * (cols / 32)}, 1, y, out, 0, nullptr)
+                       : cuda::gemv(w + off, type, rows, cols, dx.p + xr * cols, 1, y, out, nullptr),
+                    "gemv");
+        }
+        good = good && ok(cudaDeviceSynchronize(), "routed gemv sync");
+        const auto a = download(dy, size_t(pairs * rows)), b = download(dref, size_t(pairs * rows));
+        int differ = 0;
+        for (size_t i = 0; i < a.size(); ++i) differ += !(a[i] == b[i]);
+        report(r, good && differ == 0, true,
+               fmt_name("routed gemv", t, out == cuda::GemvOut::kGateUp ? "gate-up" : ""),
+               "8 experts 40 x 512, 6 pairs, x_div " + std::to_string(x_div) + ", outputs differing " +
+                   std::to_string(differ),
+               0.0);
+      }
+    }
+  }
+  // moe_combine: with and without a shared expert.
+  for (bool shared : {false, true}) {
+    const int64_t width = 2048 + 7;
+    std::vector<float> x(size_t(n * width)), eo(size_t(pairs * width)), wts(static_cast<size_t>(pairs)), so(x.size()), sg(static_cast<size_t>(n));
+    for (auto* v : {&x, &eo, &wts, &so, &sg})
+      for (auto& f : *v) f = nd(rng);
+    std::vector<float> ref = x;
+    for (int t = 0; t < n; ++t)
+      for (int64_t c = 0; c < width; ++c) {
+        float acc = ref[size_t(t * width + c)];
+        for (int j = 0; j < k; ++j) acc += wts[size_t(t * k + j)] * eo[size_t((t * k + j) * width + c)];
+        if (shared) acc += so[size_t(t * width + c)] / (1.0f + std::exp(-sg[size_t(t)]));
+        ref[size_t(t * width + c)] = acc;
+      }
+    DeviceBuffer<float> dx(x.size()), deo(eo.size()), dw(wts.size()), dso(so.size()), dsg(sg.size());
+    upload(dx, x);
+    upload(deo, eo);
+    upload(dw, wts);
+    upload(dso, so);
+    upload(dsg, sg);
+    const bool good = ok(cuda::moe_combine(dx.p, deo.p, dw.p, shared ? dso.p : nullptr, dsg.p, n, k, width, nullptr),
+                         "moe_combine") &&
+                      ok(cudaDeviceSynchronize(), "moe_combine sync");
+    const double e = nerr(download(dx, x.size()), ref);
+    report(r, good && e < 1e-6, true, "moe_combine", shared ? "3 tok x 2 experts + shared, 2055 wide" : "3 tok x 2 experts, 2055 wide", e);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -951,6 +1103,7 @@ int main(int argc, char** argv) {
   run("argmax", [&] { check_argmax(rng, r); });
   run("gate_ops", [&] { check_gate_ops(rng, r); });
   run("gdn", [&] { check_gdn(rng, r); });
+  run("moe", [&] { check_moe(rng, r); });
   std::printf("\n%d passed, %d failed\n", r.run - r.failed, r.failed);
   return r.failed ? 1 : 0;
 }

@@ -4,9 +4,9 @@
 // reduction) and one per 128 v channels (conv, SiLU). A thread keeps its channel's K - 1 history
 // in registers across the tokens and writes the state back at the end.
 //
-// gdn_step: one CTA per value head. Thread (column j, part p) of 4 per column holds rows
-// [p dk/4, (p+1) dk/4) of column j of S (32 floats for dk = 128) in registers; the state is kept
-// transposed ([dv][dk]) so those rows are 128 contiguous bytes (8 16-byte loads). Per token:
+// gdn_step: one CTA per value head. Thread (column j, part p) of 4 per column holds a quarter of
+// column j of S (32 floats for dk = 128, as 8 float4 chunks interleaved with the other parts') in
+// registers; the state is kept transposed ([dv][dk]) so a column is contiguous. Per token:
 // decay, S^T k (4-way shuffle sum), delta, rank-1 update, S^T q (shuffle sum), gated RMSNorm over
 // the head (CTA sum). Bytes: the state, 64 KB per head read + written per call: a Qwen3.5-9B layer
 // (32 heads) moves 4 MB, ~1.3 us at 3 TB/s.
@@ -20,6 +20,7 @@ namespace bw24::cuda {
 namespace {
 
 constexpr int kMaxTaps = 8, kConvThreads = 128, kParts = 4, kMaxDk = 128, kMaxDv = 128;
+constexpr int kChunks = kMaxDk / (4 * kParts);  // float4 chunks of a state column per thread
 
 __device__ __forceinline__ float silu(float x) { return x / (1.0f + expf(-x)); }
 
@@ -84,22 +85,27 @@ __global__ void conv_kernel(float* y, float* state, const float* in, const float
 }
 
 __global__ void __launch_bounds__(kMaxDv * kParts) step_kernel(GdnStepArgs a, int n_tokens) {
-  __shared__ float qs[kMaxDk], ks[kMaxDk], red[32];
+  __shared__ alignas(16) float qs[kMaxDk];
+  __shared__ alignas(16) float ks[kMaxDk];
+  __shared__ float red[32];
   pdl_begin();
   const int hv = blockIdx.x, j = threadIdx.x / kParts, p = threadIdx.x % kParts;
-  const int rows = a.dk / kParts, r = a.Hv / a.Hk;
+  const int chunks = a.dk / (4 * kParts), r = a.Hv / a.Hk;
   const int hk = a.v_heads_tiled ? hv % a.Hk : hv / r;
   const bool col = j < a.dv;
   const int64_t C = 2 * int64_t{a.Hk} * a.dk + int64_t{a.Hv} * a.dv, Vd = int64_t{a.Hv} * a.dv;
   // b / a of this head: separate projections index by hv; the fused in_ba by key head group.
   const int g = hv / r, jr = hv % r;
   const int b_index = a.ba_fused ? g * 2 * r + jr : hv, a_index = a.ba_fused ? g * 2 * r + r + jr : hv;
-  float s[kMaxDk / kParts];
-  float* srow = a.state + (int64_t{hv} * a.dv + j) * a.dk + p * rows;
+  // s[i] = rows 4 c .. 4 c + 3 of column j, chunk c = p + kParts i: the 4 threads of a column read
+  // 64 contiguous bytes per load, a warp 8 such runs (16 sectors). Version 1 gave each thread 32
+  // consecutive rows: a warp's load touched 32 lines, and the 64 KB per head took 36 us (ncu).
+  float4 s[kChunks];
+  float4* scol = reinterpret_cast<float4*>(a.state + (int64_t{hv} * a.dv + j) * a.dk);
   if (col)
 #pragma unroll
-    for (int i = 0; i < kMaxDk / kParts; ++i)
-      if (i < rows) s[i] = srow[i];
+    for (int i = 0; i < kChunks; ++i)
+      if (i < chunks) s[i] = scol[p + kParts * i];
   for (int t = 0; t < n_tokens; ++t) {
     const float* yt = a.y + int64_t{t} * C;
     __syncthreads();  // qs/ks of the previous token are no longer read
@@ -113,10 +119,11 @@ __global__ void __launch_bounds__(kMaxDv * kParts) step_kernel(GdnStepArgs a, in
     const float decay = expf(a.neg_a[hv] * (ax > 20.0f ? ax : log1pf(expf(ax))));
     float kv = 0;
 #pragma unroll
-    for (int i = 0; i < kMaxDk / kParts; ++i)
-      if (i < rows) {
-        s[i] *= decay;
-        kv += s[i] * ks[p * rows + i];
+    for (int i = 0; i < kChunks; ++i)
+      if (i < chunks) {
+        const float4 k4 = *reinterpret_cast<const float4*>(&ks[4 * (p + kParts * i)]);
+        s[i].x *= decay, s[i].y *= decay, s[i].z *= decay, s[i].w *= decay;
+        kv += s[i].x * k4.x + s[i].y * k4.y + s[i].z * k4.z + s[i].w * k4.w;
       }
     kv += __shfl_xor_sync(0xffffffffu, kv, 1);
     kv += __shfl_xor_sync(0xffffffffu, kv, 2);
@@ -124,10 +131,12 @@ __global__ void __launch_bounds__(kMaxDv * kParts) step_kernel(GdnStepArgs a, in
     const float delta = beta * (v - kv);
     float o = 0;
 #pragma unroll
-    for (int i = 0; i < kMaxDk / kParts; ++i)
-      if (i < rows) {
-        s[i] += ks[p * rows + i] * delta;
-        o += s[i] * qs[p * rows + i];
+    for (int i = 0; i < kChunks; ++i)
+      if (i < chunks) {
+        const float4 k4 = *reinterpret_cast<const float4*>(&ks[4 * (p + kParts * i)]);
+        const float4 q4 = *reinterpret_cast<const float4*>(&qs[4 * (p + kParts * i)]);
+        s[i].x += k4.x * delta, s[i].y += k4.y * delta, s[i].z += k4.z * delta, s[i].w += k4.w * delta;
+        o += s[i].x * q4.x + s[i].y * q4.y + s[i].z * q4.z + s[i].w * q4.w;
       }
     o += __shfl_xor_sync(0xffffffffu, o, 1);
     o += __shfl_xor_sync(0xffffffffu, o, 2);
@@ -141,8 +150,8 @@ __global__ void __launch_bounds__(kMaxDv * kParts) step_kernel(GdnStepArgs a, in
   }
   if (col)
 #pragma unroll
-    for (int i = 0; i < kMaxDk / kParts; ++i)
-      if (i < rows) srow[i] = s[i];
+    for (int i = 0; i < kChunks; ++i)
+      if (i < chunks) scol[p + kParts * i] = s[i];
 }
 
 }  // namespace
@@ -150,18 +159,17 @@ __global__ void __launch_bounds__(kMaxDv * kParts) step_kernel(GdnStepArgs a, in
 cudaError_t gdn_conv(float* y, float* state, const float* in, const float* taps, int n_tokens, int64_t C, int K,
                      int Hk, int dk, float q_scale, cudaStream_t stream) {
   if (n_tokens <= 0) return cudaSuccess;
-  if (K < 1 || K > kMaxTaps || dk < 1 || dk > 256 || dk % 32 != 0 || C < 2 * int64_t{Hk} * dk)
-    return cudaErrorInvalidValue;
+  if (K < 1 || K > kMaxTaps || dk < 1 || dk > 256 || C < 2 * int64_t{Hk} * dk) return cudaErrorInvalidValue;
   const int64_t v_channels = C - 2 * int64_t{Hk} * dk;
   const unsigned ctas = static_cast<unsigned>(2 * Hk + (v_channels + kConvThreads - 1) / kConvThreads);
-  const unsigned threads = static_cast<unsigned>(dk > kConvThreads ? dk : kConvThreads);
+  const unsigned threads = static_cast<unsigned>(dk > kConvThreads ? (dk + 31) / 32 * 32 : kConvThreads);
   return launch_pdl(conv_kernel, dim3(ctas), dim3(threads), 0, stream, y, state, in, taps, n_tokens, C, K, Hk, dk,
                     q_scale);
 }
 
 cudaError_t gdn_step(const GdnStepArgs& a, int n_tokens, cudaStream_t stream) {
   if (n_tokens <= 0) return cudaSuccess;
-  if (a.Hk <= 0 || a.Hv % a.Hk != 0 || a.dk % (kParts * 1) != 0 || a.dk > kMaxDk || a.dv < 1 || a.dv > kMaxDv ||
+  if (a.Hk <= 0 || a.Hv % a.Hk != 0 || a.dk % (4 * kParts) != 0 || a.dk > kMaxDk || a.dv < 1 || a.dv > kMaxDv ||
       (a.dv * kParts) % 32 != 0)
     return cudaErrorInvalidValue;
   return launch_pdl(step_kernel, dim3(static_cast<unsigned>(a.Hv)), dim3(static_cast<unsigned>(a.dv * kParts)), 0,

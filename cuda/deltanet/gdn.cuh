@@ -38,7 +38,7 @@ struct GdnStepArgs {
 // The recurrence for n tokens: per value head beta = sigmoid(b), g = neg_a softplus(a + dt_bias);
 // S = e^g S; delta = beta (v - S^T k); S += k delta^T; o = S^T q; out = rmsnorm(o) w silu(z).
 // One CTA per value head, 4 threads per state column (dk / 4 rows each, in registers); the state
-// is read and written once per call. dk = 128 or 64 (a multiple of 4 up to 128), dv <= 128.
+// is read and written once per call. dk a multiple of 16 up to 128, dv <= 128.
 cudaError_t gdn_step(const GdnStepArgs& args, int n_tokens, cudaStream_t stream);
 
 }  // namespace bw24::cuda

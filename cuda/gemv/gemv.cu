@@ -36,6 +36,17 @@ struct BF16Fmt {
 };
 constexpr int kWarpsPerCta = 8;
 
+// A routed launch (gemv.cuh GemvRoute): pair blockIdx.y's expert matrix, input row and output row.
+// Called after pdl_begin(): the ids come from the previous kernel.
+template <typename XPtr>  // const float* or const float* __restrict__
+__device__ __forceinline__ void take_route(const GemvRoute& r, const uint8_t*& w, XPtr& x, float*& y, int64_t rows,
+                                           int64_t cols) {
+  if (!r.ids) return;
+  w += int64_t{r.ids[blockIdx.y]} * r.expert_bytes;
+  x += int64_t{blockIdx.y / r.x_div} * cols;
+  y += int64_t{blockIdx.y} * rows;
+}
+
 // Every GEMV ends the same way: each token's per-lane partial sums reduced across the warp, lane 0
 // writes (or adds to) y[t][row].
 __device__ __forceinline__ void store_row(const float* acc, int nt, int lane, int64_t row, int64_t rows, float* y,
@@ -47,50 +58,62 @@ __device__ __forceinline__ void store_row(const float* acc, int nt, int lane, in
   }
 }
 
-// Version 2 for 16-bit weights: lanes split each row so a warp's loads are contiguous 16-byte
-// loads. Napkin math: a warp reads 32 x 16 B = 512 B per load instruction; 8 warps per CTA and ~8
-// CTAs per SM keep ~32 KB of weight loads outstanding per SM (kernels-hopper.md §1.2).
-// BF16 / F16: each lane loads 8 weights (16 B) per step; a warp covers 256 contiguous columns.
-template <bool kBf16, int nt>
-__global__ void gemv_16bit_v2(const uint8_t* w, int64_t rows, int64_t cols, const float* __restrict__ x,
-                              float* y, bool add) {
+// Version 2: lanes split each row so a warp's loads are contiguous 16-byte loads. Napkin math: a
+// warp reads 32 x 16 B = 512 B per load instruction; 8 warps per CTA and ~8 CTAs per SM keep ~32 KB
+// of weight loads outstanding per SM (kernels-hopper.md §1.2). A 16-byte load holds 8 BF16 / F16
+// weights (a warp step covers 256 columns) or 4 F32 weights (128 columns; the MoE routers, which
+// GGUFs keep in F32: version 1's 4-byte loads took 30 us per Qwen3-30B-A3B router, ncu).
+template <uint32_t kType, int nt>
+__global__ void gemv_v2(const uint8_t* w, int64_t rows, int64_t cols, const float* __restrict__ x, float* y,
+                        bool add, GemvRoute route) {
+  constexpr int kElemBytes = kType == kF32 ? 4 : 2, kPer = 16 / kElemBytes, kStepCols = 32 * kPer;
   const int lane = threadIdx.x % 32;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kWarpsPerCta + threadIdx.x / 32;
-  const uint16_t* wr = reinterpret_cast<const uint16_t*>(w) + row * cols;
-  if (row < rows) prefetch_l2(wr, cols * 2, lane);
+  if (row < rows && !route.ids) prefetch_l2(w + row * cols * kElemBytes, cols * kElemBytes, lane);
   pdl_begin();
+  take_route(route, w, x, y, rows, cols);
+  const uint8_t* wr = w + row * cols * kElemBytes;
   if (row >= rows) return;
   float acc[nt] = {};
   constexpr int kDepth = 4;  // 16-byte loads in flight per lane
-  for (int64_t cb = 8 * lane; cb < cols; cb += 256 * kDepth) {
+  for (int64_t cb = kPer * lane; cb < cols; cb += kStepCols * kDepth) {
     uint4 vs[kDepth];
 #pragma unroll
     for (int u = 0; u < kDepth; ++u)
-      if (cb + 256 * u < cols) vs[u] = *reinterpret_cast<const uint4*>(wr + cb + 256 * u);
+      if (cb + kStepCols * u < cols) vs[u] = *reinterpret_cast<const uint4*>(wr + (cb + kStepCols * u) * kElemBytes);
 #pragma unroll
     for (int u = 0; u < kDepth; ++u) {
-    const int64_t c0 = cb + 256 * u;
-    if (c0 >= cols) break;
-    const uint4 v = vs[u];
-    const uint16_t* h = reinterpret_cast<const uint16_t*>(&v);
-    float wf[8];
+      const int64_t c0 = cb + kStepCols * u;
+      if (c0 >= cols) break;
+      float wf[kPer];
+      if constexpr (kType == kF32) {
+        const float4 f = *reinterpret_cast<const float4*>(&vs[u]);
+        wf[0] = f.x, wf[1] = f.y, wf[2] = f.z, wf[3] = f.w;
+      } else {
+        const uint16_t* h = reinterpret_cast<const uint16_t*>(&vs[u]);
 #pragma unroll
-    for (int k = 0; k < 8; ++k)
-      wf[k] = kBf16 ? __uint_as_float(static_cast<unsigned>(h[k]) << 16) : __half2float(__ushort_as_half(h[k]));
-    for (int t = 0; t < nt; ++t) {
-      const float4* xt = reinterpret_cast<const float4*>(x + t * cols + c0);
-      const float4 xa = __ldg(xt), xb = __ldg(xt + 1);
-      acc[t] += wf[0] * xa.x + wf[1] * xa.y + wf[2] * xa.z + wf[3] * xa.w + wf[4] * xb.x + wf[5] * xb.y +
-                wf[6] * xb.z + wf[7] * xb.w;
-    }
+        for (int k = 0; k < kPer; ++k)
+          wf[k] = kType == kBF16 ? __uint_as_float(static_cast<unsigned>(h[k]) << 16)
+                                 : __half2float(__ushort_as_half(h[k]));
+      }
+      for (int t = 0; t < nt; ++t) {
+        const float4* xt = reinterpret_cast<const float4*>(x + t * cols + c0);
+#pragma unroll
+        for (int k4 = 0; k4 < kPer / 4; ++k4) {
+          const float4 xa = __ldg(xt + k4);
+          acc[t] += wf[4 * k4] * xa.x + wf[4 * k4 + 1] * xa.y + wf[4 * k4 + 2] * xa.z + wf[4 * k4 + 3] * xa.w;
+        }
+      }
     }
   }
   store_row(acc, nt, lane, row, rows, y, add);
 }
 
 template <typename Fmt>
-__global__ void gemv_kernel(const uint8_t* w, int64_t rows, int64_t cols, const float* x, int nt, float* y, bool add) {
+__global__ void gemv_kernel(const uint8_t* w, int64_t rows, int64_t cols, const float* x, int nt, float* y, bool add,
+                            GemvRoute route) {
   pdl_begin();
+  take_route(route, w, x, y, rows, cols);
   const int lane = threadIdx.x % 32;
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kWarpsPerCta + threadIdx.x / 32;
   if (row >= rows) return;
@@ -102,20 +125,20 @@ __global__ void gemv_kernel(const uint8_t* w, int64_t rows, int64_t cols, const 
 }
 
 template <typename Fmt>
-cudaError_t launch(const void* w, int64_t rows, int64_t cols, const float* x, int nt, float* y, bool add,
-                   cudaStream_t s) {
+cudaError_t launch(const void* w, int64_t rows, int64_t cols, const float* x, int nt, float* y, bool add, dim3 grid,
+                   const GemvRoute& route, cudaStream_t s) {
   if (cols % Fmt::kElems != 0) return cudaErrorInvalidValue;
-  const unsigned grid = static_cast<unsigned>((rows + kWarpsPerCta - 1) / kWarpsPerCta);
-  return launch_pdl(gemv_kernel<Fmt>, dim3(grid), dim3(32 * kWarpsPerCta), 0, s, static_cast<const uint8_t*>(w), rows, cols,
-                    x, nt, y, add);
+  return launch_pdl(gemv_kernel<Fmt>, grid, dim3(32 * kWarpsPerCta), 0, s, static_cast<const uint8_t*>(w), rows, cols,
+                    x, nt, y, add, route);
 }
 
 template <int nt>
 cudaError_t launch_v2(uint32_t type, const uint8_t* w, int64_t rows, int64_t cols, const float* x, float* y, bool add,
-                      unsigned grid, cudaStream_t s) {
+                      dim3 grid, const GemvRoute& route, cudaStream_t s) {
   const dim3 threads(32 * kWarpsPerCta);
-  if (type == kBF16) return launch_pdl(gemv_16bit_v2<true, nt>, dim3(grid), threads, 0, s, w, rows, cols, x, y, add);
-  return launch_pdl(gemv_16bit_v2<false, nt>, dim3(grid), threads, 0, s, w, rows, cols, x, y, add);
+  if (type == kBF16) return launch_pdl(gemv_v2<kBF16, nt>, grid, threads, 0, s, w, rows, cols, x, y, add, route);
+  if (type == kF16) return launch_pdl(gemv_v2<kF16, nt>, grid, threads, 0, s, w, rows, cols, x, y, add, route);
+  return launch_pdl(gemv_v2<kF32, nt>, grid, threads, 0, s, w, rows, cols, x, y, add, route);
 }
 
 }  // namespace
@@ -126,31 +149,35 @@ bool gemv_supports(uint32_t t) {
 
 // The dispatch table of the family: one entry per format.
 cudaError_t gemv(const void* w, uint32_t type, int64_t rows, int64_t cols, const float* x, int nt, float* y,
-                 GemvOut out, cudaStream_t s) {
+                 GemvOut out, cudaStream_t s, const GemvRoute* route) {
   if (out == GemvOut::kGateUp) return cudaErrorInvalidValue;  // the int8 path only
   const bool add = out == GemvOut::kAdd;
   if (nt < 1 || nt > kGemvMaxTokens || rows <= 0 || cols <= 0) return cudaErrorInvalidValue;
-  // Version 2 where it exists and the shape allows (16-bit rows a multiple of 8 columns). The token
+  const GemvRoute r = route ? *route : GemvRoute{};
+  if (r.ids && (nt != 1 || r.pairs < 1 || r.pairs > 65535 || r.x_div < 1))
+    return cudaErrorInvalidValue;
+  // Version 2 where the shape allows (rows of whole 16-byte loads, aligned). The token
   // count is a template parameter: with a runtime count the accumulators went to local memory.
-  const unsigned grid = static_cast<unsigned>((rows + kWarpsPerCta - 1) / kWarpsPerCta);
+  const dim3 grid(static_cast<unsigned>((rows + kWarpsPerCta - 1) / kWarpsPerCta), r.ids ? unsigned(r.pairs) : 1u);
   const auto* wb = static_cast<const uint8_t*>(w);
-  const bool v2 = ((type == kBF16 || type == kF16) && cols % 8 == 0 && reinterpret_cast<uintptr_t>(w) % 16 == 0);
+  const bool v2 = (type == kBF16 || type == kF16 || type == kF32) && cols % (type == kF32 ? 4 : 8) == 0 &&
+                  reinterpret_cast<uintptr_t>(w) % 16 == 0 && r.expert_bytes % 16 == 0;
   if (v2) {
     switch (nt) {
-      case 1: return launch_v2<1>(type, wb, rows, cols, x, y, add, grid, s);
-      case 2: return launch_v2<2>(type, wb, rows, cols, x, y, add, grid, s);
-      case 3: return launch_v2<3>(type, wb, rows, cols, x, y, add, grid, s);
-      case 4: return launch_v2<4>(type, wb, rows, cols, x, y, add, grid, s);
-      case 5: return launch_v2<5>(type, wb, rows, cols, x, y, add, grid, s);
-      case 6: return launch_v2<6>(type, wb, rows, cols, x, y, add, grid, s);
-      case 7: return launch_v2<7>(type, wb, rows, cols, x, y, add, grid, s);
-      default: return launch_v2<8>(type, wb, rows, cols, x, y, add, grid, s);
+      case 1: return launch_v2<1>(type, wb, rows, cols, x, y, add, grid, r, s);
+      case 2: return launch_v2<2>(type, wb, rows, cols, x, y, add, grid, r, s);
+      case 3: return launch_v2<3>(type, wb, rows, cols, x, y, add, grid, r, s);
+      case 4: return launch_v2<4>(type, wb, rows, cols, x, y, add, grid, r, s);
+      case 5: return launch_v2<5>(type, wb, rows, cols, x, y, add, grid, r, s);
+      case 6: return launch_v2<6>(type, wb, rows, cols, x, y, add, grid, r, s);
+      case 7: return launch_v2<7>(type, wb, rows, cols, x, y, add, grid, r, s);
+      default: return launch_v2<8>(type, wb, rows, cols, x, y, add, grid, r, s);
     }
   }
   switch (type) {
-    case kF32: return launch<F32Fmt>(w, rows, cols, x, nt, y, add, s);
-    case kF16: return launch<F16Fmt>(w, rows, cols, x, nt, y, add, s);
-    case kBF16: return launch<BF16Fmt>(w, rows, cols, x, nt, y, add, s);
+    case kF32: return launch<F32Fmt>(w, rows, cols, x, nt, y, add, grid, r, s);
+    case kF16: return launch<F16Fmt>(w, rows, cols, x, nt, y, add, grid, r, s);
+    case kBF16: return launch<BF16Fmt>(w, rows, cols, x, nt, y, add, grid, r, s);
     default: return cudaErrorInvalidValue;
   }
 }

@@ -1,7 +1,7 @@
 // Decode GEMV: y[t][r] = sum_c W[r][c] * x[t][c] for up to 8 tokens, one warp per row, two
 // families behind one header:
-//  gemv.cu     float weights (F32, F16, BF16) against f32 activations. 16-bit rows: lanes split
-//              the row into contiguous 16-byte loads (v2); F32 and unaligned rows: v1.
+//  gemv.cu     float weights (F32, F16, BF16) against f32 activations: lanes split the row into
+//              contiguous 16-byte loads (v2); unaligned rows: v1, a lane per element.
 //  gemv_q8.cu  quantized weights (Q4_0, Q4_1, Q5_0, Q8_0, Q4_K, Q6_K) against int8 activations
 //              (quantized once per GEMV input by rmsnorm_q8, cuda/norm), dp4a dot products, weights
 //              in their kernel-native layout (lib/quant/repack.h: planes for the formats whose
@@ -25,10 +25,22 @@ enum class GemvOut : int {
   kGateUp,  // y = act(v) * u, act 0 = SiLU, 1 = tanh GELU (gate and up as one pass; int8 path)
 };
 
+// Mixture-of-experts routing of one launch (cuda/moe): w holds stacked experts, expert e at
+// w + e * expert_bytes, each a rows x cols matrix in its kernel-native layout (DeviceWeights
+// repacks expert by expert). The launch computes `pairs` row vectors (n_tokens must be 1): pair p
+// multiplies expert ids[p] with input row p / x_div (x_div = experts per token: every expert of a
+// token reads the token's row; 1: pair p has its own row) into output row p. The ids are read on
+// the device, after the PDL wait, so a CUDA graph replays the routing of every step.
+struct GemvRoute {
+  const int32_t* ids;
+  int64_t expert_bytes;
+  int pairs, x_div;
+};
+
 // ---- float weights: x [n_tokens][cols] f32 ----
 bool gemv_supports(uint32_t ggml_type);
 cudaError_t gemv(const void* w, uint32_t ggml_type, int64_t rows, int64_t cols, const float* x, int n_tokens,
-                 float* y, GemvOut out, cudaStream_t stream);
+                 float* y, GemvOut out, cudaStream_t stream, const GemvRoute* route = nullptr);
 
 // ---- quantized weights on the int8 path ----
 // Token t's activations: q[t * cols + c] int8, and per block of 32 columns ds[t * cols / 32 + b] =
@@ -40,7 +52,8 @@ struct ActQ8 {
 bool gemv_q8_supports(uint32_t ggml_type);
 // w (and w2 for kGateUp, same type and shape): rows x cols of ggml_type in kernel-native layout.
 cudaError_t gemv_q8(const void* w, const void* w2, uint32_t ggml_type, int64_t rows, int64_t cols, ActQ8 x,
-                    int n_tokens, float* y, GemvOut out, int act, cudaStream_t stream);
+                    int n_tokens, float* y, GemvOut out, int act, cudaStream_t stream,
+                    const GemvRoute* route = nullptr);
 
 // Several matrices of one type and width over the same input in one launch (Q, K, V: one launch
 // instead of three; the small K and V alone fill less than one wave of CTAs).

@@ -334,7 +334,7 @@ __host__ __device__ constexpr int64_t staged_bytes(int64_t cols, int nt) { retur
 
 template <class F, int nt, GemvOut kOut>
 __global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const uint8_t* w2, int64_t cols, ActQ8 x,
-                                                           int act) {
+                                                           int act, GemvRoute route) {
   constexpr int kMats = kOut == GemvOut::kGateUp ? 2 : 1;
   int s = 0;
   while (s + 1 < seg.n && blockIdx.x >= seg.cta_end[s]) ++s;
@@ -347,12 +347,21 @@ __global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const u
   const int lane = threadIdx.x % 32;
   const int64_t row = static_cast<int64_t>(blockIdx.x - cta0) * kWarpsPerCta + threadIdx.x / 32;
   const int64_t blocks = cols / F::kBlockElems, n_blocks = rows * blocks;
-  // Everything before pdl_begin() reads only weights: the first step's loads go to registers and
-  // the rest of the row is prefetched into L2 while the previous kernel finishes.
-  if (row < rows)
+  // Everything before pdl_begin() reads only weights: the row is prefetched into L2 while the
+  // previous kernel finishes. A routed launch learns its expert from the previous kernel's output,
+  // so it cannot start early.
+  if (row < rows && !route.ids)
 #pragma unroll
     for (int m = 0; m < kMats; ++m) F::prefetch(w[m], n_blocks, row, blocks, lane);
   pdl_begin();
+  if (route.ids) {  // pair blockIdx.y: its expert's matrices, its input row, its output row
+    const int64_t expert = route.ids[blockIdx.y], xr = blockIdx.y / route.x_div;
+#pragma unroll
+    for (int m = 0; m < kMats; ++m) w[m] += expert * route.expert_bytes;
+    y += int64_t{blockIdx.y} * rows;
+    x.q += xr * cols;
+    x.ds += xr * (cols / 32);
+  }
   extern __shared__ int4 staged[];
   if (staged_bytes(cols, nt) <= kMaxStagedBytes) {
     const int64_t q16 = nt * cols / 16;  // int4 units of the int8 part (cols % 32 == 0)
@@ -387,14 +396,17 @@ struct Launch {
   int64_t cols;
   ActQ8 x;
   int act;
+  GemvRoute route;
   cudaStream_t s;
 };
 
 template <class F, GemvOut kOut, int nt>
 cudaError_t launch(const Launch& a) {
   const int64_t smem = staged_bytes(a.cols, nt);
-  return launch_pdl(gemv_q8_kernel<F, nt, kOut>, dim3(a.seg.cta_end[a.seg.n - 1]), dim3(kThreads),
-                    static_cast<size_t>(smem <= kMaxStagedBytes ? smem : 0), a.s, a.seg, a.w2, a.cols, a.x, a.act);
+  const dim3 grid(a.seg.cta_end[a.seg.n - 1], a.route.ids ? static_cast<unsigned>(a.route.pairs) : 1u);
+  return launch_pdl(gemv_q8_kernel<F, nt, kOut>, grid, dim3(kThreads),
+                    static_cast<size_t>(smem <= kMaxStagedBytes ? smem : 0), a.s, a.seg, a.w2, a.cols, a.x, a.act,
+                    a.route);
 }
 
 // The token count is a template parameter: with a runtime count the accumulators went to local
@@ -430,13 +442,16 @@ bool gemv_q8_supports(uint32_t t) {
   return t == kQ4_0 || t == kQ4_1 || t == kQ5_0 || t == kQ8_0 || t == kQ4_K || t == kQ6_K;
 }
 
+namespace {
 // The dispatch table of the int8 family: one entry per format.
-cudaError_t gemv_q8_multi(const GemvSegment* segs, int n_segs, const void* w2, uint32_t type, int64_t cols, ActQ8 x,
-                          int nt, GemvOut out, int act, cudaStream_t s) {
+cudaError_t gemv_q8_launch(const GemvSegment* segs, int n_segs, const void* w2, uint32_t type, int64_t cols, ActQ8 x,
+                           int nt, GemvOut out, int act, const GemvRoute& route, cudaStream_t s) {
   if (nt < 1 || nt > kGemvMaxTokens || cols <= 0 || n_segs < 1 || n_segs > kMaxGemvSegments ||
       (out == GemvOut::kGateUp && (!w2 || n_segs != 1)))
     return cudaErrorInvalidValue;
-  Launch a{{}, static_cast<const uint8_t*>(w2), cols, x, act, s};
+  if (route.ids && (nt != 1 || n_segs != 1 || route.pairs < 1 || route.pairs > 65535 || route.x_div < 1))
+    return cudaErrorInvalidValue;
+  Launch a{{}, static_cast<const uint8_t*>(w2), cols, x, act, route, s};
   unsigned ctas = 0;
   for (int i = 0; i < n_segs; ++i) {
     if (segs[i].rows <= 0) return cudaErrorInvalidValue;
@@ -458,10 +473,17 @@ cudaError_t gemv_q8_multi(const GemvSegment* segs, int n_segs, const void* w2, u
   }
 }
 
+}  // namespace
+
+cudaError_t gemv_q8_multi(const GemvSegment* segs, int n_segs, const void* w2, uint32_t type, int64_t cols, ActQ8 x,
+                          int nt, GemvOut out, int act, cudaStream_t s) {
+  return gemv_q8_launch(segs, n_segs, w2, type, cols, x, nt, out, act, GemvRoute{}, s);
+}
+
 cudaError_t gemv_q8(const void* w, const void* w2, uint32_t type, int64_t rows, int64_t cols, ActQ8 x, int nt,
-                    float* y, GemvOut out, int act, cudaStream_t s) {
+                    float* y, GemvOut out, int act, cudaStream_t s, const GemvRoute* route) {
   const GemvSegment seg{w, y, rows};
-  return gemv_q8_multi(&seg, 1, w2, type, cols, x, nt, out, act, s);
+  return gemv_q8_launch(&seg, 1, w2, type, cols, x, nt, out, act, route ? *route : GemvRoute{}, s);
 }
 
 }  // namespace bw24::cuda

@@ -10,6 +10,7 @@
 #include "cuda/deltanet/gdn.cuh"
 #include "cuda/gemm/gemm.cuh"
 #include "cuda/gemv/gemv.cuh"
+#include "cuda/moe/moe.cuh"
 #include "cuda/norm/rmsnorm.cuh"
 #include "cuda/ops/ops.cuh"
 #include "cuda/sampling/sampling.cuh"
@@ -93,9 +94,13 @@ absl::StatusOr<std::unique_ptr<DeviceWeights>> DeviceWeights::upload(
       bytes = f32.size() * 4;
       type = 0;
     } else if (const quant::PlaneLayout* planes = quant::plane_layout(t.type)) {
-      // Kernel-native layout for the int8 GEMV (lib/quant/repack.h).
+      // Kernel-native layout for the int8 GEMV (lib/quant/repack.h). Stacked experts (3-D) one
+      // expert at a time: expert e stays the slice at e * bytes / n_expert (cuda/gemv GemvRoute).
       staging.resize(t.n_bytes);
-      quant::to_planes(*planes, t.data, static_cast<int64_t>(t.n_bytes / planes->block_bytes), staging.data());
+      const uint64_t slices = t.n_dims == 3 ? static_cast<uint64_t>(t.ne[2]) : 1, slice = t.n_bytes / slices;
+      for (uint64_t e = 0; e < slices; ++e)
+        quant::to_planes(*planes, t.data + e * slice, static_cast<int64_t>(slice / planes->block_bytes),
+                         staging.data() + e * slice);
       src = staging.data();
     }
     void* p = nullptr;
@@ -185,6 +190,11 @@ class CudaRunner final : public Runner {
                    type_name(type));
     };
     int64_t vd = 0, conv_c = 0, ba = 0;
+    auto scratch_for = [&](std::initializer_list<const arch::Weight*> group) {  // one GEMM launch's expansion
+      int64_t elems = 0;
+      for (const arch::Weight* wt : group) elems += expanded_elems(*wt);
+      scratch = std::max(scratch, elems);
+    };
     for (const auto& L : g_.layers) {
       if (L.recurrent) {
         BW24_RETURN_IF_ERROR(check_delta_net(L.delta_net));
@@ -192,41 +202,49 @@ class CudaRunner final : public Runner {
         vd = std::max<int64_t>(vd, int64_t{b.n_v_heads} * b.d_v);
         conv_c = std::max<int64_t>(conv_c, b.conv_dim());
         ba = std::max<int64_t>(ba, 2 * int64_t{b.n_v_heads});
-        for (const arch::Weight* wt : {&b.in_qkv, &b.in_z, &b.in_b, &b.in_a, &b.in_ba, &b.out_proj})
+        for (const arch::Weight* wt : {&b.in_qkv, &b.in_z, &b.in_b, &b.in_a, &b.in_ba, &b.out_proj}) {
           BW24_RETURN_IF_ERROR(check(*wt));
-        for (const arch::Weight* wt : {&b.in_qkv, &b.in_z, &b.in_b, &b.in_a, &b.in_ba, &b.out_proj})
-          scratch = std::max(scratch, expanded_elems(*wt));
+          scratch_for({wt});
+        }
+      } else {
+        qw = std::max<int64_t>(qw, int64_t{L.attn.n_head} * L.attn.head_dim);
+        any_gated_ = any_gated_ || L.attn.gated;
+        kw = std::max<int64_t>(kw, int64_t{L.attn.n_head_kv} * L.attn.head_dim);
+        if (L.attn.head_dim > cuda::kMaxHeadDim)
+          return error(Code::kUnsupported, "head_dim {} is larger than the CUDA runner's {}", L.attn.head_dim,
+                       cuda::kMaxHeadDim);
+        for (const arch::Weight* wt : {&L.attn.wq, &L.attn.wk, &L.attn.wv, &L.attn.wo}) BW24_RETURN_IF_ERROR(check(*wt));
+        scratch_for({&L.attn.wq, &L.attn.wk, &L.attn.wv});
+        scratch_for({&L.attn.wo});
       }
-      if (L.mlp.is_moe())
-        return error(Code::kUnsupported, "{}: mixture-of-experts layers do not run on the CUDA runner yet (CPU: device -1)",
-                     g_.arch);
-      if (L.recurrent) {
-        ff = std::max<int64_t>(ff, L.mlp.gate.rows());
-        for (const arch::Weight* wt : {&L.mlp.gate, &L.mlp.up, &L.mlp.down}) BW24_RETURN_IF_ERROR(check(*wt));
-        scratch = std::max(scratch, expanded_elems(L.mlp.gate) + expanded_elems(L.mlp.up));
-        scratch = std::max(scratch, expanded_elems(L.mlp.down));
+      const MlpBlock& m = L.mlp;
+      if (m.is_moe()) {
+        const arch::MoeBlock& e = m.moe;
+        for (const arch::Weight* wt : {&e.router, &e.gate_exps, &e.up_exps, &e.down_exps}) BW24_RETURN_IF_ERROR(check(*wt));
+        BW24_RETURN_IF_ERROR(check_moe(e));
+        moe_.experts = std::max(moe_.experts, e.n_expert);
+        moe_.used = std::max(moe_.used, e.n_used);
+        moe_.ff = std::max(moe_.ff, e.gate_exps.rows());
+        if (e.shared_gate_inp) {
+          ff = std::max(ff, e.shared_gate.rows());
+          for (const arch::Weight* wt : {&e.shared_gate_inp, &e.shared_gate, &e.shared_up, &e.shared_down})
+            BW24_RETURN_IF_ERROR(check(*wt));
+        }
         continue;
       }
-      qw = std::max<int64_t>(qw, int64_t{L.attn.n_head} * L.attn.head_dim);
-      any_gated_ = any_gated_ || L.attn.gated;
-      kw = std::max<int64_t>(kw, int64_t{L.attn.n_head_kv} * L.attn.head_dim);
-      ff = std::max<int64_t>(ff, L.mlp.gate.rows());
-      if (L.attn.head_dim > cuda::kMaxHeadDim)
-        return error(Code::kUnsupported, "head_dim {} is larger than the CUDA runner's {}", L.attn.head_dim,
-                     cuda::kMaxHeadDim);
-      for (const arch::Weight* wt : {&L.attn.wq, &L.attn.wk, &L.attn.wv, &L.attn.wo, &L.mlp.gate, &L.mlp.up, &L.mlp.down})
-        BW24_RETURN_IF_ERROR(check(*wt));
-      for (auto group : {std::initializer_list<const arch::Weight*>{&L.attn.wq, &L.attn.wk, &L.attn.wv},
-                         {&L.attn.wo}, {&L.mlp.gate, &L.mlp.up}, {&L.mlp.down}}) {
-        int64_t elems = 0;
-        for (const arch::Weight* wt : group) elems += expanded_elems(*wt);
-        scratch = std::max(scratch, elems);
-      }
+      ff = std::max<int64_t>(ff, m.gate.rows());
+      for (const arch::Weight* wt : {&m.gate, &m.up, &m.down}) BW24_RETURN_IF_ERROR(check(*wt));
+      scratch_for({&m.gate, &m.up});
+      scratch_for({&m.down});
     }
+    // MoE models run every pass through the GEMV (routed GEMVs, cuda/moe); a grouped expert GEMM
+    // for prefill is not written yet.
+    if (moe_.experts > 0) gemm_ = false;
     BW24_RETURN_IF_ERROR(check(g_.output));
     kv_width_ = kw;
     const size_t E = static_cast<size_t>(g_.n_embd);
-    const size_t widest = std::max<size_t>({E, size_t(qw), size_t(ff), size_t(vd)});
+    // The widest GEMV input: also the routed down projection's kStep x used rows of ff each.
+    const size_t widest = std::max<size_t>({E, size_t(qw), size_t(ff), size_t(vd), size_t(moe_.used * moe_.ff)});
     chunk_ = gemm_ ? kChunk : kStep;
     const size_t C = static_cast<size_t>(chunk_);
     if (gemm_) {
@@ -254,6 +272,16 @@ class CudaRunner final : public Runner {
     if (any_gated_) {  // gated attention: wq rows are [q (D) | gate (D)] per head, split after the product
       BW24_RETURN_IF_ERROR(qg_.alloc(C * 2 * qw, "activations"));
       BW24_RETURN_IF_ERROR(attn_gate_.alloc(C * qw, "activations"));
+    }
+    if (moe_.experts > 0) {  // router logits, routes, routed activations and expert outputs
+      const size_t pairs = size_t(kStep) * moe_.used;
+      BW24_RETURN_IF_ERROR(moe_.logits.alloc(size_t(kStep) * moe_.experts, "activations"));
+      BW24_RETURN_IF_ERROR(moe_.ids.alloc(pairs, "activations"));
+      BW24_RETURN_IF_ERROR(moe_.weights.alloc(pairs, "activations"));
+      BW24_RETURN_IF_ERROR(moe_.gate.alloc(pairs * moe_.ff, "activations"));
+      BW24_RETURN_IF_ERROR(moe_.up.alloc(pairs * moe_.ff, "activations"));
+      BW24_RETURN_IF_ERROR(moe_.out.alloc(pairs * E, "activations"));
+      BW24_RETURN_IF_ERROR(moe_.shared_gate.alloc(kStep, "activations"));
     }
     if (vd > 0) {  // delta-net layers: projections, conv output, gated-norm output, and the states
       BW24_RETURN_IF_ERROR(dn_qkv_.alloc(C * conv_c, "activations"));
@@ -447,6 +475,15 @@ class CudaRunner final : public Runner {
     return GemvIn{nm ? h_.p : src, {act_q_.p, act_ds_.p}, nullptr};
   }
 
+  // The GEMV input of rows x width activations without a norm, for any row count (the routed
+  // down projection takes kStep x n_used rows): int8 rows when the model has int8-path weights.
+  absl::StatusOr<GemvIn> prepare_rows(const float* src, int rows, int width) {
+    if (uses_q8_ && width % 32 == 0)
+      BW24_CUDA_OK(cuda::rmsnorm_q8(nullptr, act_q_.p, act_ds_.p, src, nullptr, rows, width, g_.norm_eps, false, stream_),
+                   "GEMV input (int8 quantize)");
+    return GemvIn{src, {act_q_.p, act_ds_.p}, nullptr};
+  }
+
   absl::Status norm(const Norm& nm, float* y, const float* x, int rows, int width) {
     return cuda_status(cuda::rmsnorm(y, x, f32(nm.w), rows, width, g_.norm_eps, nm.one_plus, stream_), "rmsnorm");
   }
@@ -608,7 +645,7 @@ class CudaRunner final : public Runner {
 
   // ---- Gated delta net layers ----
   absl::Status check_delta_net(const arch::DeltaNetBlock& b) const {
-    const bool ok = b.conv_kernel >= 1 && b.conv_kernel <= 8 && b.d_k % 32 == 0 && b.d_k <= 128 && b.d_v <= 128 &&
+    const bool ok = b.conv_kernel >= 1 && b.conv_kernel <= 8 && b.d_k % 16 == 0 && b.d_k <= 128 && b.d_v <= 128 &&
                     (b.d_v * 4) % 32 == 0 && b.n_k_heads > 0 && b.n_v_heads % b.n_k_heads == 0;
     if (!ok)
       return error(Code::kUnsupported,
@@ -687,7 +724,85 @@ class CudaRunner final : public Runner {
     return output_projection(b.out_proj, oin, Norm{}, n);
   }
 
+  // ---- Mixture-of-experts layers ----
+  absl::Status check_moe(const arch::MoeBlock& e) const {
+    if (e.n_used < 1 || e.n_used > cuda::kMoeMaxUsed || e.n_used > e.n_expert)
+      return error(Code::kUnsupported, "{}: {} of {} experts per token (the CUDA router takes 1 to {})", g_.arch,
+                   e.n_used, e.n_expert, cuda::kMoeMaxUsed);
+    if (is_q8(e.gate_exps) != is_q8(e.up_exps))
+      return error(Code::kUnsupported, "{}: expert gate and up tensors of types {} and {} (the CUDA runner wants "
+                   "both quantized or both float)", g_.arch, type_name(w_.type_of(e.gate_exps.t)),
+                   type_name(w_.type_of(e.up_exps.t)));
+    for (const arch::Weight* w : {&e.gate_exps, &e.up_exps, &e.down_exps})
+      if (w->t->n_dims != 3 || w->t->ne[2] != e.n_expert)
+        return error(Code::kModel, "'{}' is not a stack of {} experts", w->t->name, e.n_expert);
+    return absl::OkStatus();
+  }
+
+  // One routed GEMV over the stacked experts w: moe_.ids picks each pair's expert (cuda/gemv
+  // GemvRoute); x_div = n_used when every expert of a token reads the token's row.
+  absl::Status routed(const arch::Weight& w, const GemvIn& in, int pairs, int x_div, float* y, cuda::GemvOut out,
+                      const arch::Weight* w2 = nullptr, int act = 0) {
+    const uint32_t type = w_.type_of(w.t);
+    const cuda::GemvRoute route{moe_.ids.p, static_cast<int64_t>(w.t->n_bytes / uint64_t(w.t->ne[2])), pairs, x_div};
+    const cudaError_t e =
+        cuda::gemv_q8_supports(type)
+            ? cuda::gemv_q8(w_.at(w.t), w2 ? w_.at(w2->t) : nullptr, type, w.rows(), w.cols(), in.q8, 1, y, out, act,
+                            stream_, &route)
+            : cuda::gemv(w_.at(w.t), type, w.rows(), w.cols(), in.x, 1, y, out, stream_, &route);
+    if (e != cudaSuccess) return error(Code::kDevice, "CUDA routed gemv of '{}': {}", w.t->name, cudaGetErrorString(e));
+    return absl::OkStatus();
+  }
+
+  // x += sum over the token's top-k experts of p_e down_e(act(gate_e h) * up_e h) (+ the shared
+  // expert scaled by its sigmoid gate), as the CPU reference's moe(). Pair p = t * k + j is token
+  // t's j-th expert; all of a step's pairs go through each routed GEMV in one launch.
+  absl::Status moe(const MlpBlock& m, int n) {
+    const arch::MoeBlock& e = m.moe;
+    const int E = g_.n_embd, k = e.n_used, pairs = n * e.n_used;
+    const int64_t F = e.gate_exps.rows();
+    const int act = m.act == arch::Activation::kSilu ? 0 : 1;
+    BW24_ASSIGN_OR_RETURN(const GemvIn in, prepare(&m.norm, x_.p, n, E));
+    BW24_RETURN_IF_ERROR(matmul(e.router, in, n, moe_.logits.p, cuda::GemvOut::kStore));
+    BW24_CUDA_OK(cuda::moe_route(moe_.ids.p, moe_.weights.p, moe_.logits.p, n, e.n_expert, k, e.norm_topk, stream_),
+                 "MoE router");
+    // Everything that reads the normed rows (in) before the activations buffer is requantized.
+    if (e.shared_gate_inp) {
+      BW24_RETURN_IF_ERROR(matmul(e.shared_gate_inp, in, n, moe_.shared_gate.p, cuda::GemvOut::kStore));
+      BW24_RETURN_IF_ERROR(gate_up(e.shared_gate, e.shared_up, in, n, gate_.p, up_.p, act));
+    }
+    if (is_q8(e.gate_exps) && w_.type_of(e.gate_exps.t) == w_.type_of(e.up_exps.t)) {
+      BW24_RETURN_IF_ERROR(routed(e.gate_exps, in, pairs, k, moe_.gate.p, cuda::GemvOut::kGateUp, &e.up_exps, act));
+    } else {
+      BW24_RETURN_IF_ERROR(routed(e.gate_exps, in, pairs, k, moe_.gate.p, cuda::GemvOut::kStore));
+      BW24_RETURN_IF_ERROR(routed(e.up_exps, in, pairs, k, moe_.up.p, cuda::GemvOut::kStore));
+      BW24_CUDA_OK(cuda::gated_act(moe_.gate.p, moe_.gate.p, moe_.up.p, pairs * F, act, stream_), "activation");
+    }
+    if (e.shared_gate_inp) {
+      const int64_t Fs = e.shared_gate.rows();
+      BW24_ASSIGN_OR_RETURN(const GemvIn sin, prepare_rows(gate_.p, n, static_cast<int>(Fs)));
+      BW24_RETURN_IF_ERROR(matmul(e.shared_down, sin, n, proj_.p, cuda::GemvOut::kStore));
+    }
+    BW24_ASSIGN_OR_RETURN(const GemvIn din, prepare_rows(moe_.gate.p, pairs, static_cast<int>(F)));
+    BW24_RETURN_IF_ERROR(routed(e.down_exps, din, pairs, 1, moe_.out.p, cuda::GemvOut::kStore));
+    return cuda_status(cuda::moe_combine(x_.p, moe_.out.p, moe_.weights.p, e.shared_gate_inp ? proj_.p : nullptr,
+                                         moe_.shared_gate.p, n, k, E, stream_),
+                       "MoE combine");
+  }
+
+  // y = act(gate in) * up in for a dense gated MLP's first half (GEMV): one fused launch when both
+  // are int8-path weights of one type; up_buf is scratch for the unfused case.
+  absl::Status gate_up(const arch::Weight& gate, const arch::Weight& up, const GemvIn& in, int n, float* y,
+                       float* up_buf, int act) {
+    if (is_q8(gate) && w_.type_of(gate.t) == w_.type_of(up.t))
+      return matmul(gate, in, n, y, cuda::GemvOut::kGateUp, &up, act);
+    BW24_RETURN_IF_ERROR(matmul(gate, in, n, y, cuda::GemvOut::kStore));
+    BW24_RETURN_IF_ERROR(matmul(up, in, n, up_buf, cuda::GemvOut::kStore));
+    return cuda_status(cuda::gated_act(y, y, up_buf, n * gate.rows(), act, stream_), "activation");
+  }
+
   absl::Status mlp(const MlpBlock& m, int n) {
+    if (m.is_moe()) return moe(m, n);
     const int E = g_.n_embd;
     const int64_t F = m.gate.rows();
     const int act = m.act == arch::Activation::kSilu ? 0 : 1;
@@ -697,14 +812,7 @@ class CudaRunner final : public Runner {
       BW24_CUDA_OK(cuda::gated_act_bf16(act_bf_.p, gate_.p, up_.p, n * F, act, stream_), "activation");
       return output_projection(m.down, GemvIn{nullptr, {}, act_bf_.p}, m.post_norm, n);
     }
-    if (is_q8(m.gate) && w_.type_of(m.gate.t) == w_.type_of(m.up.t)) {
-      // gate and up as one pass over the activations, act(gate) * up in the epilogue.
-      BW24_RETURN_IF_ERROR(matmul(m.gate, in, n, gate_.p, cuda::GemvOut::kGateUp, &m.up, act));
-    } else {
-      BW24_RETURN_IF_ERROR(matmul(m.gate, in, n, gate_.p, cuda::GemvOut::kStore));
-      BW24_RETURN_IF_ERROR(matmul(m.up, in, n, up_.p, cuda::GemvOut::kStore));
-      BW24_CUDA_OK(cuda::gated_act(gate_.p, gate_.p, up_.p, n * F, act, stream_), "activation");
-    }
+    BW24_RETURN_IF_ERROR(gate_up(m.gate, m.up, in, n, gate_.p, up_.p, act));
     BW24_ASSIGN_OR_RETURN(const GemvIn din, prepare(nullptr, gate_.p, n, static_cast<int>(F)));
     return output_projection(m.down, din, m.post_norm, n);
   }
@@ -740,6 +848,16 @@ class CudaRunner final : public Runner {
     size_t conv_elems = 0, ssm_elems = 0;
   };
   DeviceArray<float> dn_qkv_, dn_y_, dn_z_, dn_out_, dn_b_, dn_a_;
+  // MoE layers: the largest expert count, experts per token and expert width over the layers, and
+  // the step's buffers: router logits [kStep][experts], per pair (t * used + j) the expert id and
+  // weight, the routed gate (then activation) and up rows [pairs][ff], expert outputs
+  // [pairs][n_embd], the shared expert's gate logit per token.
+  struct MoeBuffers {
+    int32_t experts = 0, used = 0;
+    int64_t ff = 0;
+    DeviceArray<float> logits, weights, gate, up, out, shared_gate;
+    DeviceArray<int32_t> ids;
+  } moe_;
   std::vector<DeltaNetState> dn_states_;
   std::vector<int> dn_index_;
 };

@@ -80,8 +80,13 @@ TEST_CASE("CUDA runner vs CPU reference on quantized synthetic models", "[gpu]")
     std::cout << "SKIPPED: no CUDA device" << std::endl;
     std::exit(77);
   }
-  for (std::string shape : {"tiny-qwen3", "tiny-llama"}) {
-    for (std::string quant : {"F16", "BF16", "Q8_0", "Q4_K_M", "Q6_K", "Q4_0", "Q4_1", "Q5_0"}) {
+  const std::vector<std::string> all = {"F16", "BF16", "Q8_0", "Q4_K_M", "Q6_K", "Q4_0", "Q4_1", "Q5_0"};
+  const std::vector<std::string> some = {"BF16", "Q8_0", "Q4_K_M"};  // MoE and hybrids: the common files
+  for (const auto& [shape, quants] : {std::pair{std::string("tiny-qwen3"), all}, std::pair{std::string("tiny-llama"), all},
+                                      std::pair{std::string("tiny-qwen3moe"), some},
+                                      std::pair{std::string("tiny-qwen35"), some},
+                                      std::pair{std::string("tiny-qwen35moe"), some}}) {
+    for (const std::string& quant : quants) {
       INFO(shape << " " << quant);
       const double tol = 5e-2;
       constexpr int kPrompt = 517;
