@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "lib/core/dtype.h"
 #include "lib/core/status.h"
 #include "lib/core/thread_pool.h"
 #include "lib/engine/runner.h"
@@ -30,6 +31,19 @@ class RefRunner final : public Runner {
       ssm_state_.emplace_back(L.recurrent ? size_t(b.n_v_heads) * b.d_k * b.d_v : 0, 0.0f);
       recurrent_ |= L.recurrent;
     }
+  }
+
+  // y = W x for n rows; with RunnerOptions::round_act_int8, the rows of every product over
+  // quantized weights are first rounded to int8 blocks of 32 as the CUDA GEMV's int8 path does.
+  void mm(const loaders::TensorInfo& w, const float* x, int64_t n, float* y) {
+    const bool quantized = w.type != 0 && w.type != 1 && w.type != static_cast<uint32_t>(GgmlType::BF16);
+    if (!opt_.round_act_int8 || !quantized || w.ne[0] % 32 != 0) return ref::matmul(pool_, w, x, n, y);
+    const int64_t elems = n * w.ne[0];
+    std::vector<float> xr(static_cast<size_t>(elems)), d(static_cast<size_t>(elems / 32));
+    std::vector<int8_t> q(static_cast<size_t>(elems));
+    ref::quantize_act_q8(x, elems, q.data(), d.data());
+    for (int64_t i = 0; i < elems; ++i) xr[size_t(i)] = d[size_t(i / 32)] * q[size_t(i)];
+    ref::matmul(pool_, w, xr.data(), n, y);
   }
 
   uint64_t state_bytes() const override {
@@ -70,7 +84,7 @@ class RefRunner final : public Runner {
     // Only the rows whose logits were asked for go through the head.
     const int64_t first = req.all_logits ? 0 : n - 1, rows = n - first;
     norm_rows(g_.output_norm, x.data() + first * E, h.data(), rows, E);
-    ref::matmul(pool_, *g_.output.t, h.data(), rows, req.logits);
+    mm(*g_.output.t, h.data(), rows, req.logits);
     state_pos_ = req.pos + n;
     return absl::OkStatus();
   }
@@ -93,17 +107,17 @@ class RefRunner final : public Runner {
     if (a.gated) {  // rows per head: [q (D) | gate (D)]
       std::vector<float> qg(n * 2 * qw);
       gate.resize(n * qw);
-      ref::matmul(pool_, *a.wq.t, h, n, qg.data());
+      mm(*a.wq.t, h, n, qg.data());
       for (int64_t t = 0; t < n; ++t)
         for (int32_t hh = 0; hh < a.n_head; ++hh) {
           std::copy_n(&qg[(t * a.n_head + hh) * 2 * D], D, &q[t * qw + hh * D]);
           std::copy_n(&qg[(t * a.n_head + hh) * 2 * D + D], D, &gate[t * qw + hh * D]);
         }
     } else {
-      ref::matmul(pool_, *a.wq.t, h, n, q.data());
+      mm(*a.wq.t, h, n, q.data());
     }
-    ref::matmul(pool_, *a.wk.t, h, n, k.data());
-    ref::matmul(pool_, *a.wv.t, h, n, v.data());
+    mm(*a.wk.t, h, n, k.data());
+    mm(*a.wv.t, h, n, v.data());
     std::vector<float> qn(D), kn(D);
     if (a.q_norm.w) ref::dequant_row(*a.q_norm.w.t, 0, qn.data());
     if (a.k_norm.w) ref::dequant_row(*a.k_norm.w.t, 0, kn.data());
@@ -143,7 +157,7 @@ class RefRunner final : public Runner {
     });
     if (a.gated)
       for (int64_t i = 0; i < n * qw; ++i) o[i] *= 1.0f / (1.0f + std::exp(-gate[i]));
-    ref::matmul(pool_, *a.wo.t, o.data(), n, proj.data());
+    mm(*a.wo.t, o.data(), n, proj.data());
     if (a.post_norm.w) norm_rows(a.post_norm, proj.data(), proj.data(), n, g_.n_embd);
     for (int64_t i = 0; i < n * g_.n_embd; ++i) x[i] += proj[i];
   }
@@ -154,11 +168,11 @@ class RefRunner final : public Runner {
     const int64_t C = b.conv_dim(), K = b.conv_kernel, Hk = b.n_k_heads, Hv = b.n_v_heads, dk = b.d_k, dv = b.d_v;
     const int64_t Kd = Hk * dk, Vd = Hv * dv, r = Hv / Hk;
     std::vector<float> qkv(n * C), z(n * Vd), beta(n * Hv), alpha(n * Hv), o(n * Vd), proj(n * g_.n_embd);
-    ref::matmul(pool_, *b.in_qkv.t, h, n, qkv.data());
-    ref::matmul(pool_, *b.in_z.t, h, n, z.data());
+    mm(*b.in_qkv.t, h, n, qkv.data());
+    mm(*b.in_z.t, h, n, z.data());
     if (b.in_ba) {  // fused per key head: [b (r) | a (r)] for each of the Hk groups
       std::vector<float> ba(n * 2 * Hv);
-      ref::matmul(pool_, *b.in_ba.t, h, n, ba.data());
+      mm(*b.in_ba.t, h, n, ba.data());
       for (int64_t t = 0; t < n; ++t)
         for (int64_t g = 0; g < Hk; ++g)
           for (int64_t j = 0; j < r; ++j) {
@@ -166,8 +180,8 @@ class RefRunner final : public Runner {
             alpha[t * Hv + g * r + j] = ba[t * 2 * Hv + g * 2 * r + r + j];
           }
     } else {
-      ref::matmul(pool_, *b.in_b.t, h, n, beta.data());
-      ref::matmul(pool_, *b.in_a.t, h, n, alpha.data());
+      mm(*b.in_b.t, h, n, beta.data());
+      mm(*b.in_a.t, h, n, alpha.data());
     }
     std::vector<float> conv(K * C), dt(Hv), neg_a(Hv), nw(dv);
     for (int64_t c = 0; c < C; ++c) ref::dequant_row(*b.conv.t, c, &conv[c * K]);  // taps of channel c
@@ -211,7 +225,7 @@ class RefRunner final : public Runner {
         for (int64_t j = 0; j < dv; ++j) out[j] *= zh[j] / (1.0f + std::exp(-zh[j]));
       }
     }
-    ref::matmul(pool_, *b.out_proj.t, o.data(), n, proj.data());
+    mm(*b.out_proj.t, o.data(), n, proj.data());
     for (int64_t i = 0; i < n * g_.n_embd; ++i) x[i] += proj[i];
   }
 
@@ -220,11 +234,11 @@ class RefRunner final : public Runner {
     if (m.is_moe()) return moe(m, h, n, x);
     const int64_t F = m.gate.rows();
     std::vector<float> gate(n * F), up(n * F), proj(n * g_.n_embd);
-    ref::matmul(pool_, *m.gate.t, h, n, gate.data());
-    ref::matmul(pool_, *m.up.t, h, n, up.data());
+    mm(*m.gate.t, h, n, gate.data());
+    mm(*m.up.t, h, n, up.data());
     if (m.act == arch::Activation::kSilu) ref::silu_mul(gate.data(), gate.data(), up.data(), n * F);
     else ref::gelu_tanh_mul(gate.data(), gate.data(), up.data(), n * F);
-    ref::matmul(pool_, *m.down.t, gate.data(), n, proj.data());
+    mm(*m.down.t, gate.data(), n, proj.data());
     if (m.post_norm.w) norm_rows(m.post_norm, proj.data(), proj.data(), n, g_.n_embd);
     for (int64_t i = 0; i < n * g_.n_embd; ++i) x[i] += proj[i];
   }
@@ -247,7 +261,7 @@ class RefRunner final : public Runner {
     const arch::MoeBlock& e = m.moe;
     const int64_t E = g_.n_embd, F = e.gate_exps.t->ne[1], X = e.n_expert;
     std::vector<float> logits(n * X);
-    ref::matmul(pool_, *e.router.t, h, n, logits.data());
+    mm(*e.router.t, h, n, logits.data());
     std::vector<std::vector<std::pair<int64_t, float>>> routed(X);  // expert -> (token, weight)
     std::vector<int32_t> order(X);
     for (int64_t t = 0; t < n; ++t) {
@@ -271,22 +285,22 @@ class RefRunner final : public Runner {
       up.resize(k * F);
       out.resize(k * E);
       for (int64_t i = 0; i < k; ++i) std::copy_n(h + tok[i].first * E, E, &in[i * E]);
-      ref::matmul(pool_, expert(e.gate_exps, ex), in.data(), k, gate.data());
-      ref::matmul(pool_, expert(e.up_exps, ex), in.data(), k, up.data());
+      mm(expert(e.gate_exps, ex), in.data(), k, gate.data());
+      mm(expert(e.up_exps, ex), in.data(), k, up.data());
       if (m.act == arch::Activation::kSilu) ref::silu_mul(gate.data(), gate.data(), up.data(), k * F);
       else ref::gelu_tanh_mul(gate.data(), gate.data(), up.data(), k * F);
-      ref::matmul(pool_, expert(e.down_exps, ex), gate.data(), k, out.data());
+      mm(expert(e.down_exps, ex), gate.data(), k, out.data());
       for (int64_t i = 0; i < k; ++i)
         for (int64_t c = 0; c < E; ++c) x[tok[i].first * E + c] += tok[i].second * out[i * E + c];
     }
     if (e.shared_gate_inp) {  // the shared expert, every token, scaled by its sigmoid gate
       const int64_t Fs = e.shared_gate.rows();
       std::vector<float> sg(n), sgate(n * Fs), sup(n * Fs), sout(n * E);
-      ref::matmul(pool_, *e.shared_gate_inp.t, h, n, sg.data());
-      ref::matmul(pool_, *e.shared_gate.t, h, n, sgate.data());
-      ref::matmul(pool_, *e.shared_up.t, h, n, sup.data());
+      mm(*e.shared_gate_inp.t, h, n, sg.data());
+      mm(*e.shared_gate.t, h, n, sgate.data());
+      mm(*e.shared_up.t, h, n, sup.data());
       ref::silu_mul(sgate.data(), sgate.data(), sup.data(), n * Fs);
-      ref::matmul(pool_, *e.shared_down.t, sgate.data(), n, sout.data());
+      mm(*e.shared_down.t, sgate.data(), n, sout.data());
       for (int64_t t = 0; t < n; ++t) {
         const float gsh = 1.0f / (1.0f + std::exp(-sg[t]));
         for (int64_t c = 0; c < E; ++c) x[t * E + c] += gsh * sout[t * E + c];

@@ -45,6 +45,10 @@ struct RunnerOptions {
   kv::KvType k_type = kv::KvType::kF32, v_type = kv::KvType::kF32;
   int32_t n_threads = 0;
   bool cuda_graph = true;  // CUDA runner: capture the one-token step once, replay it
+  // CPU reference only (tests): round the input rows of products over quantized weights to int8
+  // as the CUDA runner's GEMV does, so routing- and sign-sensitive models (MoE routers, delta
+  // nets) can be compared with the GPU like for like.
+  bool round_act_int8 = false;
 };
 
 // The scaled embedding rows of n tokens into out[n][n_embd] (both runners start here).

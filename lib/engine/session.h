@@ -20,6 +20,7 @@ struct SessionOptions {
   int32_t kv_type_k = -1;  // BW24_KV_* (-1 = backend default)
   int32_t kv_type_v = -1;
   uint64_t seed = 0x5eed;
+  bool round_act_int8 = false;  // CPU reference: RunnerOptions::round_act_int8 (tests only)
 };
 
 enum class StopReason : int32_t { kLength = 0, kEog = 1, kContextFull = 2 };

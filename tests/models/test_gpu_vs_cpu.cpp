@@ -82,14 +82,27 @@ struct CaseResult {
   int unexplained;
 };
 
-// GPU vs CPU on one synthetic model: the logits of every prompt position, then 32 greedy steps.
-CaseResult gpu_vs_cpu(const std::string& shape, const std::string& quant, double tol) {
+// One side of a comparison: the device (-1: the CPU reference) and, on the CPU, whether it rounds
+// product inputs to int8 as the CUDA GEMV does (engine::SessionOptions::round_act_int8).
+struct Side {
+  int device;
+  bool round_int8;
+};
+constexpr Side kCpu{-1, false}, kCpuInt8{-1, true}, kGpu{0, false};
+
+// Side `gpu` against the reference side `cpu` on one synthetic model: the logits of every prompt
+// position, then 32 greedy steps (the reference's tokens).
+CaseResult gpu_vs_cpu(const std::string& shape, const std::string& quant, double tol, Side ref_side = kCpu,
+                      Side other_side = kGpu) {
   INFO(shape << " " << quant);
   constexpr int kPrompt = 517;
-  auto cpu_model = open_synthetic(shape, quant, -1);
-  auto gpu_model = open_synthetic(shape, quant, 0);
-  auto cpu = engine::Session::create(cpu_model, {});
-  auto gpu = engine::Session::create(gpu_model, {});
+  auto cpu_model = open_synthetic(shape, quant, ref_side.device);
+  auto gpu_model = open_synthetic(shape, quant, other_side.device);
+  engine::SessionOptions ref_opt, other_opt;
+  ref_opt.round_act_int8 = ref_side.round_int8;
+  other_opt.round_act_int8 = other_side.round_int8;
+  auto cpu = engine::Session::create(cpu_model, ref_opt);
+  auto gpu = engine::Session::create(gpu_model, other_opt);
   REQUIRE(cpu.ok());
   REQUIRE(gpu.ok());
   const int V = cpu_model->graph().n_vocab;
@@ -106,6 +119,7 @@ CaseResult gpu_vs_cpu(const std::string& shape, const std::string& quant, double
     const RowStats st = compare(g, c, V);
     worst = std::max(worst, st.nerr);
     if (st.nerr >= tol && first_over < 0) first_over = where;
+    if (st.nerr >= tol && std::getenv("BW24_TEST_ROWS")) std::cout << "  row " << where << " nerr " << st.nerr << "\n";
     if (argmax(g, V) != argmax(c, V)) {
       ++flips;
       const float m = margin(c, V);
@@ -125,7 +139,9 @@ CaseResult gpu_vs_cpu(const std::string& shape, const std::string& quant, double
     step(lg.data(), lc.data(), kPrompt + i);
     next = argmax(lc.data(), V);
   }
-  std::cout << "gpu vs cpu " << shape << " " << quant << ": max normalized logit error prefill " << worst_prefill
+  std::cout << (other_side.device >= 0 ? "gpu" : other_side.round_int8 ? "cpu-int8" : "cpu") << " vs "
+                << (ref_side.round_int8 ? "cpu-int8 " : "cpu ") << shape << " " << quant
+                << ": max normalized logit error prefill " << worst_prefill
             << ", decode " << worst << (first_over >= 0 ? ", first row over tolerance " + std::to_string(first_over) : "")
             << ", argmax flips " << flips << "/" << kPrompt + 32 << flip_log << "\n";
   return {worst_prefill, worst, unexplained};
@@ -163,11 +179,18 @@ TEST_CASE("CUDA runner vs CPU reference on quantized MoE and hybrid synthetic mo
     std::cout << "SKIPPED: no CUDA device" << std::endl;
     std::exit(77);
   }
-  for (const char* shape : {"tiny-qwen3moe", "tiny-qwen35", "tiny-qwen35moe"})
-    for (const char* quant : {"BF16", "Q8_0", "Q4_K_M"}) {
-      const CaseResult r = gpu_vs_cpu(shape, quant, 5e-2);
-      CHECK(std::isfinite(r.worst_prefill));
-      CHECK(std::isfinite(r.worst_decode));
+  const char* only = std::getenv("BW24_TEST_SHAPE");  // debugging: one shape, one quant mix
+  const char* only_quant = std::getenv("BW24_TEST_QUANT");
+  for (const std::string shape : {"tiny-qwen3moe", "tiny-qwen35", "tiny-qwen35moe"})
+    for (const std::string quant : {"BF16", "Q8_0", "Q4_K_M"}) {
+      if ((only && shape != only) || (only_quant && quant != only_quant)) continue;
+      // Against the f32 reference, then against the reference rounding its product inputs to int8
+      // as the GPU's GEMV does (MoE models run every pass on the GEMV).
+      for (Side ref : {kCpu, kCpuInt8}) {
+        const CaseResult r = gpu_vs_cpu(shape, quant, 5e-2, ref, kGpu);
+        CHECK(std::isfinite(r.worst_prefill));
+        CHECK(std::isfinite(r.worst_decode));
+      }
     }
 }
 
@@ -204,4 +227,15 @@ TEST_CASE("CUDA greedy decode on the device equals the host argmax", "[gpu]") {
   CHECK(got == want);
   const int32_t after = argmax(logits_of(**dev).data(), V);  // recomputed last row
   CHECK(after == argmax(logits_of(**host).data(), V));
+}
+
+// CPU only (hidden; "[cpu-diag]"): the CPU reference against itself with int8-rounded product
+// inputs, on the quantized MoE and hybrid models: how much of the GPU's divergence the activation
+// rounding alone explains.
+TEST_CASE("CPU reference with int8 activations vs f32 activations on MoE and hybrid synthetic models", "[.][cpu-diag]") {
+  for (const char* shape : {"tiny-qwen3", "tiny-qwen3moe", "tiny-qwen35", "tiny-qwen35moe"})
+    for (const char* quant : {"Q8_0", "Q4_K_M"}) {
+      const CaseResult r = gpu_vs_cpu(shape, quant, 5e-2, kCpu, kCpuInt8);
+      CHECK(std::isfinite(r.worst_prefill));
+    }
 }
