@@ -101,17 +101,16 @@ void BM_RmsnormQ8(benchmark::State& state) {
   });
 }
 
-// Split-K decode attention, Qwen3-8B heads (32 / 8, head_dim 128): args depth, f16 cache (0/1).
-// Bytes: the K and V rows of the history.
+// Split-K decode attention, Qwen3-8B heads (32 / 8, head_dim 128): args depth, cache type
+// (cuda::KvDtype: 0 f32, 1 f16, 2 q8_0). Bytes: the K and V rows of the history.
 void BM_FlashDecode(benchmark::State& state) {
   const int depth = static_cast<int>(state.range(0)), H = 32, Hkv = 8, D = 128, n_ctx = depth + 1;
-  const bool f16 = state.range(1) != 0;
-  const size_t elem = f16 ? 2 : 4;
-  Buffer q(H * D * 4), kc(size_t(n_ctx) * Hkv * D * elem), vc(size_t(n_ctx) * Hkv * D * elem), o(H * D * 4),
-      scratch(size_t(cuda::flash_decode_scratch(n_ctx, 1, H, D)) * 4);
+  const auto kv = static_cast<cuda::KvDtype>(state.range(1));
+  const size_t cache = size_t(cuda::kv_cache_bytes(kv, n_ctx, Hkv * D));
+  Buffer q(H * D * 4), kc(cache), vc(cache), o(H * D * 4), scratch(size_t(cuda::flash_decode_scratch(n_ctx, 1, H, D)) * 4);
   // Random bytes as f16 can be NaN/Inf; the time does not depend on it.
-  timed(state, 2.0 * n_ctx * Hkv * D * elem, [&] {
-    cuda::flash_decode(static_cast<float*>(o.p), static_cast<const float*>(q.p), kc.p, vc.p, f16,
+  timed(state, 2.0 * double(cache), [&] {
+    cuda::flash_decode(static_cast<float*>(o.p), static_cast<const float*>(q.p), kc.p, vc.p, kv,
                        static_cast<float*>(scratch.p), 1, H, Hkv, D, cuda::DevicePos{nullptr, depth}, 0, 0.088f, n_ctx,
                        nullptr);
   });
@@ -145,18 +144,17 @@ void BM_DequantQ4K(benchmark::State& state) {
   });
 }
 
-// Flash attention prefill, Qwen3-8B heads, 512 tokens at depth 0 (causal): arg f16 cache.
+// Flash attention prefill, Qwen3-8B heads, 512 tokens at depth 0 (causal): arg cache type (cuda::KvDtype).
 void BM_FlashPrefill(benchmark::State& state) {
   const int T = 512, H = 32, Hkv = 8, D = 128;
-  const bool f16 = state.range(0) != 0;
-  const size_t elem = f16 ? 2 : 4;
-  Buffer q(size_t(T) * H * D * 4), kc(size_t(T) * Hkv * D * elem), vc(size_t(T) * Hkv * D * elem),
-      o(size_t(T) * H * D * 4);
+  const auto kv = static_cast<cuda::KvDtype>(state.range(0));
+  const size_t cache = size_t(cuda::kv_cache_bytes(kv, T, Hkv * D));
+  Buffer q(size_t(T) * H * D * 4), kc(cache), vc(cache), o(size_t(T) * H * D * 4);
   timed(
-      state, double(T) * H * D * 8 + 2.0 * T * Hkv * D * elem,
+      state, double(T) * H * D * 8 + 2.0 * double(cache),
       [&] {
-        cuda::flash_prefill(static_cast<float*>(o.p), static_cast<const float*>(q.p), kc.p, vc.p, f16, T, H, Hkv, D,
-                            cuda::DevicePos{nullptr, 0}, 0, 0.088f, nullptr);
+        cuda::flash_prefill(static_cast<float*>(o.p), static_cast<const float*>(q.p), kc.p, vc.p, kv, T, H, Hkv, D,
+                            cuda::DevicePos{nullptr, 0}, 0, 0.088f, T, nullptr);
       },
       4.0 * H * D * (double(T) * (T + 1) / 2));  // QK^T and PV over the causal half
 }
@@ -176,7 +174,7 @@ void register_all() {
   benchmark::RegisterBenchmark("rmsnorm_q8", BM_RmsnormQ8)->Arg(4096)->Arg(12288)->UseManualTime()->Unit(
       benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("flash_decode", BM_FlashDecode)
-      ->Args({128, 1})->Args({4096, 0})->Args({4096, 1})->Args({32768, 1})->UseManualTime()->Unit(
+      ->Args({128, 1})->Args({4096, 0})->Args({4096, 1})->Args({4096, 2})->Args({32768, 1})->Args({32768, 2})->UseManualTime()->Unit(
           benchmark::kMicrosecond);
   auto* gemm = benchmark::RegisterBenchmark("gemm_bf16", BM_GemmBF16);
   for (int config = -1; config < cuda::gemm_bf16_config_count(); ++config)
@@ -187,7 +185,7 @@ void register_all() {
   benchmark::RegisterBenchmark("dequant_q4_k", BM_DequantQ4K)
       ->Args({24576, 4096})->Args({4096, 12288})->UseManualTime()->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("flash_prefill", BM_FlashPrefill)
-      ->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMicrosecond);
+      ->Arg(0)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 
 }  // namespace

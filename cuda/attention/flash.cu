@@ -36,20 +36,21 @@ __device__ __forceinline__ int off(int row, int chunk) {
   return row * D + ((chunk ^ (row & 7)) << 3);
 }
 
-// 8 floats or halves (src null: zeros) times s as bf16 into 16 bytes of shared memory.
-template <typename T>
-__device__ __forceinline__ void store8(bf16* dst, const T* src, float s) {
+// 8 elements of src (a float / half pointer or KvQ8; !valid: zeros) times s as bf16 into 16 bytes
+// of shared memory.
+template <typename Src>
+__device__ __forceinline__ void store8(bf16* dst, bool valid, Src src, float s) {
   float v[8] = {};
-  if (src) load8(src, v);
+  if (valid) load8(src, v);
   *reinterpret_cast<uint4*>(dst) = make_uint4(pack_bf16(v[0] * s, v[1] * s), pack_bf16(v[2] * s, v[3] * s),
                                               pack_bf16(v[4] * s, v[5] * s), pack_bf16(v[6] * s, v[7] * s));
 }
 
-template <int D, typename T>
-__global__ void __launch_bounds__(kThreads) flash_prefill_kernel(float* out, const float* q, const T* kc,
-                                                                  const T* vc, int n_tokens, int n_head,
-                                                                  int n_head_kv, DevicePos pos, int window,
-                                                                  float scale) {
+// Kv: const float*, const __half* or KvQ8 (kv_load.cuh).
+template <int D, typename Kv>
+__global__ void __launch_bounds__(kThreads) flash_prefill_kernel(float* out, const float* q, Kv kc, Kv vc,
+                                                                  int n_tokens, int n_head, int n_head_kv,
+                                                                  DevicePos pos, int window, float scale) {
   constexpr int kChunks = D / 8;
   __shared__ alignas(16) bf16 sk[kTile * D], sv[kTile * D];
   pdl_begin();
@@ -61,8 +62,7 @@ __global__ void __launch_bounds__(kThreads) flash_prefill_kernel(float* out, con
   // Q tile through sk into A fragments, pre-scaled into log2 units.
   for (int i = threadIdx.x; i < kTile * kChunks; i += kThreads) {
     const int r = i / kChunks, c = i % kChunks, t = t0 + r;
-    store8<float>(sk + off<D>(r, c), t < n_tokens ? q + (int64_t{t} * n_head + h) * D + 8 * c : nullptr,
-           scale * 1.4426950408889634f);
+    store8(sk + off<D>(r, c), t < n_tokens, q + (int64_t{t} * n_head + h) * D + 8 * c, scale * 1.4426950408889634f);
   }
   __syncthreads();
   uint32_t qf[D / 16][4];
@@ -80,8 +80,8 @@ __global__ void __launch_bounds__(kThreads) flash_prefill_kernel(float* out, con
       const int r = i / kChunks, c = i % kChunks;
       const int64_t j = j0 + r;
       const bool in = j <= q_hi;
-      store8<T>(sk + off<D>(r, c), in ? kc + j * kvw + g * D + 8 * c : nullptr, 1.0f);
-      store8<T>(sv + off<D>(r, c), in ? vc + j * kvw + g * D + 8 * c : nullptr, 1.0f);
+      store8(sk + off<D>(r, c), in, kc + (j * kvw + g * D + 8 * c), 1.0f);
+      store8(sv + off<D>(r, c), in, vc + (j * kvw + g * D + 8 * c), 1.0f);
     }
     __syncthreads();
 
@@ -163,32 +163,42 @@ __global__ void __launch_bounds__(kThreads) flash_prefill_kernel(float* out, con
   }
 }
 
-template <int D, typename T>
-cudaError_t launch_prefill(dim3 grid, float* out, const float* q, const void* kc, const void* vc, int n_tokens,
-                           int n_head, int n_head_kv, DevicePos pos, int window, float scale, cudaStream_t stream) {
-  return launch_pdl(flash_prefill_kernel<D, T>, grid, dim3(kThreads), 0, stream, out, q, static_cast<const T*>(kc),
-                    static_cast<const T*>(vc), n_tokens, n_head, n_head_kv, pos, window, scale);
+template <int D, typename Kv>
+cudaError_t launch_prefill(dim3 grid, float* out, const float* q, Kv kc, Kv vc, int n_tokens, int n_head,
+                           int n_head_kv, DevicePos pos, int window, float scale, cudaStream_t stream) {
+  return launch_pdl(flash_prefill_kernel<D, Kv>, grid, dim3(kThreads), 0, stream, out, q, kc, vc, n_tokens, n_head,
+                    n_head_kv, pos, window, scale);
 }
 
 }  // namespace
 
 bool flash_prefill_supports(int head_dim) { return head_dim == 64 || head_dim == 128; }
 
-// The dispatch table: head size x cache type.
-cudaError_t flash_prefill(float* out, const float* q, const void* k_cache, const void* v_cache, bool kv_f16,
+cudaError_t flash_prefill(float* out, const float* q, const void* k_cache, const void* v_cache, KvDtype kv,
                           int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos, int window, float scale,
-                          cudaStream_t stream) {
+                          int n_ctx, cudaStream_t stream) {
   if (n_tokens <= 0) return cudaSuccess;
-  if (n_head_kv <= 0 || n_head % n_head_kv != 0) return cudaErrorInvalidValue;
+  if (n_head_kv <= 0 || n_head % n_head_kv != 0 || n_ctx <= 0) return cudaErrorInvalidValue;
   const dim3 grid(static_cast<unsigned>((n_tokens + kTile - 1) / kTile), static_cast<unsigned>(n_head));
-  auto go = [&](auto launcher) {
-    return launcher(grid, out, q, k_cache, v_cache, n_tokens, n_head, n_head_kv, pos, window, scale, stream);
+  auto go = [&](auto launcher, auto kc, auto vc) {
+    return launcher(grid, out, q, kc, vc, n_tokens, n_head, n_head_kv, pos, window, scale, stream);
   };
-  switch (head_dim * 2 + kv_f16) {
-    case 2 * 64: return go(launch_prefill<64, float>);
-    case 2 * 64 + 1: return go(launch_prefill<64, __half>);
-    case 2 * 128: return go(launch_prefill<128, float>);
-    case 2 * 128 + 1: return go(launch_prefill<128, __half>);
+  const int64_t kvw = int64_t{n_head_kv} * head_dim;
+  const auto* kf = static_cast<const float*>(k_cache);
+  const auto* vf = static_cast<const float*>(v_cache);
+  const auto* kh = static_cast<const __half*>(k_cache);
+  const auto* vh = static_cast<const __half*>(v_cache);
+  const auto* k8q = static_cast<const int8_t*>(k_cache);
+  const auto* v8q = static_cast<const int8_t*>(v_cache);
+  const KvQ8 k8{k8q, reinterpret_cast<const __half*>(k8q + n_ctx * kvw), 0};
+  const KvQ8 v8{v8q, reinterpret_cast<const __half*>(v8q + n_ctx * kvw), 0};
+  switch (head_dim * 4 + static_cast<int>(kv)) {  // the dispatch table: head size x cache type
+    case 4 * 64 + 0: return go(launch_prefill<64, const float*>, kf, vf);
+    case 4 * 64 + 1: return go(launch_prefill<64, const __half*>, kh, vh);
+    case 4 * 64 + 2: return go(launch_prefill<64, KvQ8>, k8, v8);
+    case 4 * 128 + 0: return go(launch_prefill<128, const float*>, kf, vf);
+    case 4 * 128 + 1: return go(launch_prefill<128, const __half*>, kh, vh);
+    case 4 * 128 + 2: return go(launch_prefill<128, KvQ8>, k8, v8);
     default: return cudaErrorInvalidValue;
   }
 }

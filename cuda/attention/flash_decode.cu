@@ -28,10 +28,11 @@ constexpr int kThreads = 256, kWarps = kThreads / 32, kSplit = kFlashDecodeSplit
 static_assert(kSplit * 2 == kThreads, "two threads per key in the score phase");
 static_assert(kMaxGroup <= kWarps, "a warp per head in the softmax phase");
 
-template <typename T, int D>
-__global__ void __launch_bounds__(kThreads) split_kernel(float* part_o, float2* part_ml, const float* q, const T* kc,
-                                                         const T* vc, int n_head, int n_head_kv, DevicePos pos,
-                                                         int window, float scale, int n_splits) {
+// Kv: const float*, const __half* or KvQ8 (kv_load.cuh): the cache as a pointer-like value.
+template <typename Kv, int D>
+__global__ void __launch_bounds__(kThreads) split_kernel(float* part_o, float2* part_ml, const float* q, Kv kc, Kv vc,
+                                                         int n_head, int n_head_kv, DevicePos pos, int window,
+                                                         float scale, int n_splits) {
   constexpr int kPer = D / 32, kHalf = D / 2, kKeysPerStep = 8;
   __shared__ alignas(16) float qs[kMaxGroup][D];
   __shared__ float sc[kMaxGroup][kSplit];
@@ -61,7 +62,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* part_o, float2* 
     const int j = threadIdx.x / 2, h = threadIdx.x % 2;
     float acc[kMaxGroup] = {};
     if (j < n) {
-      const T* row = kc + (lo + j) * kvw + g * D + h * kHalf;
+      const Kv row = kc + ((lo + j) * kvw + g * D + h * kHalf);
       float k[kHalf / 8][8];
 #pragma unroll
       for (int c = 0; c < kHalf / 8; ++c) load8(row + 8 * c, k[c]);
@@ -104,7 +105,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* part_o, float2* 
 
   // 3. Unnormalized P V: warp w takes keys [16 w, 16 w + 16), 8 in flight per lane.
   float acc[kMaxGroup][kPer] = {};
-  const T* vbase = vc + lo * kvw + g * D + lane * kPer;
+  const Kv vbase = vc + (lo * kvw + g * D + lane * kPer);
   for (int j0 = warp * (kSplit / kWarps); j0 < min(n, (warp + 1) * (kSplit / kWarps)); j0 += kKeysPerStep) {
     float v[kKeysPerStep][kPer];
 #pragma unroll
@@ -157,12 +158,17 @@ __global__ void merge_kernel(float* out, const float* part_o, const float2* part
 
 int splits_for(int n_ctx) { return (n_ctx + kSplit - 1) / kSplit; }
 
-template <typename T, int D>
-cudaError_t launch_split(dim3 grid, float* part_o, float2* part_ml, const float* q, const void* kc, const void* vc,
-                         int n_head, int n_head_kv, DevicePos pos, int window, float scale, int n_splits,
-                         cudaStream_t stream) {
-  return launch_pdl(split_kernel<T, D>, grid, dim3(kThreads), 0, stream, part_o, part_ml, q, static_cast<const T*>(kc),
-                    static_cast<const T*>(vc), n_head, n_head_kv, pos, window, scale, n_splits);
+template <typename Kv, int D>
+cudaError_t launch_split(dim3 grid, float* part_o, float2* part_ml, const float* q, Kv kc, Kv vc, int n_head,
+                         int n_head_kv, DevicePos pos, int window, float scale, int n_splits, cudaStream_t stream) {
+  return launch_pdl(split_kernel<Kv, D>, grid, dim3(kThreads), 0, stream, part_o, part_ml, q, kc, vc, n_head,
+                    n_head_kv, pos, window, scale, n_splits);
+}
+
+// A cache of the given type as the kernels' pointer-like value.
+KvQ8 q8_view(const void* cache, int64_t n_ctx, int64_t kvw) {
+  const int8_t* q = static_cast<const int8_t*>(cache);
+  return KvQ8{q, reinterpret_cast<const __half*>(q + n_ctx * kvw), 0};
 }
 
 }  // namespace
@@ -176,28 +182,36 @@ int64_t flash_decode_scratch(int n_ctx, int n_tokens, int n_head, int head_dim) 
   return int64_t{n_tokens} * n_head * splits_for(n_ctx) * (head_dim + 2);
 }
 
-// The dispatch table: head size x cache type.
-cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const void* v_cache, bool kv_f16,
+cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const void* v_cache, KvDtype kv,
                          float* scratch, int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos,
                          int window, float scale, int n_ctx, cudaStream_t stream) {
   if (n_tokens <= 0) return cudaSuccess;
   if (n_tokens > kFlashDecodeMaxTokens || !flash_decode_supports(head_dim, n_head, n_head_kv) || n_ctx <= 0)
     return cudaErrorInvalidValue;
+  const int64_t kvw = int64_t{n_head_kv} * head_dim;
   const int n_splits = splits_for(n_ctx);
   float* part_o = scratch;
   float2* part_ml = reinterpret_cast<float2*>(scratch + int64_t{n_tokens} * n_head * n_splits * head_dim);
   const dim3 grid(static_cast<unsigned>(n_head_kv), static_cast<unsigned>(n_splits), static_cast<unsigned>(n_tokens));
-  auto go = [&](auto launcher) {
-    return launcher(grid, part_o, part_ml, q, k_cache, v_cache, n_head, n_head_kv, pos, window, scale, n_splits, stream);
+  auto go = [&](auto launcher, auto kc, auto vc) {
+    return launcher(grid, part_o, part_ml, q, kc, vc, n_head, n_head_kv, pos, window, scale, n_splits, stream);
   };
+  const auto* kf = static_cast<const float*>(k_cache);
+  const auto* vf = static_cast<const float*>(v_cache);
+  const auto* kh = static_cast<const __half*>(k_cache);
+  const auto* vh = static_cast<const __half*>(v_cache);
+  const KvQ8 k8 = q8_view(k_cache, n_ctx, kvw), v8 = q8_view(v_cache, n_ctx, kvw);
   cudaError_t e;
-  switch (head_dim * 2 + kv_f16) {
-    case 2 * 64: e = go(launch_split<float, 64>); break;
-    case 2 * 64 + 1: e = go(launch_split<__half, 64>); break;
-    case 2 * 128: e = go(launch_split<float, 128>); break;
-    case 2 * 128 + 1: e = go(launch_split<__half, 128>); break;
-    case 2 * 256: e = go(launch_split<float, 256>); break;
-    case 2 * 256 + 1: e = go(launch_split<__half, 256>); break;
+  switch (head_dim * 4 + static_cast<int>(kv)) {  // the dispatch table: head size x cache type
+    case 4 * 64 + 0: e = go(launch_split<const float*, 64>, kf, vf); break;
+    case 4 * 64 + 1: e = go(launch_split<const __half*, 64>, kh, vh); break;
+    case 4 * 64 + 2: e = go(launch_split<KvQ8, 64>, k8, v8); break;
+    case 4 * 128 + 0: e = go(launch_split<const float*, 128>, kf, vf); break;
+    case 4 * 128 + 1: e = go(launch_split<const __half*, 128>, kh, vh); break;
+    case 4 * 128 + 2: e = go(launch_split<KvQ8, 128>, k8, v8); break;
+    case 4 * 256 + 0: e = go(launch_split<const float*, 256>, kf, vf); break;
+    case 4 * 256 + 1: e = go(launch_split<const __half*, 256>, kh, vh); break;
+    case 4 * 256 + 2: e = go(launch_split<KvQ8, 256>, k8, v8); break;
     default: return cudaErrorInvalidValue;
   }
   if (e != cudaSuccess) return e;

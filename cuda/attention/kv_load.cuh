@@ -1,10 +1,23 @@
-// KV cache elements (f32 or f16) into f32 registers, shared by the flash kernels: aligned vector
-// loads, one conversion per pair for f16.
+// KV cache elements (f32, f16 or q8_0) into f32 registers, shared by the flash kernels: aligned
+// vector loads, one conversion per pair for f16, one scale per load for q8_0. The kernels take the
+// cache as a pointer-like value: `kc + i` addresses element i for all three.
 #pragma once
+
+#include <cstdint>
 
 #include <cuda_fp16.h>
 
 namespace bw24::cuda {
+
+// A q8_0 cache (cuda/ops/ops.cuh KvDtype::kQ8_0: quants, then the f16 scale plane) positioned at
+// element e. Loads of 8 (load8) or n (load_pairs) elements start at multiples of 8 / n, so they
+// never straddle a block of 32 and take one scale.
+struct KvQ8 {
+  const int8_t* q;
+  const __half* d;
+  int64_t e;
+  __device__ __forceinline__ KvQ8 operator+(int64_t o) const { return {q, d, e + o}; }
+};
 
 // 8 consecutive elements (p 16-byte aligned for f16, 32 for f32).
 __device__ __forceinline__ void load8(const float* p, float (&v)[8]) {
@@ -39,6 +52,24 @@ __device__ __forceinline__ void load_pairs(const __half* p, float (&v)[n]) {
     const float2 x = __half22float2(*reinterpret_cast<const __half2*>(p + e));
     v[e] = x.x;
     v[e + 1] = x.y;
+  }
+}
+
+__device__ __forceinline__ void load8(const KvQ8& p, float (&v)[8]) {
+  const int2 raw = *reinterpret_cast<const int2*>(p.q + p.e);
+  const int8_t* b = reinterpret_cast<const int8_t*>(&raw);
+  const float s = __half2float(p.d[p.e >> 5]);
+#pragma unroll
+  for (int i = 0; i < 8; ++i) v[i] = s * b[i];
+}
+template <int n>
+__device__ __forceinline__ void load_pairs(const KvQ8& p, float (&v)[n]) {
+  const float s = __half2float(p.d[p.e >> 5]);
+#pragma unroll
+  for (int e = 0; e < n; e += 2) {
+    const char2 c = *reinterpret_cast<const char2*>(p.q + p.e + e);
+    v[e] = s * c.x;
+    v[e + 1] = s * c.y;
   }
 }
 

@@ -14,9 +14,14 @@ unsigned blocks_for(int64_t n) { return static_cast<unsigned>((n + kThreads - 1)
 
 __device__ __forceinline__ int64_t position(DevicePos p, int t) { return p.base + t + (p.dev ? *p.dev : 0); }
 
-// Cache element i as float, and a float stored as a cache element.
-__device__ __forceinline__ float load_kv(const void* c, int64_t i, bool f16) {
-  return f16 ? __half2float(static_cast<const __half*>(c)[i]) : static_cast<const float*>(c)[i];
+// Cache element i as float (q8_0: scale plane at element offset `plane`, ops.cuh KvDtype), and a
+// float stored as an f32 / f16 cache element.
+__device__ __forceinline__ float load_kv(const void* c, int64_t i, KvDtype t, int64_t plane) {
+  if (t == KvDtype::kQ8_0) {
+    const int8_t* q = static_cast<const int8_t*>(c);
+    return __half2float(reinterpret_cast<const __half*>(q + plane)[i / 32]) * q[i];
+  }
+  return t == KvDtype::kF16 ? __half2float(static_cast<const __half*>(c)[i]) : static_cast<const float*>(c)[i];
 }
 __device__ __forceinline__ void store_kv(void* c, int64_t i, float v, bool f16) {
   if (f16)
@@ -48,14 +53,19 @@ __global__ void qk_rope_store_kernel(QkRopeArgs a) {
   const int kvw = a.n_head_kv * D, g = head - a.n_head;
   const int64_t p = position(a.pos, t);
   const float* src = is_q ? a.q + (static_cast<size_t>(t) * a.n_head + head) * D : a.k + static_cast<size_t>(t) * kvw + g * D;
-  // Queries go back in place (f32), keys to the cache (f32 or f16).
+  // Queries go back in place (f32), keys to the cache (f32 or f16; q8_0 through ko, quantized by
+  // blocks once the row is complete).
   float* qdst = a.q + (static_cast<size_t>(t) * a.n_head + head) * D;
   const int64_t kbase = p * kvw + g * D;
+  const bool q8 = a.kv_type == KvDtype::kQ8_0, f16 = a.kv_type == KvDtype::kF16;
+  __shared__ float ko[kMaxHeadDim];
   auto put = [&](int i, float v) {
     if (is_q)
       qdst[i] = v;
+    else if (q8)
+      ko[i] = v;
     else
-      store_kv(a.k_cache, kbase + i, v, a.kv_f16);
+      store_kv(a.k_cache, kbase + i, v, f16);
   };
   const float* nw = is_q ? a.q_norm : a.k_norm;
   const bool one_plus = is_q ? a.q_one_plus : a.k_one_plus;
@@ -84,9 +94,25 @@ __global__ void qk_rope_store_kernel(QkRopeArgs a) {
     put(i1, x1 * c + x0 * s);
   }
   for (int i = a.rope_dims + threadIdx.x; i < D; i += kRopeThreads) put(i, xs[i]);
-  if (!is_q)
-    for (int i = threadIdx.x; i < D; i += kRopeThreads)
-      store_kv(a.v_cache, kbase + i, a.v[static_cast<size_t>(t) * kvw + g * D + i], a.kv_f16);
+  if (is_q) return;
+  const float* vsrc = a.v + static_cast<size_t>(t) * kvw + g * D;
+  if (!q8) {
+    for (int i = threadIdx.x; i < D; i += kRopeThreads) store_kv(a.v_cache, kbase + i, vsrc[i], f16);
+    return;
+  }
+  __syncthreads();  // ko complete
+  // q8_0: a warp per block of 32 (lane = element), K then V.
+  const int lane = threadIdx.x % 32, warps = kRopeThreads / 32;
+  for (int b = threadIdx.x / 32; b < 2 * (D / 32); b += warps) {
+    const bool is_v = b >= D / 32;
+    const int i = (is_v ? b - D / 32 : b) * 32 + lane;
+    const float x = is_v ? vsrc[i] : ko[i];
+    const float d = warp_max(fabsf(x)) / 127.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
+    int8_t* quants = static_cast<int8_t*>(is_v ? a.v_cache : a.k_cache);
+    quants[kbase + i] = static_cast<int8_t>(roundf(x * id));
+    if (lane == 0)
+      reinterpret_cast<__half*>(quants + a.n_ctx * kvw)[(kbase + i) / 32] = __float2half_rn(d);
+  }
 }
 
 // y = act(gate) * up, f32 or bf16 (the down GEMM's input).
@@ -119,12 +145,13 @@ __global__ void add_kernel(float* x, const float* y, int64_t n) {
   if (i < n) x[i] += y[i];
 }
 
-__global__ void attention_kernel(float* out, const float* q, const void* kc, const void* vc, bool f16, float* scores,
+__global__ void attention_kernel(float* out, const float* q, const void* kc, const void* vc, KvDtype kv, float* scores,
                                  int n_head, int n_head_kv, int D, DevicePos pos, int window, float scale, int n_ctx) {
   pdl_begin();
   const int h = blockIdx.x, t = blockIdx.y, g = h / (n_head / n_head_kv);
   const int64_t p = position(pos, t), first = window > 0 ? max(static_cast<int64_t>(0), p - window + 1) : 0;
   const int kvw = n_head_kv * D;
+  const int64_t plane = int64_t{n_ctx} * kvw;  // q8_0: where the scales start
   const float* qh = q + (static_cast<size_t>(t) * n_head + h) * D;
   float* s = scores + (static_cast<size_t>(t) * n_head + h) * n_ctx;
   __shared__ float red[kThreads / 32];
@@ -136,7 +163,7 @@ __global__ void attention_kernel(float* out, const float* q, const void* kc, con
   for (int64_t j = first + warp; j <= p; j += kThreads / 32) {
     const int64_t kj = j * kvw + g * D;
     float acc = 0;
-    for (int d = lane; d < D; d += 32) acc += qh[d] * load_kv(kc, kj + d, f16);
+    for (int d = lane; d < D; d += 32) acc += qh[d] * load_kv(kc, kj + d, kv, plane);
     acc = warp_sum(acc) * scale;
     if (lane == 0) s[j] = acc;
     mx = fmaxf(mx, acc);
@@ -172,7 +199,7 @@ __global__ void attention_kernel(float* out, const float* q, const void* kc, con
   float* oh = out + (static_cast<size_t>(t) * n_head + h) * D;
   for (int d = threadIdx.x; d < D; d += kThreads) {
     float acc = 0;
-    for (int64_t j = first; j <= p; ++j) acc += s[j] * load_kv(vc, j * kvw + g * D + d, f16);
+    for (int64_t j = first; j <= p; ++j) acc += s[j] * load_kv(vc, j * kvw + g * D + d, kv, plane);
     oh[d] = acc * inv;
   }
 }
@@ -181,7 +208,9 @@ __global__ void attention_kernel(float* out, const float* q, const void* kc, con
 
 cudaError_t qk_rope_store(const QkRopeArgs& a, int n_tokens, cudaStream_t stream) {
   if (n_tokens <= 0) return cudaSuccess;
-  if (a.head_dim > kMaxHeadDim || a.rope_dims > a.head_dim) return cudaErrorInvalidValue;
+  if (a.head_dim > kMaxHeadDim || a.rope_dims > a.head_dim ||
+      (a.kv_type == KvDtype::kQ8_0 && (a.head_dim % 32 != 0 || a.n_ctx <= 0)))
+    return cudaErrorInvalidValue;
   return launch_pdl(qk_rope_store_kernel, dim3(a.n_head + a.n_head_kv, n_tokens), dim3(kRopeThreads), 0, stream, a);
 }
 
@@ -214,12 +243,13 @@ cudaError_t add_inplace(float* x, const float* y, int64_t n, cudaStream_t stream
   return launch_pdl(add_kernel, dim3(blocks_for(n)), dim3(kThreads), 0, stream, x, y, n);
 }
 
-cudaError_t attention(float* out, const float* q, const void* k_cache, const void* v_cache, bool kv_f16, float* scores,
+cudaError_t attention(float* out, const float* q, const void* k_cache, const void* v_cache, KvDtype kv, float* scores,
                       int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos, int window, float scale,
                       int n_ctx, cudaStream_t stream) {
   if (n_tokens <= 0) return cudaSuccess;
+  if (kv == KvDtype::kQ8_0 && head_dim % 32 != 0) return cudaErrorInvalidValue;
   return launch_pdl(attention_kernel, dim3(n_head, n_tokens), dim3(kThreads), 0, stream, out, q, k_cache, v_cache,
-                    kv_f16, scores, n_head, n_head_kv, head_dim, pos, window, scale, n_ctx);
+                    kv, scores, n_head, n_head_kv, head_dim, pos, window, scale, n_ctx);
 }
 
 }  // namespace bw24::cuda

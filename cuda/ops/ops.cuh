@@ -19,15 +19,26 @@ struct DevicePos {
 
 constexpr int kMaxHeadDim = 512;
 
+// Element type of a layer's KV cache on the device. f32 / f16: elements [n_ctx][kvw]. q8_0: int8
+// quants [n_ctx][kvw], then one f16 scale per 32 quants [n_ctx][kvw / 32] (x = d q; blocks of 32
+// within a head row, kvw % 32 == 0), the planes apart so that quant loads stay 8-byte aligned.
+// Bytes per position: 4 kvw, 2 kvw, 1.0625 kvw.
+enum class KvDtype : int { kF32 = 0, kF16 = 1, kQ8_0 = 2 };
+inline int64_t kv_cache_bytes(KvDtype t, int64_t n_ctx, int64_t kvw) {
+  return t == KvDtype::kF32 ? 4 * n_ctx * kvw : t == KvDtype::kF16 ? 2 * n_ctx * kvw : n_ctx * kvw + n_ctx * kvw / 16;
+}
+
 // Q/K of one layer after the QKV projection: optional per-head RMSNorm (q_norm / k_norm null =
 // none), RoPE on the first rope_dims channels (neox: pairs (i, i + rope_dims/2), else (2i, 2i+1);
 // angle pos * theta^(-2i / rope_dims)), queries in place, keys and values stored into the layer's
-// caches ([n_ctx][n_head_kv * head_dim], f32 or f16) at their positions. One launch replaces five.
+// caches ([n_ctx][n_head_kv * head_dim] of kv_type; q8_0 blocks quantized as lib/quant's q8_0:
+// d = amax / 127, q = round(x / d)) at their positions. One launch replaces five.
 struct QkRopeArgs {
   float* q;                     // [n_tokens][n_head][head_dim]
   const float *k, *v;           // [n_tokens][n_head_kv * head_dim]
-  void *k_cache, *v_cache;      // float or __half elements (kv_f16)
-  bool kv_f16;
+  void *k_cache, *v_cache;      // of kv_type (KvDtype)
+  KvDtype kv_type;
+  int64_t n_ctx;                // positions the caches hold (q8_0: where the scale plane starts)
   const float *q_norm, *k_norm;
   bool q_one_plus, k_one_plus;
   float eps;
@@ -57,9 +68,9 @@ cudaError_t add_inplace(float* x, const float* y, int64_t n, cudaStream_t stream
 
 // Causal GQA attention, one CTA per (query head, token): out [n_tokens][n_head][head_dim]; token t
 // at position pos(t) sees cache positions [max(0, p - window + 1), p] (window 0 = all). Caches of
-// f32 or (kv_f16) __half elements. scores: scratch of n_tokens * n_head * n_ctx floats. Version 1,
+// any KvDtype (n_ctx positions). scores: scratch of n_tokens * n_head * n_ctx floats. Version 1,
 // kept for head sizes the flash kernels (cuda/attention/flash.cuh) do not take.
-cudaError_t attention(float* out, const float* q, const void* k_cache, const void* v_cache, bool kv_f16, float* scores,
+cudaError_t attention(float* out, const float* q, const void* k_cache, const void* v_cache, KvDtype kv, float* scores,
                       int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos, int window, float scale,
                       int n_ctx, cudaStream_t stream);
 

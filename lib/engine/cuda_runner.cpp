@@ -304,6 +304,11 @@ class CudaRunner final : public Runner {
         flash_scratch_.alloc(size_t(cuda::flash_decode_scratch(opt_.n_ctx, kStep, max_heads, max_dim)), "attention scratch"));
     // The version-1 kernel's score rows, only for head shapes the flash kernels do not take.
     if (!all_flash) BW24_RETURN_IF_ERROR(scores_.alloc(size_t(kStep) * max_heads * opt_.n_ctx, "attention scratch"));
+    if (kv_dtype() == cuda::KvDtype::kQ8_0)
+      for (const auto& L : g_.layers)
+        if (!L.recurrent && L.attn.head_dim % 32 != 0)
+          return error(Code::kUnsupported, "a q8_0 KV cache needs head_dim to be a multiple of 32 (it is {})",
+                       L.attn.head_dim);
     // RoPE frequencies per layer, as lib/ref computes them (std::pow in double).
     for (const auto& L : g_.layers) {
       std::vector<double> f(static_cast<size_t>(std::max(1, L.attn.rope_dims / 2)));
@@ -320,8 +325,9 @@ class CudaRunner final : public Runner {
       kc_[l] = std::make_unique<DeviceArray<uint8_t>>();
       vc_[l] = std::make_unique<DeviceArray<uint8_t>>();
       const size_t rows = g_.layers[l].recurrent ? 0 : size_t(opt_.n_ctx);  // delta nets keep no KV
-      BW24_RETURN_IF_ERROR(kc_[l]->alloc(rows * kw * kv_elem_bytes(), "KV cache"));
-      BW24_RETURN_IF_ERROR(vc_[l]->alloc(rows * kw * kv_elem_bytes(), "KV cache"));
+      const size_t bytes = size_t(cuda::kv_cache_bytes(kv_dtype(), int64_t(rows), kw));
+      BW24_RETURN_IF_ERROR(kc_[l]->alloc(bytes, "KV cache"));
+      BW24_RETURN_IF_ERROR(vc_[l]->alloc(bytes, "KV cache"));
     }
     return absl::OkStatus();
   }
@@ -331,7 +337,7 @@ class CudaRunner final : public Runner {
   uint64_t state_bytes() const override {
     uint64_t n = 0;
     for (const auto& L : g_.layers)
-      if (!L.recurrent) n += uint64_t(opt_.n_ctx) * kv_width_ * 2 * kv_elem_bytes();
+      if (!L.recurrent) n += 2 * uint64_t(cuda::kv_cache_bytes(kv_dtype(), opt_.n_ctx, kv_width_));
     for (const auto& st : dn_states_) n += (st.conv_elems + st.ssm_elems) * 4;
     return n;
   }
@@ -447,8 +453,11 @@ class CudaRunner final : public Runner {
     return st;
   }
 
-  bool kv_f16() const { return opt_.k_type == kv::KvType::kF16; }
-  size_t kv_elem_bytes() const { return kv_f16() ? 2 : 4; }
+  cuda::KvDtype kv_dtype() const {
+    return opt_.k_type == kv::KvType::kF16    ? cuda::KvDtype::kF16
+           : opt_.k_type == kv::KvType::kQ8_0 ? cuda::KvDtype::kQ8_0
+                                              : cuda::KvDtype::kF32;
+  }
   const float* f32(const arch::Weight& w) const { return static_cast<const float*>(w_.at(w.t)); }
   bool is_bf16(const arch::Weight& w) const { return w_.type_of(w.t) == static_cast<uint32_t>(GgmlType::BF16); }
   // bf16 elements the GEMM needs expanded for w (BF16 weights are read in place).
@@ -600,7 +609,8 @@ class CudaRunner final : public Runner {
     r.v = v_.p;
     r.k_cache = kc_[layer]->p;
     r.v_cache = vc_[layer]->p;
-    r.kv_f16 = kv_f16();
+    r.kv_type = kv_dtype();
+    r.n_ctx = opt_.n_ctx;
     r.q_norm = a.q_norm.w ? f32(a.q_norm.w) : nullptr;
     r.k_norm = a.k_norm.w ? f32(a.k_norm.w) : nullptr;
     r.q_one_plus = a.q_norm.one_plus;
@@ -618,8 +628,8 @@ class CudaRunner final : public Runner {
     const void* kc = kc_[layer]->p;
     const void* vc = vc_[layer]->p;
     if (n > kStep && cuda::flash_prefill_supports(D)) {
-      BW24_CUDA_OK(cuda::flash_prefill(o_.p, q_.p, kc, vc, kv_f16(), n, a.n_head, a.n_head_kv, D, pos, a.sliding_window,
-                                       a.scale, stream_),
+      BW24_CUDA_OK(cuda::flash_prefill(o_.p, q_.p, kc, vc, kv_dtype(), n, a.n_head, a.n_head_kv, D, pos,
+                                       a.sliding_window, a.scale, opt_.n_ctx, stream_),
                    "flash attention");
     } else {
       // Split-K flash decode (or version 1 for other head shapes); scratch for kStep rows, so
@@ -630,9 +640,9 @@ class CudaRunner final : public Runner {
         const cuda::DevicePos p{pos.dev, pos.base + t};
         const cudaError_t e =
             cuda::flash_decode_supports(D, a.n_head, a.n_head_kv)
-                ? cuda::flash_decode(o_.p + off, q_.p + off, kc, vc, kv_f16(), flash_scratch_.p, rows, a.n_head,
+                ? cuda::flash_decode(o_.p + off, q_.p + off, kc, vc, kv_dtype(), flash_scratch_.p, rows, a.n_head,
                                      a.n_head_kv, D, p, a.sliding_window, a.scale, opt_.n_ctx, stream_)
-                : cuda::attention(o_.p + off, q_.p + off, kc, vc, kv_f16(), scores_.p, rows, a.n_head, a.n_head_kv, D, p,
+                : cuda::attention(o_.p + off, q_.p + off, kc, vc, kv_dtype(), scores_.p, rows, a.n_head, a.n_head_kv, D, p,
                                   a.sliding_window, a.scale, opt_.n_ctx, stream_);
         BW24_CUDA_OK(e, "attention");
       }
@@ -838,7 +848,7 @@ class CudaRunner final : public Runner {
   DeviceArray<int8_t> act_q_;
   DeviceArray<float2> act_ds_;
   DeviceArray<cuda::bf16> act_bf_, wscratch_;  // GEMM input rows; quantized weights expanded
-  std::vector<std::unique_ptr<DeviceArray<uint8_t>>> kc_, vc_;  // [n_ctx][n_head_kv * head_dim] f32 or f16
+  std::vector<std::unique_ptr<DeviceArray<uint8_t>>> kc_, vc_;  // [n_ctx][n_head_kv * head_dim] of kv_dtype()
   std::vector<std::unique_ptr<DeviceArray<double>>> inv_freq_;  // per layer, [rope_dims / 2]
   DeviceArray<float> qg_, attn_gate_;                          // gated attention: raw q projection, gate
   // Delta-net layers: activations (qkv projection, conv output, z, b, a, gated-norm output) and
@@ -868,11 +878,11 @@ absl::StatusOr<std::unique_ptr<Runner>> make_cuda_runner(const ModelGraph& graph
                                                          const RunnerOptions& opt) {
   if (graph.layers.empty()) return error(Code::kModel, "model has no layers");
   for (kv::KvType t : {opt.k_type, opt.v_type})
-    if (t != kv::KvType::kF32 && t != kv::KvType::kF16)
-      return error(Code::kUnsupported, "a {} KV cache does not run on the CUDA runner yet (f16 and f32 do; the CPU "
-                   "reference takes every BW24_KV_* type)", kv::kv_type_name(t));
+    if (t != kv::KvType::kF32 && t != kv::KvType::kF16 && t != kv::KvType::kQ8_0)
+      return error(Code::kUnsupported, "a {} KV cache does not run on the CUDA runner yet (f16, f32 and q8_0 do; "
+                   "the CPU reference takes every BW24_KV_* type)", kv::kv_type_name(t));
   if (opt.k_type != opt.v_type)
-    return error(Code::kUnsupported, "the CUDA runner keeps K and V in one type for now (both f16 or both f32)");
+    return error(Code::kUnsupported, "the CUDA runner keeps K and V in one type for now (both f16, f32 or q8_0)");
   auto r = std::make_unique<CudaRunner>(graph, w, opt);
   BW24_RETURN_IF_ERROR(r->init());
   return std::unique_ptr<Runner>(std::move(r));
