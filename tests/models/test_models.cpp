@@ -328,9 +328,10 @@ TEST_CASE("goldens on the CUDA device", "[gpu]") {
       const char* kv_name = kv == BW24_KV_F16 ? " f16" : kv == BW24_KV_Q8_0 ? " q8_0" : " f32";
       std::cout << "gpu golden " << name << (form.empty() ? " safetensors" : " gguf") << kv_name
                 << " KV: max rel logit err " << rel;
-      // The bounds: f32 exact to fp32 order; f16 and q8_0 as their rounding allows (the CPU
-      // reference's KV-types test measures q8_0 at 1.0e-2 on these tiny models).
-      CHECK(rel < (kv == BW24_KV_F16 ? 5e-3 : kv == BW24_KV_Q8_0 ? 3e-2 : 1e-4));
+      // The bounds: f32 exact to fp32 order; f16 and q8_0 as their rounding allows on these tiny
+      // random models (q8_0 measured on the H200, 2026-11-29: 1.5e-3 .. 1.6e-2, gemma3 4.7e-2, each
+      // within 3e-6 of the CPU reference with the same q8_0 cache, checked below).
+      CHECK(rel < (kv == BW24_KV_F16 ? 5e-3 : kv == BW24_KV_Q8_0 ? 8e-2 : 1e-4));
       if (kv == BW24_KV_Q8_0) {
         // Against the CPU reference with the same q8_0 cache: the same quantized rows up to a
         // rounding flip where K lands on a half step (max logit error / max |logit|).
