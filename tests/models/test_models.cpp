@@ -49,6 +49,22 @@ std::vector<int32_t> greedy(bw24_session* s, int n) {
   return out;
 }
 
+// Two sessions a and b on the same model: b decodes 64 greedily as a does, rewinds 32 and decodes
+// the same 32 again, then rewinds to 0 and reproduces the first 16 (recurrent state recomputed
+// from the kept tokens on the delta-net models).
+void check_rewind_replay(const Handles& a, const Handles& b, const std::vector<int32_t>& prompt) {
+  const int32_t np = static_cast<int32_t>(prompt.size());
+  REQUIRE(bw24_session_prefill(a.session, prompt.data(), np, 0) == BW24_OK);
+  const std::vector<int32_t> straight = greedy(a.session, 64);
+  REQUIRE(bw24_session_prefill(b.session, prompt.data(), np, 0) == BW24_OK);
+  CHECK(greedy(b.session, 64) == straight);
+  REQUIRE(bw24_session_rewind(b.session, np + 32) == BW24_OK);
+  CHECK(greedy(b.session, 32) == std::vector<int32_t>(straight.begin() + 32, straight.end()));
+  REQUIRE(bw24_session_rewind(b.session, 0) == BW24_OK);  // back to nothing, then the same again
+  REQUIRE(bw24_session_prefill(b.session, prompt.data(), np, 0) == BW24_OK);
+  CHECK(greedy(b.session, 16) == std::vector<int32_t>(straight.begin(), straight.begin() + 16));
+}
+
 std::vector<float> read_f32(const std::string& path) {
   std::ifstream f(path, std::ios::binary | std::ios::ate);
   std::vector<float> v(static_cast<size_t>(f.tellg()) / 4);
@@ -139,19 +155,10 @@ TEST_CASE("rewind on a hybrid (and every other golden) continues as if never int
   for (std::string name : {"qwen3_5", "qwen3_5_moe", "qwen3_next", "qwen3_moe", "qwen3"}) {
     INFO(name);
     const Golden g = load_golden(name);
-    const int32_t np = static_cast<int32_t>(g.prompt.size());
     Handles a, b;
     open(a, g.dir);
     open(b, g.dir);
-    REQUIRE(bw24_session_prefill(a.session, g.prompt.data(), np, 0) == BW24_OK);
-    const std::vector<int32_t> straight = greedy(a.session, 64);
-    REQUIRE(bw24_session_prefill(b.session, g.prompt.data(), np, 0) == BW24_OK);
-    CHECK(greedy(b.session, 64) == straight);
-    REQUIRE(bw24_session_rewind(b.session, np + 32) == BW24_OK);
-    CHECK(greedy(b.session, 32) == std::vector<int32_t>(straight.begin() + 32, straight.end()));
-    REQUIRE(bw24_session_rewind(b.session, 0) == BW24_OK);  // back to nothing, then the same again
-    REQUIRE(bw24_session_prefill(b.session, g.prompt.data(), np, 0) == BW24_OK);
-    CHECK(greedy(b.session, 16) == std::vector<int32_t>(straight.begin(), straight.begin() + 16));
+    check_rewind_replay(a, b, g.prompt);
   }
 }
 
@@ -377,7 +384,6 @@ TEST_CASE("rewind on a hybrid on the CUDA device continues as if never interrupt
   for (std::string name : {"qwen3_5", "qwen3_5_moe", "qwen3_next"}) {
     INFO(name);
     const Golden g = load_golden(name);
-    const int32_t np = static_cast<int32_t>(g.prompt.size());
     bw24_errbuf err;
     bw24_model_params mp;
     bw24_model_params_default(&mp, sizeof mp);
@@ -388,15 +394,7 @@ TEST_CASE("rewind on a hybrid on the CUDA device continues as if never interrupt
     INFO(err.msg);
     REQUIRE(created == BW24_OK);
     REQUIRE(bw24_session_create(a.model, nullptr, &b.session, &err) == BW24_OK);
-    REQUIRE(bw24_session_prefill(a.session, g.prompt.data(), np, 0) == BW24_OK);
-    const std::vector<int32_t> straight = greedy(a.session, 64);
-    REQUIRE(bw24_session_prefill(b.session, g.prompt.data(), np, 0) == BW24_OK);
-    CHECK(greedy(b.session, 64) == straight);
-    REQUIRE(bw24_session_rewind(b.session, np + 32) == BW24_OK);
-    CHECK(greedy(b.session, 32) == std::vector<int32_t>(straight.begin() + 32, straight.end()));
-    REQUIRE(bw24_session_rewind(b.session, 0) == BW24_OK);
-    REQUIRE(bw24_session_prefill(b.session, g.prompt.data(), np, 0) == BW24_OK);
-    CHECK(greedy(b.session, 16) == std::vector<int32_t>(straight.begin(), straight.begin() + 16));
+    check_rewind_replay(a, b, g.prompt);
   }
 }
 
