@@ -152,6 +152,47 @@ BW24_QUANTIZE(q5_k) {
   }
 }
 
+// IQ4_XS (136 B: d, scales_h, scales_l[4], qs[128]): per sub-block of 32 a scale that puts the
+// largest-magnitude element on the codebook's end (-127), the 8 scales as 6-bit multiples (ls - 32)
+// of the block's d, each element to its nearest codebook level. Not llama.cpp's searched fit; a
+// valid encoding for kernels and round trips.
+BW24_QUANTIZE(iq4_xs) {
+  for (int64_t b = 0; b < n / 256; ++b, src += 256, dst += 136) {
+    float sub[8], smax = 0;
+    for (int ib = 0; ib < 8; ++ib) {
+      float amax = 0, max = 0;
+      for (int j = 0; j < 32; ++j)
+        if (std::fabs(src[32 * ib + j]) > amax) {
+          amax = std::fabs(src[32 * ib + j]);
+          max = src[32 * ib + j];
+        }
+      sub[ib] = max / static_cast<float>(kIq4nlValues[0]);
+      smax = std::max(smax, std::fabs(sub[ib]));
+    }
+    const float d = half_round(smax / 31.0f), id = d != 0 ? 1.0f / d : 0.0f;
+    put_half(dst, d);
+    uint16_t scales_h = 0;
+    uint8_t* scales_l = dst + 4;
+    std::memset(scales_l, 0, 4);
+    for (int ib = 0; ib < 8; ++ib) {
+      const int ls = std::clamp(nearest(sub[ib] * id) + 32, 0, 63);
+      scales_l[ib / 2] |= static_cast<uint8_t>((ls & 0xF) << (4 * (ib % 2)));
+      scales_h |= static_cast<uint16_t>((ls >> 4) << (2 * ib));
+      const float dl = d * static_cast<float>(ls - 32), idl = dl != 0 ? 1.0f / dl : 0.0f;
+      uint8_t idx[32];
+      for (int j = 0; j < 32; ++j) {
+        const float v = src[32 * ib + j] * idl;
+        int best = 0;
+        for (int k = 1; k < 16; ++k)
+          if (std::fabs(v - kIq4nlValues[k]) < std::fabs(v - kIq4nlValues[best])) best = k;
+        idx[j] = static_cast<uint8_t>(best);
+      }
+      for (int j = 0; j < 16; ++j) dst[8 + 16 * ib + j] = static_cast<uint8_t>(idx[j] | (idx[j + 16] << 4));
+    }
+    std::memcpy(dst + 2, &scales_h, 2);
+  }
+}
+
 BW24_QUANTIZE(q6_k) {
   for (int64_t b = 0; b < n / 256; ++b, src += 256, dst += 210) {
     // 16 sub-blocks of 16: signed 6-bit q in [-32, 31], int8 sub-scale, fp16 super-scale.

@@ -28,7 +28,7 @@ constexpr Row kRows[] = {
     {GgmlType::Q5_K, dequant_q5_k, quantize_q5_k},
     {GgmlType::Q6_K, dequant_q6_k, quantize_q6_k},
     {GgmlType::Q8_K, dequant_q8_k, nullptr},
-    {GgmlType::IQ4_XS, dequant_iq4_xs, nullptr},
+    {GgmlType::IQ4_XS, dequant_iq4_xs, quantize_iq4_xs},
 };
 
 struct Table {

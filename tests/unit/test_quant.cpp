@@ -88,7 +88,8 @@ TEST_CASE("every quantizer round-trips within its format's error bound", "[quant
   struct Case { GgmlType t; double bound; };
   for (Case c : {Case{GgmlType::Q8_0, 0.01}, Case{GgmlType::Q4_0, 0.15}, Case{GgmlType::Q4_1, 0.15},
                  Case{GgmlType::Q5_0, 0.08}, Case{GgmlType::Q4_K, 0.15},
-                 Case{GgmlType::Q5_K, 0.08}, Case{GgmlType::Q6_K, 0.04}, Case{GgmlType::F16, 1e-3},
+                 Case{GgmlType::Q5_K, 0.08}, Case{GgmlType::Q6_K, 0.04}, Case{GgmlType::IQ4_XS, 0.15},
+                 Case{GgmlType::F16, 1e-3},
                  Case{GgmlType::BF16, 8e-3}}) {
     const quant::QuantTraits* q = quant::traits(c.t);
     INFO(q->info->name);
