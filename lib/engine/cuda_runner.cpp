@@ -465,16 +465,21 @@ class CudaRunner final : public Runner {
   bool is_q8(const arch::Weight& w) const { return cuda::gemv_q8_supports(w_.type_of(w.t)); }
 
   // RMSNorm (nm null: none) of rows x width activations into the input buffers of the next
-  // product. GEMV (rows <= kStep): f32 into h_ (or src itself without a norm), int8 alongside when
-  // the model has int8-path weights. GEMM (rows > kStep): bf16 into act_bf_.
+  // product. GEMV (rows <= kStep): gemv_input. GEMM (rows > kStep): bf16 into act_bf_.
   absl::StatusOr<GemvIn> prepare(const Norm* nm, const float* src, int rows, int width) {
+    if (rows <= kStep) return gemv_input(nm, src, rows, width);
+    BW24_CUDA_OK(cuda::rmsnorm_bf16(act_bf_.p, src, nm ? f32(nm->w) : nullptr, rows, width, g_.norm_eps,
+                                    nm && nm->one_plus, stream_),
+                 "GEMM input (rmsnorm / bf16)");
+    return GemvIn{nullptr, {}, act_bf_.p};
+  }
+
+  // The GEMV input of rows x width activations (any row count: the routed down projection takes
+  // kStep x n_used rows): f32 into h_ (or src itself without a norm), int8 alongside when the
+  // model has int8-path weights.
+  absl::StatusOr<GemvIn> gemv_input(const Norm* nm, const float* src, int rows, int width) {
     const float* w = nm ? f32(nm->w) : nullptr;
     const bool one_plus = nm && nm->one_plus;
-    if (rows > kStep) {
-      BW24_CUDA_OK(cuda::rmsnorm_bf16(act_bf_.p, src, w, rows, width, g_.norm_eps, one_plus, stream_),
-                   "GEMM input (rmsnorm / bf16)");
-      return GemvIn{nullptr, {}, act_bf_.p};
-    }
     cudaError_t e = cudaSuccess;
     if (uses_q8_ && width % 32 == 0)
       e = cuda::rmsnorm_q8(nm ? h_.p : nullptr, act_q_.p, act_ds_.p, src, w, rows, width, g_.norm_eps, one_plus, stream_);
@@ -484,31 +489,35 @@ class CudaRunner final : public Runner {
     return GemvIn{nm ? h_.p : src, {act_q_.p, act_ds_.p}, nullptr};
   }
 
-  // The GEMV input of rows x width activations without a norm, for any row count (the routed
-  // down projection takes kStep x n_used rows): int8 rows when the model has int8-path weights.
-  absl::StatusOr<GemvIn> prepare_rows(const float* src, int rows, int width) {
-    if (uses_q8_ && width % 32 == 0)
-      BW24_CUDA_OK(cuda::rmsnorm_q8(nullptr, act_q_.p, act_ds_.p, src, nullptr, rows, width, g_.norm_eps, false, stream_),
-                   "GEMV input (int8 quantize)");
-    return GemvIn{src, {act_q_.p, act_ds_.p}, nullptr};
-  }
-
   absl::Status norm(const Norm& nm, float* y, const float* x, int rows, int width) {
     return cuda_status(cuda::rmsnorm(y, x, f32(nm.w), rows, width, g_.norm_eps, nm.one_plus, stream_), "rmsnorm");
   }
 
+  // A product over stacked experts routed by moe_.ids (cuda/gemv GemvRoute): `pairs` rows out,
+  // x_div = n_used when every expert of a token reads the token's row, 1 when each pair has its own.
+  struct Routing {
+    int pairs, x_div;
+  };
+
   // y = W in (or +=, see cuda::GemvOut) for the n rows of a pass: the GEMM when the input is
-  // bf16 (a prefill pass), else the GEMV, which also takes the gate-up pair (w2) in one launch.
+  // bf16 (a prefill pass), else the GEMV, which also takes the gate-up pair (w2) in one launch
+  // and, with `routing`, stacked experts (n rows of input, routing->pairs rows out).
   absl::Status matmul(const arch::Weight& w, const GemvIn& in, int n, float* y, cuda::GemvOut out,
-                      const arch::Weight* w2 = nullptr, int act = 0) {
+                      const arch::Weight* w2 = nullptr, int act = 0, const Routing* routing = nullptr) {
     const uint32_t type = w_.type_of(w.t);
     if (in.bf) return gemm({{&w, y}}, in.bf, n, out);
+    cuda::GemvRoute route{};
+    if (routing) {
+      route = {moe_.ids.p, static_cast<int64_t>(w.t->n_bytes / uint64_t(w.t->ne[2])), routing->pairs, routing->x_div};
+      n = 1;  // a routed launch takes one row per pair
+    }
+    const cuda::GemvRoute* r = routing ? &route : nullptr;
     cudaError_t e;
     if (cuda::gemv_q8_supports(type))
       e = cuda::gemv_q8(w_.at(w.t), w2 ? w_.at(w2->t) : nullptr, type, w.rows(), w.cols(), in.q8, n, y, out, act,
-                        stream_);
+                        stream_, r);
     else
-      e = cuda::gemv(w_.at(w.t), type, w.rows(), w.cols(), in.x, n, y, out, stream_);
+      e = cuda::gemv(w_.at(w.t), type, w.rows(), w.cols(), in.x, n, y, out, stream_, r);
     if (e != cudaSuccess) return error(Code::kDevice, "CUDA gemv of '{}': {}", w.t->name, cudaGetErrorString(e));
     return absl::OkStatus();
   }
@@ -749,21 +758,6 @@ class CudaRunner final : public Runner {
     return absl::OkStatus();
   }
 
-  // One routed GEMV over the stacked experts w: moe_.ids picks each pair's expert (cuda/gemv
-  // GemvRoute); x_div = n_used when every expert of a token reads the token's row.
-  absl::Status routed(const arch::Weight& w, const GemvIn& in, int pairs, int x_div, float* y, cuda::GemvOut out,
-                      const arch::Weight* w2 = nullptr, int act = 0) {
-    const uint32_t type = w_.type_of(w.t);
-    const cuda::GemvRoute route{moe_.ids.p, static_cast<int64_t>(w.t->n_bytes / uint64_t(w.t->ne[2])), pairs, x_div};
-    const cudaError_t e =
-        cuda::gemv_q8_supports(type)
-            ? cuda::gemv_q8(w_.at(w.t), w2 ? w_.at(w2->t) : nullptr, type, w.rows(), w.cols(), in.q8, 1, y, out, act,
-                            stream_, &route)
-            : cuda::gemv(w_.at(w.t), type, w.rows(), w.cols(), in.x, 1, y, out, stream_, &route);
-    if (e != cudaSuccess) return error(Code::kDevice, "CUDA routed gemv of '{}': {}", w.t->name, cudaGetErrorString(e));
-    return absl::OkStatus();
-  }
-
   // x += sum over the token's top-k experts of p_e down_e(act(gate_e h) * up_e h) (+ the shared
   // expert scaled by its sigmoid gate), as the CPU reference's moe(). Pair p = t * k + j is token
   // t's j-th expert; all of a step's pairs go through each routed GEMV in one launch.
@@ -781,34 +775,31 @@ class CudaRunner final : public Runner {
       BW24_RETURN_IF_ERROR(matmul(e.shared_gate_inp, in, n, moe_.shared_gate.p, cuda::GemvOut::kStore));
       BW24_RETURN_IF_ERROR(gate_up(e.shared_gate, e.shared_up, in, n, gate_.p, up_.p, act));
     }
-    if (is_q8(e.gate_exps) && w_.type_of(e.gate_exps.t) == w_.type_of(e.up_exps.t)) {
-      BW24_RETURN_IF_ERROR(routed(e.gate_exps, in, pairs, k, moe_.gate.p, cuda::GemvOut::kGateUp, &e.up_exps, act));
-    } else {
-      BW24_RETURN_IF_ERROR(routed(e.gate_exps, in, pairs, k, moe_.gate.p, cuda::GemvOut::kStore));
-      BW24_RETURN_IF_ERROR(routed(e.up_exps, in, pairs, k, moe_.up.p, cuda::GemvOut::kStore));
-      BW24_CUDA_OK(cuda::gated_act(moe_.gate.p, moe_.gate.p, moe_.up.p, pairs * F, act, stream_), "activation");
-    }
+    const Routing by_token{pairs, k}, by_pair{pairs, 1};
+    BW24_RETURN_IF_ERROR(gate_up(e.gate_exps, e.up_exps, in, n, moe_.gate.p, moe_.up.p, act, &by_token));
     if (e.shared_gate_inp) {
       const int64_t Fs = e.shared_gate.rows();
-      BW24_ASSIGN_OR_RETURN(const GemvIn sin, prepare_rows(gate_.p, n, static_cast<int>(Fs)));
+      BW24_ASSIGN_OR_RETURN(const GemvIn sin, gemv_input(nullptr, gate_.p, n, static_cast<int>(Fs)));
       BW24_RETURN_IF_ERROR(matmul(e.shared_down, sin, n, proj_.p, cuda::GemvOut::kStore));
     }
-    BW24_ASSIGN_OR_RETURN(const GemvIn din, prepare_rows(moe_.gate.p, pairs, static_cast<int>(F)));
-    BW24_RETURN_IF_ERROR(routed(e.down_exps, din, pairs, 1, moe_.out.p, cuda::GemvOut::kStore));
+    BW24_ASSIGN_OR_RETURN(const GemvIn din, gemv_input(nullptr, moe_.gate.p, pairs, static_cast<int>(F)));
+    BW24_RETURN_IF_ERROR(matmul(e.down_exps, din, n, moe_.out.p, cuda::GemvOut::kStore, nullptr, 0, &by_pair));
     return cuda_status(cuda::moe_combine(x_.p, moe_.out.p, moe_.weights.p, e.shared_gate_inp ? proj_.p : nullptr,
                                          moe_.shared_gate.p, n, k, E, stream_),
                        "MoE combine");
   }
 
-  // y = act(gate in) * up in for a dense gated MLP's first half (GEMV): one fused launch when both
-  // are int8-path weights of one type; up_buf is scratch for the unfused case.
+  // y = act(gate in) * up in for a gated MLP's first half (GEMV; routed over stacked experts with
+  // `routing`): one fused launch when both are int8-path weights of one type; up_buf is scratch for
+  // the unfused case.
   absl::Status gate_up(const arch::Weight& gate, const arch::Weight& up, const GemvIn& in, int n, float* y,
-                       float* up_buf, int act) {
+                       float* up_buf, int act, const Routing* routing = nullptr) {
     if (is_q8(gate) && w_.type_of(gate.t) == w_.type_of(up.t))
-      return matmul(gate, in, n, y, cuda::GemvOut::kGateUp, &up, act);
-    BW24_RETURN_IF_ERROR(matmul(gate, in, n, y, cuda::GemvOut::kStore));
-    BW24_RETURN_IF_ERROR(matmul(up, in, n, up_buf, cuda::GemvOut::kStore));
-    return cuda_status(cuda::gated_act(y, y, up_buf, n * gate.rows(), act, stream_), "activation");
+      return matmul(gate, in, n, y, cuda::GemvOut::kGateUp, &up, act, routing);
+    BW24_RETURN_IF_ERROR(matmul(gate, in, n, y, cuda::GemvOut::kStore, nullptr, 0, routing));
+    BW24_RETURN_IF_ERROR(matmul(up, in, n, up_buf, cuda::GemvOut::kStore, nullptr, 0, routing));
+    const int64_t rows_out = routing ? routing->pairs : n;
+    return cuda_status(cuda::gated_act(y, y, up_buf, rows_out * gate.rows(), act, stream_), "activation");
   }
 
   absl::Status mlp(const MlpBlock& m, int n) {
