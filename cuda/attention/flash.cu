@@ -188,10 +188,7 @@ cudaError_t flash_prefill(float* out, const float* q, const void* k_cache, const
   const auto* vf = static_cast<const float*>(v_cache);
   const auto* kh = static_cast<const __half*>(k_cache);
   const auto* vh = static_cast<const __half*>(v_cache);
-  const auto* k8q = static_cast<const int8_t*>(k_cache);
-  const auto* v8q = static_cast<const int8_t*>(v_cache);
-  const KvQ8 k8{k8q, reinterpret_cast<const __half*>(k8q + n_ctx * kvw), 0};
-  const KvQ8 v8{v8q, reinterpret_cast<const __half*>(v8q + n_ctx * kvw), 0};
+  const KvQ8 k8 = kv_q8(k_cache, n_ctx, kvw), v8 = kv_q8(v_cache, n_ctx, kvw);
   switch (head_dim * 4 + static_cast<int>(kv)) {  // the dispatch table: head size x cache type
     case 4 * 64 + 0: return go(launch_prefill<64, const float*>, kf, vf);
     case 4 * 64 + 1: return go(launch_prefill<64, const __half*>, kh, vh);

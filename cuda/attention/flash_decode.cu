@@ -165,12 +165,6 @@ cudaError_t launch_split(dim3 grid, float* part_o, float2* part_ml, const float*
                     n_head_kv, pos, window, scale, n_splits);
 }
 
-// A cache of the given type as the kernels' pointer-like value.
-KvQ8 q8_view(const void* cache, int64_t n_ctx, int64_t kvw) {
-  const int8_t* q = static_cast<const int8_t*>(cache);
-  return KvQ8{q, reinterpret_cast<const __half*>(q + n_ctx * kvw), 0};
-}
-
 }  // namespace
 
 bool flash_decode_supports(int head_dim, int n_head, int n_head_kv) {
@@ -200,7 +194,7 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
   const auto* vf = static_cast<const float*>(v_cache);
   const auto* kh = static_cast<const __half*>(k_cache);
   const auto* vh = static_cast<const __half*>(v_cache);
-  const KvQ8 k8 = q8_view(k_cache, n_ctx, kvw), v8 = q8_view(v_cache, n_ctx, kvw);
+  const KvQ8 k8 = kv_q8(k_cache, n_ctx, kvw), v8 = kv_q8(v_cache, n_ctx, kvw);
   cudaError_t e;
   switch (head_dim * 4 + static_cast<int>(kv)) {  // the dispatch table: head size x cache type
     case 4 * 64 + 0: e = go(launch_split<const float*, 64>, kf, vf); break;

@@ -18,6 +18,11 @@ struct KvQ8 {
   int64_t e;
   __device__ __forceinline__ KvQ8 operator+(int64_t o) const { return {q, d, e + o}; }
 };
+// The q8_0 cache at `cache` holding n_ctx positions of kvw elements, at element 0.
+inline KvQ8 kv_q8(const void* cache, int64_t n_ctx, int64_t kvw) {
+  const int8_t* q = static_cast<const int8_t*>(cache);
+  return KvQ8{q, reinterpret_cast<const __half*>(q + n_ctx * kvw), 0};
+}
 
 // 8 consecutive elements (p 16-byte aligned for f16, 32 for f32).
 __device__ __forceinline__ void load8(const float* p, float (&v)[8]) {
