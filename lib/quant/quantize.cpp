@@ -17,6 +17,16 @@ inline void put_half(uint8_t* p, float v) {
 }
 inline float half_round(float v) { return fp16_to_f32(f32_to_fp16(v)); }
 inline int nearest(float v) { return static_cast<int>(std::lround(v)); }
+// The element of x[0, n) with the largest magnitude, sign kept (the first of equals).
+inline float signed_absmax(const float* x, int n) {
+  float amax = 0, max = 0;
+  for (int j = 0; j < n; ++j)
+    if (std::fabs(x[j]) > amax) {
+      amax = std::fabs(x[j]);
+      max = x[j];
+    }
+  return max;
+}
 
 // Fit x ~= d * sc_j * q - dmin * m_j over 8 sub-blocks of 32 with q in [0, qmax]; writes d, dmin,
 // the 12 packed scale bytes and the per-element q.
@@ -67,13 +77,7 @@ BW24_QUANTIZE(q8_0) {
 
 BW24_QUANTIZE(q4_0) {
   for (int64_t b = 0; b < n / 32; ++b, src += 32, dst += 18) {
-    float amax = 0, max = 0;
-    for (int j = 0; j < 32; ++j)
-      if (std::fabs(src[j]) > amax) {
-        amax = std::fabs(src[j]);
-        max = src[j];
-      }
-    float d = max / -8.0f;
+    float d = signed_absmax(src, 32) / -8.0f;
     float id = d != 0 ? 1.0f / d : 0.0f;
     put_half(dst, d);
     for (int j = 0; j < 16; ++j) {
@@ -104,13 +108,7 @@ BW24_QUANTIZE(q4_1) {  // min/max fit: x ~= q * d + m, q in [0, 15]
 
 BW24_QUANTIZE(q5_0) {  // as Q4_0 with 32 levels: d = max / -16, 5th bits in qh
   for (int64_t b = 0; b < n / 32; ++b, src += 32, dst += 22) {
-    float amax = 0, max = 0;
-    for (int j = 0; j < 32; ++j)
-      if (std::fabs(src[j]) > amax) {
-        amax = std::fabs(src[j]);
-        max = src[j];
-      }
-    const float d = max / -16.0f, id = d != 0 ? 1.0f / d : 0.0f;
+    const float d = signed_absmax(src, 32) / -16.0f, id = d != 0 ? 1.0f / d : 0.0f;
     put_half(dst, d);
     uint32_t qh = 0;
     for (int j = 0; j < 16; ++j) {
@@ -160,13 +158,7 @@ BW24_QUANTIZE(iq4_xs) {
   for (int64_t b = 0; b < n / 256; ++b, src += 256, dst += 136) {
     float sub[8], smax = 0;
     for (int ib = 0; ib < 8; ++ib) {
-      float amax = 0, max = 0;
-      for (int j = 0; j < 32; ++j)
-        if (std::fabs(src[32 * ib + j]) > amax) {
-          amax = std::fabs(src[32 * ib + j]);
-          max = src[32 * ib + j];
-        }
-      sub[ib] = max / static_cast<float>(kIq4nlValues[0]);
+      sub[ib] = signed_absmax(src + 32 * ib, 32) / static_cast<float>(kIq4nlValues[0]);
       smax = std::max(smax, std::fabs(sub[ib]));
     }
     const float d = half_round(smax / 31.0f), id = d != 0 ? 1.0f / d : 0.0f;
@@ -197,15 +189,7 @@ BW24_QUANTIZE(q6_k) {
   for (int64_t b = 0; b < n / 256; ++b, src += 256, dst += 210) {
     // 16 sub-blocks of 16: signed 6-bit q in [-32, 31], int8 sub-scale, fp16 super-scale.
     float sub[16];
-    for (int j = 0; j < 16; ++j) {
-      float amax = 0, max = 0;
-      for (int l = 0; l < 16; ++l)
-        if (std::fabs(src[16 * j + l]) > amax) {
-          amax = std::fabs(src[16 * j + l]);
-          max = src[16 * j + l];
-        }
-      sub[j] = max / -32.0f;
-    }
+    for (int j = 0; j < 16; ++j) sub[j] = signed_absmax(src + 16 * j, 16) / -32.0f;
     float amax = 0;
     for (float s : sub) amax = std::max(amax, std::fabs(s));
     float d = half_round(amax / 127.0f);
