@@ -170,11 +170,34 @@ loaders::TensorInfo random_weights(std::mt19937& rng, GgmlType t, int64_t rows, 
 }
 
 // The device copy of a weight in its kernel-native layout (as DeviceWeights::upload makes it).
-void upload_weights(DeviceBuffer<uint8_t>& d, const loaders::TensorInfo& ti) {
+std::vector<uint8_t> native_bytes(const loaders::TensorInfo& ti) {
   std::vector<uint8_t> dev(ti.data, ti.data + ti.n_bytes);
   if (const quant::PlaneLayout* l = quant::plane_layout(ti.type))
     quant::to_planes(*l, ti.data, static_cast<int64_t>(ti.n_bytes / l->block_bytes), dev.data());
-  upload(d, dev);
+  return dev;
+}
+void upload_weights(DeviceBuffer<uint8_t>& d, const loaders::TensorInfo& ti) { upload(d, native_bytes(ti)); }
+
+// Activations on the int8 path as rmsnorm_q8 lays them out (ref::quantize_act_q8): int8 codes,
+// per block of 32 (d, d * sum q), and the values they stand for.
+struct ActInt8 {
+  std::vector<int8_t> q;
+  std::vector<float2> ds;
+  std::vector<float> values;
+};
+ActInt8 quantize_act(const std::vector<float>& x) {
+  ActInt8 a{std::vector<int8_t>(x.size()), std::vector<float2>(x.size() / 32), std::vector<float>(x.size())};
+  std::vector<float> d(x.size() / 32);
+  ref::quantize_act_q8(x.data(), int64_t(x.size()), a.q.data(), d.data());
+  for (size_t b = 0; b < d.size(); ++b) {
+    int sum = 0;
+    for (int i = 0; i < 32; ++i) {
+      sum += a.q[32 * b + i];
+      a.values[32 * b + i] = d[b] * a.q[32 * b + i];
+    }
+    a.ds[b] = make_float2(d[b], d[b] * static_cast<float>(sum));
+  }
+  return a;
 }
 
 void check_gemv_float(std::mt19937& rng, ThreadPool& pool, Result& r) {
@@ -236,18 +259,10 @@ void check_gemv_q8(std::mt19937& rng, ThreadPool& pool, Result& r) {
             std::vector<float> x(size_t(nt * cols)), y0(size_t(nt * rows));
             for (auto& v : x) v = nd(rng);
             for (auto& v : y0) v = nd(rng);
-            std::vector<int8_t> xq(x.size());
-            std::vector<float> xd(x.size() / 32), xdq(x.size());
-            ref::quantize_act_q8(x.data(), int64_t(x.size()), xq.data(), xd.data());
-            std::vector<float2> xds(xd.size());
-            for (size_t b = 0; b < xd.size(); ++b) {
-              int sum = 0;
-              for (int i = 0; i < 32; ++i) {
-                sum += xq[32 * b + i];
-                xdq[32 * b + i] = xd[b] * xq[32 * b + i];
-              }
-              xds[b] = make_float2(xd[b], xd[b] * static_cast<float>(sum));
-            }
+            const ActInt8 xa = quantize_act(x);
+            const std::vector<int8_t>& xq = xa.q;
+            const std::vector<float2>& xds = xa.ds;
+            const std::vector<float>& xdq = xa.values;
             std::vector<float> ref(y0.size()), up(y0.size());
             ref::matmul(pool, ti, xdq.data(), nt, ref.data());
             if (out == cuda::GemvOut::kAdd)
@@ -1007,13 +1022,8 @@ void check_moe(std::mt19937& rng, Result& r) {
     int64_t expert_bytes = 0;
     for (int m = 0; m < 2; ++m) {  // gate and up stacks
       for (int e = 0; e < X; ++e) {
-        std::vector<uint8_t> one;
-        loaders::TensorInfo ti = random_weights(rng, t, rows, cols, one);
-        if (const quant::PlaneLayout* l = quant::plane_layout(ti.type)) {
-          std::vector<uint8_t> planes(one.size());
-          quant::to_planes(*l, one.data(), static_cast<int64_t>(one.size() / l->block_bytes), planes.data());
-          one = planes;
-        }
+        std::vector<uint8_t> file;
+        const std::vector<uint8_t> one = native_bytes(random_weights(rng, t, rows, cols, file));
         expert_bytes = static_cast<int64_t>(one.size());
         stack[m].insert(stack[m].end(), one.begin(), one.end());
       }
@@ -1026,15 +1036,9 @@ void check_moe(std::mt19937& rng, Result& r) {
         const int x_rows = pairs / x_div;
         std::vector<float> x(size_t(x_rows * cols));
         for (auto& v : x) v = nd(rng);
-        std::vector<int8_t> xq(x.size());
-        std::vector<float> xd(x.size() / 32);
-        ref::quantize_act_q8(x.data(), int64_t(x.size()), xq.data(), xd.data());
-        std::vector<float2> xds(xd.size());
-        for (size_t b = 0; b < xd.size(); ++b) {
-          int sum = 0;
-          for (int i = 0; i < 32; ++i) sum += xq[32 * b + i];
-          xds[b] = make_float2(xd[b], xd[b] * static_cast<float>(sum));
-        }
+        const ActInt8 xa = quantize_act(x);
+        const std::vector<int8_t>& xq = xa.q;
+        const std::vector<float2>& xds = xa.ds;
         DeviceBuffer<float> dx(x.size()), dy(size_t(pairs * rows)), dref(size_t(pairs * rows));
         DeviceBuffer<int8_t> dq(xq.size());
         DeviceBuffer<float2> dds(xds.size());
