@@ -17,8 +17,9 @@ namespace {
 // (value, index) with the larger value winning, ties to the lower index.
 __device__ __forceinline__ bool better(float v, int i, float bv, int bi) { return v > bv || (v == bv && i < bi); }
 
-// One warp per token, no CTA barriers: a lane holds every 32nd expert's exp(logit - max) in shared
-// memory; k rounds of a warp argmax (5 shuffle steps each). Version 1 (256 threads, two barriers
+// One warp per token, no barriers: lane l owns experts l, l + 32, ... (their exp(logit - max) in
+// shared memory; only the owner reads or writes them, the rest goes through shuffles); k rounds
+// of a warp argmax (5 shuffle steps each). Version 1 (256 threads, two barriers
 // and a serial merge per round) took 7.7 us per Qwen3-30B-A3B layer (ncu).
 __global__ void route_kernel(int32_t* ids, float* weights, const float* logits, int n_expert, int k, bool renormalize) {
   extern __shared__ float p[];  // [n_expert]
@@ -35,7 +36,6 @@ __global__ void route_kernel(int32_t* ids, float* weights, const float* logits, 
     sum += e;
   }
   const float inv = 1.0f / warp_sum(sum);
-  __syncwarp();
   float picked_p = 0, total = 0;  // lane j keeps round j's pick
   int picked_i = 0;
   for (int round = 0; round < k; ++round) {
@@ -52,7 +52,6 @@ __global__ void route_kernel(int32_t* ids, float* weights, const float* logits, 
     if (lane == round) picked_p = bv * inv, picked_i = bi;
     total += bv * inv;
     if (lane == bi % 32) p[bi] = -1.0f;  // out of the next rounds (probabilities are >= 0)
-    __syncwarp();
   }
   if (lane < k) {
     ids[int64_t{blockIdx.x} * k + lane] = picked_i;
