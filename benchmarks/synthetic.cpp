@@ -187,19 +187,21 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> build_synthetic(const std::stri
   auto type_for = [&](const std::string& name, int il) -> absl::StatusOr<GgmlType> {
     // llama-quantize keeps the router and the delta net's conv taps in F32.
     if (name == "ffn_gate_inp.weight" || name == "ssm_conv1d.weight") return GgmlType::F32;
-    if (quant == "Q4_K_M") {
+    if (quant == "Q4_K_M" || quant == "Q5_K_M") {  // Q5_K_M: the same mix around Q5_K
       if (name == "output.weight") return GgmlType::Q6_K;
       if ((name == "attn_v.weight" || name.starts_with("ffn_down")) && more_bits(il)) return GgmlType::Q6_K;
-      return GgmlType::Q4_K;
+      return quant == "Q4_K_M" ? GgmlType::Q4_K : GgmlType::Q5_K;
     }
     if (quant == "Q8_0") return GgmlType::Q8_0;
     if (quant == "Q4_0") return GgmlType::Q4_0;
     if (quant == "Q4_1") return GgmlType::Q4_1;
     if (quant == "Q5_0") return GgmlType::Q5_0;
+    if (quant == "Q5_1") return GgmlType::Q5_1;
     if (quant == "Q6_K") return GgmlType::Q6_K;
     if (quant == "BF16") return GgmlType::BF16;
     if (quant == "F16") return GgmlType::F16;
-    return error(Code::kInvalidArgument, "unknown quant mix '{}' (Q4_K_M, Q8_0, Q4_0, Q4_1, Q5_0, Q6_K, BF16, F16)", quant);
+    return error(Code::kInvalidArgument,
+                 "unknown quant mix '{}' (Q4_K_M, Q5_K_M, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q6_K, BF16, F16)", quant);
   };
   Rng rng;
   const bool realistic = std::string_view(sh->name).starts_with("tiny");

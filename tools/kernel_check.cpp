@@ -240,13 +240,15 @@ void check_gemv_float(std::mt19937& rng, ThreadPool& pool, Result& r) {
   }
 }
 
+// The formats of the int8 GEMV (cuda::gemv_q8_supports).
+constexpr GgmlType kInt8PathTypes[] = {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_1,
+                                       GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K};
+
 // The int8 path: weights quantized, activations quantized by the CPU mirror of rmsnorm_q8's format,
 // reference = matmul over the dequantized activations; every epilogue (store, add, gate-up).
 void check_gemv_q8(std::mt19937& rng, ThreadPool& pool, Result& r) {
   std::normal_distribution<float> nd(0.0f, 1.0f);
-  const GgmlType types[] = {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q8_0, GgmlType::Q4_K,
-                            GgmlType::Q6_K};
-  for (GgmlType t : types) {
+  for (GgmlType t : kInt8PathTypes) {
     for (int64_t cols : {256, 768, 4096, 12288}) {
       for (int64_t rows : {1, 7, 33, 128, 4096}) {
         for (int nt : {1, 2, 3, 8}) {
@@ -303,7 +305,7 @@ void check_gemv_q8(std::mt19937& rng, ThreadPool& pool, Result& r) {
 // Q, K, V in one launch: each segment's output bit-identical to its own single-matrix launch.
 void check_gemv_q8_multi(std::mt19937& rng, Result& r) {
   std::normal_distribution<float> nd(0.0f, 1.0f);
-  for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
+  for (GgmlType t : kInt8PathTypes) {
     const int64_t cols = 512, rows[3] = {64, 17, 16};
     const int nt = 2;
     std::vector<uint8_t> wq[3];
@@ -629,8 +631,8 @@ std::vector<uint16_t> to_bf16_bits(const std::vector<float>& v) {
 // rounded to bf16 (error relative to |ref|, at most bf16's half ulp plus the f32 rounding of the
 // scale products).
 void check_dequant(std::mt19937& rng, Result& r) {
-  for (GgmlType t : {GgmlType::F16, GgmlType::BF16, GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q8_0,
-                     GgmlType::Q4_K, GgmlType::Q6_K}) {
+  for (GgmlType t : {GgmlType::F16, GgmlType::BF16, GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_1,
+                     GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K}) {
     for (int64_t cols : {256, 4096}) {
       const int64_t rows = 7, row0 = 2, n_rows = 5;
       std::vector<uint8_t> wq;
@@ -1014,8 +1016,8 @@ void check_moe(std::mt19937& rng, Result& r) {
   for (auto& v : ids) v = static_cast<int32_t>(rng() % X);
   DeviceBuffer<int32_t> dids(ids.size());
   upload(dids, ids);
-  for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K,
-                     GgmlType::F32, GgmlType::F16, GgmlType::BF16}) {
+  for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::Q8_0, GgmlType::Q4_K,
+                     GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::F32, GgmlType::F16, GgmlType::BF16}) {
     const bool q8 = cuda::gemv_q8_supports(static_cast<uint32_t>(t));
     std::vector<uint8_t> stack[2];
     std::vector<std::unique_ptr<DeviceBuffer<uint8_t>>> dstack;

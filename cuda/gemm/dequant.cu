@@ -3,8 +3,8 @@
 // out; bandwidth bound: ~30 us for a 4096 x 12288 Q4_K matrix (100 MB written) at 3.5 TB/s.
 //
 // Layouts as the int8 GEMV reads them (cuda/gemv/gemv_q8.cu, lib/quant/repack.h): planes for
-// Q4_0, Q4_1, Q5_0, Q8_0, Q6_K (plane p of a tensor of N blocks starts at N * bytes before it),
-// file layout for Q4_K. gb = row * blocks_per_row + block indexes a block.
+// Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q6_K (plane p of a tensor of N blocks starts at N * bytes before
+// it), file layout for Q4_K and Q5_K. gb = row * blocks_per_row + block indexes a block.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -15,7 +15,9 @@
 namespace bw24::cuda {
 namespace {
 
-enum : uint32_t { kF16 = 1, kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ8_0 = 8, kQ4_K = 12, kQ6_K = 14, kBF16 = 30 };
+enum : uint32_t {
+  kF16 = 1, kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ5_1 = 7, kQ8_0 = 8, kQ4_K = 12, kQ5_K = 13, kQ6_K = 14, kBF16 = 30
+};
 
 // Each format: kBlockElems, and get8(w, n_blocks, gb, e, v): weights [e, e + 8) of block gb as
 // floats (e a multiple of 8). A thread makes 8 outputs, one 16-byte store: a warp writes 512
@@ -58,6 +60,18 @@ struct Q5_0 {  // qs[16] | qh (u32, bit j = fifth bit of element j) | d. w = (q 
   }
 };
 
+struct Q5_1 {  // qs[16] | qh (u32) | (d, m). w = q d + m, q in [0, 31]
+  static constexpr int kBlockElems = 32;
+  __device__ static void get8(const uint8_t* w, int64_t n, int64_t gb, int e, float* v) {
+    uint8_t q[8];
+    bytes8(load8(w + gb * 16 + (e & 15)), q);
+    const uint32_t qh = __ldg(reinterpret_cast<const uint32_t*>(w + n * 16) + gb) >> e;
+    const float d = half_at(w + n * 20 + gb * 4), m = half_at(w + n * 20 + gb * 4 + 2);
+    const int shift = e < 16 ? 0 : 4;
+    for (int j = 0; j < 8; ++j) v[j] = d * static_cast<int>(((q[j] >> shift) & 15) | (((qh >> j) & 1) << 4)) + m;
+  }
+};
+
 struct Q8_0 {  // qs[32] | d. w = q d
   static constexpr int kBlockElems = 32;
   __device__ static void get8(const uint8_t* w, int64_t n, int64_t gb, int e, float* v) {
@@ -84,6 +98,26 @@ struct Q4_K {
     const float d = half_at(head) * scale, m = half_at(head + 2) * mn;
     const int shift = 4 * (s % 2);
     for (int j = 0; j < 8; ++j) v[j] = d * ((q[j] >> shift) & 15) - m;
+  }
+};
+
+// Q5_K file layout [d, dmin | scales[12] | qh[32] | qs[128]]: as Q4_K, and the fifth bit of element
+// 32 s + l is bit s of qh[l].
+struct Q5_K {
+  static constexpr int kBlockElems = 256;
+  __device__ static void get8(const uint8_t* w, int64_t, int64_t gb, int e, float* v) {
+    const uint8_t* blk = w + gb * 176;
+    const int s = e / 32, l0 = e % 32;
+    alignas(16) uint8_t head[16];
+    *reinterpret_cast<uint4*>(head) = __ldg(reinterpret_cast<const uint4*>(blk));
+    uint8_t q[8], qh[8];
+    bytes8(load8(blk + 48 + 32 * (s / 2) + l0), q);
+    bytes8(load8(blk + 16 + l0), qh);
+    int scale, mn;
+    scale_min_k4(s, head + 4, &scale, &mn);
+    const float d = half_at(head) * scale, m = half_at(head + 2) * mn;
+    const int shift = 4 * (s % 2);
+    for (int j = 0; j < 8; ++j) v[j] = d * (((q[j] >> shift) & 15) | (((qh[j] >> s) & 1) << 4)) - m;
   }
 };
 
@@ -143,7 +177,8 @@ cudaError_t launch(const void* w, int64_t rows, int64_t cols, int64_t row0, int6
 }  // namespace
 
 bool gemm_supports(uint32_t t) {
-  return t == kF16 || t == kBF16 || t == kQ4_0 || t == kQ4_1 || t == kQ5_0 || t == kQ8_0 || t == kQ4_K || t == kQ6_K;
+  return t == kF16 || t == kBF16 || t == kQ4_0 || t == kQ4_1 || t == kQ5_0 || t == kQ5_1 || t == kQ8_0 || t == kQ4_K ||
+         t == kQ5_K || t == kQ6_K;
 }
 
 // The dispatch table of the expansion: one entry per format.
@@ -157,8 +192,10 @@ cudaError_t dequant_bf16(const void* w, uint32_t type, int64_t rows, int64_t col
     case kQ4_0: return launch<Q4_0>(w, rows, cols, row0, n_rows, out, s);
     case kQ4_1: return launch<Q4_1>(w, rows, cols, row0, n_rows, out, s);
     case kQ5_0: return launch<Q5_0>(w, rows, cols, row0, n_rows, out, s);
+    case kQ5_1: return launch<Q5_1>(w, rows, cols, row0, n_rows, out, s);
     case kQ8_0: return launch<Q8_0>(w, rows, cols, row0, n_rows, out, s);
     case kQ4_K: return launch<Q4_K>(w, rows, cols, row0, n_rows, out, s);
+    case kQ5_K: return launch<Q5_K>(w, rows, cols, row0, n_rows, out, s);
     case kQ6_K: return launch<Q6_K>(w, rows, cols, row0, n_rows, out, s);
     default: return cudaErrorInvalidValue;
   }

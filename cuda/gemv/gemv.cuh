@@ -2,7 +2,7 @@
 // families behind one header:
 //  gemv.cu     float weights (F32, F16, BF16) against f32 activations: lanes split the row into
 //              contiguous 16-byte loads (v2); unaligned rows: v1, a lane per element.
-//  gemv_q8.cu  quantized weights (Q4_0, Q4_1, Q5_0, Q8_0, Q4_K, Q6_K) against int8 activations
+//  gemv_q8.cu  quantized weights (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K) against int8 activations
 //              (quantized once per GEMV input by rmsnorm_q8, cuda/norm), dp4a dot products, weights
 //              in their kernel-native layout (lib/quant/repack.h: planes for the formats whose
 //              blocks are not 16-byte multiples, file layout for Q4_K).

@@ -5,9 +5,9 @@
 // by L1 traffic at 12 % of the copy bandwidth (ncu: DRAM 9 %). Quantizing each GEMV input once to
 // int8 blocks of 32 (rmsnorm_q8) cuts that to 32 bytes and turns 8 FMAs into one dp4a.
 //
-// Layouts (lib/quant/repack.h): Q4_K in its file layout (144-byte blocks are 16-byte multiples);
-// Q8_0, Q6_K, Q4_0, Q4_1, Q5_0 as planes (all quants of all blocks, then all scales, ...), so every
-// weight load is an aligned 8- or 16-byte load. gb = row * blocks + b indexes a block in its planes.
+// Layouts (lib/quant/repack.h): Q4_K and Q5_K in their file layout (144- and 176-byte blocks are
+// 16-byte multiples); Q8_0, Q6_K, Q4_0, Q4_1, Q5_0, Q5_1 as planes (all quants of all blocks, then
+// all scales, ...), so every weight load is an aligned 8- or 16-byte load. gb = row * blocks + b indexes a block in its planes.
 //
 // Work split: one warp per output row (8 per CTA). Legacy formats: one lane per 32-weight block, a
 // warp covers 1024 columns per step. K-quants: 8 lanes per 256-weight block, 4 blocks per step.
@@ -23,7 +23,7 @@
 namespace bw24::cuda {
 namespace {
 
-enum : uint32_t { kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ8_0 = 8, kQ4_K = 12, kQ6_K = 14 };
+enum : uint32_t { kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ5_1 = 7, kQ8_0 = 8, kQ4_K = 12, kQ5_K = 13, kQ6_K = 14 };
 
 constexpr int kWarpsPerCta = 8;
 constexpr int kThreads = 32 * kWarpsPerCta;
@@ -118,6 +118,33 @@ struct Q5_0 {  // planes: qs[16] | qh (u32, bit j = fifth bit of element j) | d.
     }
     const int s = dp4a4(hi[0], hi[1], hi[2], hi[3], xb, dp4a4(lo[0], lo[1], lo[2], lo[3], xa, 0));
     return b.d * (ds.x * s - 16.0f * ds.y);
+  }
+};
+
+struct Q5_1 {  // planes: qs[16] | qh (u32) | (d, m). w = q * d + m, q in [0, 31]
+  static constexpr int kQuantBytes = 16;
+  struct Blk {
+    uint4 qs;
+    uint32_t qh;
+    float d, m;
+  };
+  __device__ static Blk load(const uint8_t* w, int64_t n, int64_t gb) {
+    const uint8_t* dm = w + n * 20 + gb * 4;
+    return {__ldg(reinterpret_cast<const uint4*>(w) + gb), __ldg(reinterpret_cast<const uint32_t*>(w + n * 16) + gb),
+            half_at(dm), half_at(dm + 2)};
+  }
+  __device__ static float dot(const Blk& b, const int4& xa, const int4& xb, float2 ds) {
+    constexpr int kLo = 0x0F0F0F0F;
+    const int q[4] = {static_cast<int>(b.qs.x), static_cast<int>(b.qs.y), static_cast<int>(b.qs.z),
+                      static_cast<int>(b.qs.w)};
+    int lo[4], hi[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      lo[k] = (q[k] & kLo) | fifth_bits(b.qh >> (4 * k));
+      hi[k] = ((q[k] >> 4) & kLo) | fifth_bits(b.qh >> (16 + 4 * k));
+    }
+    const int s = dp4a4(hi[0], hi[1], hi[2], hi[3], xb, dp4a4(lo[0], lo[1], lo[2], lo[3], xa, 0));
+    return b.d * ds.x * s + b.m * ds.y;
   }
 };
 
@@ -236,6 +263,81 @@ struct Q4_K {
             float v = d * (sc1 * ds1[t].x * s1 + sc2 * ds2[t].x * s2);
             // The min term covers the whole 32-element sub-block: counted once, by the h = 0 lane.
             if (h == 0) v -= dmin * (m1 * ds1[t].y + m2 * ds2[t].y);
+            acc[m][t] += v;
+          }
+        }
+      }
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Q5_K, file layout: 176-byte blocks [d, dmin | scales[12] | qh[32] | qs[128]] (a 16-byte multiple).
+// As Q4_K, plus the fifth bit of element 32 s + l in bit s of qh[l]: lane (c, h) also loads qh[16h,
+// +16) and takes bits 2c (low nibbles, sub-block 2c) and 2c + 1 (high nibbles). q in [0, 31].
+// ---------------------------------------------------------------------------------------------
+struct Q5_K {
+  static constexpr int kBlockElems = 256;
+  __device__ static void prefetch(const uint8_t* w, int64_t, int64_t row, int64_t blocks, int lane) {
+    prefetch_l2(w + row * blocks * 176, blocks * 176, lane);
+  }
+  template <int nt, int kMats>
+  __device__ static void row_dot(const uint8_t* const (&w)[kMats], int64_t, int64_t row, int64_t blocks,
+                                 const ActQ8& x, int64_t cols, int lane, float (&acc)[kMats][nt]) {
+    constexpr int kLo = 0x0F0F0F0F, kBit = 0x01010101, kDepth = 4 / kMats;
+    const int sub = lane % 8, grp = lane / 8, c = sub / 2, h = sub % 2;
+    for (int64_t b0 = grp; b0 < blocks; b0 += 4 * kDepth) {
+      uint4 head[kMats][kDepth], qv[kMats][kDepth], hv[kMats][kDepth];
+#pragma unroll
+      for (int u = 0; u < kDepth; ++u) {
+        const int64_t b = b0 + 4 * u;
+#pragma unroll
+        for (int m = 0; m < kMats; ++m) {
+          if (b < blocks) {
+            const uint8_t* blk = w[m] + (row * blocks + b) * 176;
+            head[m][u] = __ldg(reinterpret_cast<const uint4*>(blk));
+            hv[m][u] = __ldg(reinterpret_cast<const uint4*>(blk + 16 + 16 * h));
+            qv[m][u] = __ldg(reinterpret_cast<const uint4*>(blk + 48 + 32 * c + 16 * h));
+          }
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kDepth; ++u) {
+        const int64_t b = b0 + 4 * u;
+        if (b >= blocks) break;
+        const int64_t c0 = b * 256 + 64 * c + 16 * h;
+        int4 xa[nt], xb[nt];
+        float2 ds1[nt], ds2[nt];
+#pragma unroll
+        for (int t = 0; t < nt; ++t) {
+          xa[t] = act16(x, cols, t, c0);
+          xb[t] = act16(x, cols, t, c0 + 32);
+          ds1[t] = act_ds(x, cols, t, b * 8 + 2 * c);
+          ds2[t] = act_ds(x, cols, t, b * 8 + 2 * c + 1);
+        }
+#pragma unroll
+        for (int m = 0; m < kMats; ++m) {
+          const uint8_t* hb = reinterpret_cast<const uint8_t*>(&head[m][u]);
+          const float d = half_at(hb), dmin = half_at(hb + 2);
+          int sc1, m1, sc2, m2;
+          scale_min_k4(2 * c, hb + 4, &sc1, &m1);
+          scale_min_k4(2 * c + 1, hb + 4, &sc2, &m2);
+          const int q[4] = {static_cast<int>(qv[m][u].x), static_cast<int>(qv[m][u].y), static_cast<int>(qv[m][u].z),
+                            static_cast<int>(qv[m][u].w)};
+          const int qh[4] = {static_cast<int>(hv[m][u].x), static_cast<int>(hv[m][u].y), static_cast<int>(hv[m][u].z),
+                             static_cast<int>(hv[m][u].w)};
+          int lo[4], hi[4];
+#pragma unroll
+          for (int k = 0; k < 4; ++k) {
+            lo[k] = (q[k] & kLo) | (((qh[k] >> (2 * c)) & kBit) << 4);
+            hi[k] = ((q[k] >> 4) & kLo) | (((qh[k] >> (2 * c + 1)) & kBit) << 4);
+          }
+#pragma unroll
+          for (int t = 0; t < nt; ++t) {
+            const int s1 = dp4a4(lo[0], lo[1], lo[2], lo[3], xa[t], 0);
+            const int s2 = dp4a4(hi[0], hi[1], hi[2], hi[3], xb[t], 0);
+            float v = d * (sc1 * ds1[t].x * s1 + sc2 * ds2[t].x * s2);
+            if (h == 0) v -= dmin * (m1 * ds1[t].y + m2 * ds2[t].y);  // once per sub-block, as Q4_K
             acc[m][t] += v;
           }
         }
@@ -439,7 +541,7 @@ cudaError_t launch_format(const Launch& a, int nt, GemvOut out) {
 }  // namespace
 
 bool gemv_q8_supports(uint32_t t) {
-  return t == kQ4_0 || t == kQ4_1 || t == kQ5_0 || t == kQ8_0 || t == kQ4_K || t == kQ6_K;
+  return t == kQ4_0 || t == kQ4_1 || t == kQ5_0 || t == kQ5_1 || t == kQ8_0 || t == kQ4_K || t == kQ5_K || t == kQ6_K;
 }
 
 namespace {
@@ -466,8 +568,10 @@ cudaError_t gemv_q8_launch(const GemvSegment* segs, int n_segs, const void* w2, 
     case kQ4_0: return launch_format<Legacy<Q4_0>>(a, nt, out);
     case kQ4_1: return launch_format<Legacy<Q4_1>>(a, nt, out);
     case kQ5_0: return launch_format<Legacy<Q5_0>>(a, nt, out);
+    case kQ5_1: return launch_format<Legacy<Q5_1>>(a, nt, out);
     case kQ8_0: return launch_format<Legacy<Q8_0>>(a, nt, out);
     case kQ4_K: return launch_format<Q4_K>(a, nt, out);
+    case kQ5_K: return launch_format<Q5_K>(a, nt, out);
     case kQ6_K: return launch_format<Q6_K>(a, nt, out);
     default: return cudaErrorInvalidValue;
   }

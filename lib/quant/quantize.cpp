@@ -106,6 +106,28 @@ BW24_QUANTIZE(q4_1) {  // min/max fit: x ~= q * d + m, q in [0, 15]
   }
 }
 
+BW24_QUANTIZE(q5_1) {  // as Q4_1 with 32 levels: x ~= q * d + m, q in [0, 31], 5th bits in qh
+  for (int64_t b = 0; b < n / 32; ++b, src += 32, dst += 24) {
+    float lo = src[0], hi = src[0];
+    for (int j = 1; j < 32; ++j) {
+      lo = std::min(lo, src[j]);
+      hi = std::max(hi, src[j]);
+    }
+    const float d = (hi - lo) / 31.0f, id = d != 0 ? 1.0f / d : 0.0f;
+    put_half(dst, d);
+    put_half(dst + 2, lo);
+    uint32_t qh = 0;
+    for (int j = 0; j < 16; ++j) {
+      int q0 = std::min(31, static_cast<int>((src[j] - lo) * id + 0.5f));
+      int q1 = std::min(31, static_cast<int>((src[j + 16] - lo) * id + 0.5f));
+      dst[8 + j] = static_cast<uint8_t>((q0 & 0xF) | ((q1 & 0xF) << 4));
+      qh |= static_cast<uint32_t>((q0 >> 4) & 1) << j;
+      qh |= static_cast<uint32_t>((q1 >> 4) & 1) << (j + 16);
+    }
+    std::memcpy(dst + 4, &qh, 4);
+  }
+}
+
 BW24_QUANTIZE(q5_0) {  // as Q4_0 with 32 levels: d = max / -16, 5th bits in qh
   for (int64_t b = 0; b < n / 32; ++b, src += 32, dst += 22) {
     const float d = signed_absmax(src, 32) / -16.0f, id = d != 0 ? 1.0f / d : 0.0f;

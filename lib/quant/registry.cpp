@@ -18,7 +18,7 @@ constexpr Row kRows[] = {
     {GgmlType::Q4_0, dequant_q4_0, quantize_q4_0},
     {GgmlType::Q4_1, dequant_q4_1, quantize_q4_1},
     {GgmlType::Q5_0, dequant_q5_0, quantize_q5_0},
-    {GgmlType::Q5_1, dequant_q5_1, nullptr},
+    {GgmlType::Q5_1, dequant_q5_1, quantize_q5_1},
     {GgmlType::Q8_0, dequant_q8_0, quantize_q8_0},
     {GgmlType::IQ4_NL, dequant_iq4_nl, nullptr},
     {GgmlType::MXFP4, dequant_mxfp4, nullptr},

@@ -87,7 +87,7 @@ TEST_CASE("every quantizer round-trips within its format's error bound", "[quant
   // Bound on RMS error relative to RMS of x, from the format's bits (loose, catches packing bugs).
   struct Case { GgmlType t; double bound; };
   for (Case c : {Case{GgmlType::Q8_0, 0.01}, Case{GgmlType::Q4_0, 0.15}, Case{GgmlType::Q4_1, 0.15},
-                 Case{GgmlType::Q5_0, 0.08}, Case{GgmlType::Q4_K, 0.15},
+                 Case{GgmlType::Q5_0, 0.08}, Case{GgmlType::Q5_1, 0.08}, Case{GgmlType::Q4_K, 0.15},
                  Case{GgmlType::Q5_K, 0.08}, Case{GgmlType::Q6_K, 0.04}, Case{GgmlType::IQ4_XS, 0.15},
                  Case{GgmlType::F16, 1e-3},
                  Case{GgmlType::BF16, 8e-3}}) {
@@ -114,7 +114,7 @@ TEST_CASE("types without a reference dequant report none", "[quant]") {
 
 TEST_CASE("plane repack is a bijection that covers every byte of a block", "[quant][repack]") {
   std::mt19937 rng(5);
-  for (uint32_t type : {2u, 3u, 6u, 8u, 14u}) {
+  for (uint32_t type : {2u, 3u, 6u, 7u, 8u, 14u}) {
     const quant::PlaneLayout* l = quant::plane_layout(type);
     REQUIRE(l != nullptr);
     INFO(type_info(type)->name);
@@ -136,4 +136,5 @@ TEST_CASE("plane repack is a bijection that covers every byte of a block", "[qua
     }
   }
   CHECK(quant::plane_layout(12) == nullptr);  // Q4_K: 144-byte blocks stay as they are
+  CHECK(quant::plane_layout(13) == nullptr);  // Q5_K: 176-byte blocks too
 }
