@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
     for (const auto& s : bench::synthetic_shapes()) shapes += (shapes.empty() ? "" : ", ") + s;
     std::fprintf(stderr,
                  "usage: bw24-synth SHAPE QUANT OUT.gguf\n  SHAPE: %s\n  QUANT: Q4_K_M, Q5_K_M, Q8_0, Q4_0, Q4_1, "
-                 "Q5_0, Q5_1, Q6_K, BF16, F16\n",
+                 "Q5_0, Q5_1, Q6_K, IQ4_XS, BF16, F16\n",
                  shapes.c_str());
     return 2;
   }

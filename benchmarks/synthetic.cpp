@@ -81,8 +81,10 @@ void fill(GgmlType type, uint8_t* data, uint64_t bytes, Rng& rng) {
     switch (type) {
       case GgmlType::Q4_K: put_half(p, 0.002f); put_half(p + 2, 0.001f); break;
       case GgmlType::Q6_K: put_half(p + 208, 0.0005f); break;
+      case GgmlType::Q5_K: put_half(p, 0.001f); put_half(p + 2, 0.001f); break;
       case GgmlType::Q8_0: case GgmlType::Q4_0: case GgmlType::Q5_0: put_half(p, 0.002f); break;
-      case GgmlType::Q4_1: put_half(p, 0.002f); put_half(p + 2, -0.015f); break;
+      case GgmlType::Q4_1: case GgmlType::Q5_1: put_half(p, 0.002f); put_half(p + 2, -0.015f); break;
+      case GgmlType::IQ4_XS: put_half(p, 0.00002f); break;  // d (ls - 32) level stays below ~0.1
       case GgmlType::F32: {  // router weights: small values, no NaN bit patterns
         const float v = ((rng.next() >> 40) / 16777216.0f - 0.5f) * 0.05f;
         std::memcpy(p, &v, 4);
@@ -197,11 +199,12 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> build_synthetic(const std::stri
     if (quant == "Q4_1") return GgmlType::Q4_1;
     if (quant == "Q5_0") return GgmlType::Q5_0;
     if (quant == "Q5_1") return GgmlType::Q5_1;
+    if (quant == "IQ4_XS") return name == "output.weight" ? GgmlType::Q6_K : GgmlType::IQ4_XS;
     if (quant == "Q6_K") return GgmlType::Q6_K;
     if (quant == "BF16") return GgmlType::BF16;
     if (quant == "F16") return GgmlType::F16;
     return error(Code::kInvalidArgument,
-                 "unknown quant mix '{}' (Q4_K_M, Q5_K_M, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q6_K, BF16, F16)", quant);
+                 "unknown quant mix '{}' (Q4_K_M, Q5_K_M, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q6_K, IQ4_XS, BF16, F16)", quant);
   };
   Rng rng;
   const bool realistic = std::string_view(sh->name).starts_with("tiny");

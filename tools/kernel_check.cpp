@@ -241,8 +241,8 @@ void check_gemv_float(std::mt19937& rng, ThreadPool& pool, Result& r) {
 }
 
 // The formats of the int8 GEMV (cuda::gemv_q8_supports).
-constexpr GgmlType kInt8PathTypes[] = {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_1,
-                                       GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K};
+constexpr GgmlType kInt8PathTypes[] = {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::Q8_0,
+                                       GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::IQ4_XS};
 
 // The int8 path: weights quantized, activations quantized by the CPU mirror of rmsnorm_q8's format,
 // reference = matmul over the dequantized activations; every epilogue (store, add, gate-up).
@@ -632,7 +632,7 @@ std::vector<uint16_t> to_bf16_bits(const std::vector<float>& v) {
 // scale products).
 void check_dequant(std::mt19937& rng, Result& r) {
   for (GgmlType t : {GgmlType::F16, GgmlType::BF16, GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_1,
-                     GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K}) {
+                     GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::IQ4_XS}) {
     for (int64_t cols : {256, 4096}) {
       const int64_t rows = 7, row0 = 2, n_rows = 5;
       std::vector<uint8_t> wq;
@@ -1017,7 +1017,7 @@ void check_moe(std::mt19937& rng, Result& r) {
   DeviceBuffer<int32_t> dids(ids.size());
   upload(dids, ids);
   for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::Q8_0, GgmlType::Q4_K,
-                     GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::F32, GgmlType::F16, GgmlType::BF16}) {
+                     GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::IQ4_XS, GgmlType::F32, GgmlType::F16, GgmlType::BF16}) {
     const bool q8 = cuda::gemv_q8_supports(static_cast<uint32_t>(t));
     std::vector<uint8_t> stack[2];
     std::vector<std::unique_ptr<DeviceBuffer<uint8_t>>> dstack;

@@ -62,6 +62,21 @@ __device__ __forceinline__ void scale_min_k4(int j, const uint8_t* s, int* sc, i
   }
 }
 
+// IQ4_XS / IQ4_NL: four 4-bit codebook indices (the low nibble of each byte of n4) to their int8
+// levels {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113} (lib/quant's
+// kIq4nlValues), four bytes at once: two byte permutes pick from levels 0-7 and 8-15 by the index's
+// low 3 bits, a third picks between them by bit 3 (selector nibbles stay < 8: no sign replication).
+__device__ __forceinline__ int iq4_levels(uint32_t n4) {
+  constexpr uint32_t kL0 = 0xbfad9881u, kL1 = 0xf6eaddcfu, kL2 = 0x26190d01u, kL3 = 0x71594535u;
+  const uint32_t x = n4 & 0x07070707u;
+  const uint32_t sel = (x & 0x7u) | ((x >> 4) & 0x70u) | ((x >> 8) & 0x700u) | ((x >> 12) & 0x7000u);
+  const uint32_t lo = __byte_perm(kL0, kL1, sel), hi = __byte_perm(kL2, kL3, sel);
+  const uint32_t h = (n4 >> 3) & 0x01010101u;
+  const uint32_t pick = 0x3210u | ((h & 1u) << 2) | (((h >> 8) & 1u) << 6) | (((h >> 16) & 1u) << 10) |
+                        (((h >> 24) & 1u) << 14);
+  return static_cast<int>(__byte_perm(lo, hi, pick));
+}
+
 // L2 prefetch of bytes [p, p + n) by the 32 lanes of a warp, one 128-byte line per lane and step.
 // The GEMVs issue it for their weight rows before pdl_begin() (cuda/common/launch.cuh), while the
 // previous kernel still runs: weights depend on nothing.

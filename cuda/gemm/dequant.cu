@@ -3,8 +3,8 @@
 // out; bandwidth bound: ~30 us for a 4096 x 12288 Q4_K matrix (100 MB written) at 3.5 TB/s.
 //
 // Layouts as the int8 GEMV reads them (cuda/gemv/gemv_q8.cu, lib/quant/repack.h): planes for
-// Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q6_K (plane p of a tensor of N blocks starts at N * bytes before
-// it), file layout for Q4_K and Q5_K. gb = row * blocks_per_row + block indexes a block.
+// Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q6_K, IQ4_XS (plane p of a tensor of N blocks starts at N * bytes
+// before it), file layout for Q4_K and Q5_K. gb = row * blocks_per_row + block indexes a block.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -16,7 +16,8 @@ namespace bw24::cuda {
 namespace {
 
 enum : uint32_t {
-  kF16 = 1, kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ5_1 = 7, kQ8_0 = 8, kQ4_K = 12, kQ5_K = 13, kQ6_K = 14, kBF16 = 30
+  kF16 = 1, kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ5_1 = 7, kQ8_0 = 8, kQ4_K = 12, kQ5_K = 13, kQ6_K = 14, kIQ4_XS = 23,
+  kBF16 = 30
 };
 
 // Each format: kBlockElems, and get8(w, n_blocks, gb, e, v): weights [e, e + 8) of block gb as
@@ -137,6 +138,24 @@ struct Q6_K {
   }
 };
 
+// IQ4_XS planes qs[128] | (d, scales_h, scales_l[4]): sub-block ib = e / 32, qs[16 ib + j] holds
+// elements j (low nibble) and j + 16 (high) as level indices; w = d (ls - 32) level.
+struct IQ4_XS {
+  static constexpr int kBlockElems = 256;
+  __device__ static void get8(const uint8_t* w, int64_t n, int64_t gb, int e, float* v) {
+    const int ib = e / 32, l0 = e % 32;
+    const uint2 q = load8(w + gb * 128 + 16 * ib + (l0 & 15));
+    const uint8_t* hb = w + n * 128 + gb * 8;
+    const int scales_h = hb[2] | (hb[3] << 8);
+    const int ls = ((hb[4 + ib / 2] >> (4 * (ib % 2))) & 0xF) | (((scales_h >> (2 * ib)) & 3) << 4);
+    const float dl = half_at(hb) * static_cast<float>(ls - 32);
+    const int shift = l0 < 16 ? 0 : 4;
+    const int lv[2] = {iq4_levels((q.x >> shift) & 0x0F0F0F0Fu), iq4_levels((q.y >> shift) & 0x0F0F0F0Fu)};
+    const int8_t* b = reinterpret_cast<const int8_t*>(lv);
+    for (int j = 0; j < 8; ++j) v[j] = dl * b[j];
+  }
+};
+
 // F16 and BF16: 8 values, one 16-byte load.
 template <typename H>
 struct Float16 {
@@ -178,7 +197,7 @@ cudaError_t launch(const void* w, int64_t rows, int64_t cols, int64_t row0, int6
 
 bool gemm_supports(uint32_t t) {
   return t == kF16 || t == kBF16 || t == kQ4_0 || t == kQ4_1 || t == kQ5_0 || t == kQ5_1 || t == kQ8_0 || t == kQ4_K ||
-         t == kQ5_K || t == kQ6_K;
+         t == kQ5_K || t == kQ6_K || t == kIQ4_XS;
 }
 
 // The dispatch table of the expansion: one entry per format.
@@ -197,6 +216,7 @@ cudaError_t dequant_bf16(const void* w, uint32_t type, int64_t rows, int64_t col
     case kQ4_K: return launch<Q4_K>(w, rows, cols, row0, n_rows, out, s);
     case kQ5_K: return launch<Q5_K>(w, rows, cols, row0, n_rows, out, s);
     case kQ6_K: return launch<Q6_K>(w, rows, cols, row0, n_rows, out, s);
+    case kIQ4_XS: return launch<IQ4_XS>(w, rows, cols, row0, n_rows, out, s);
     default: return cudaErrorInvalidValue;
   }
 }

@@ -6,7 +6,7 @@
 // int8 blocks of 32 (rmsnorm_q8) cuts that to 32 bytes and turns 8 FMAs into one dp4a.
 //
 // Layouts (lib/quant/repack.h): Q4_K and Q5_K in their file layout (144- and 176-byte blocks are
-// 16-byte multiples); Q8_0, Q6_K, Q4_0, Q4_1, Q5_0, Q5_1 as planes (all quants of all blocks, then
+// 16-byte multiples); Q8_0, Q6_K, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_XS as planes (all quants of all blocks, then
 // all scales, ...), so every weight load is an aligned 8- or 16-byte load. gb = row * blocks + b indexes a block in its planes.
 //
 // Work split: one warp per output row (8 per CTA). Legacy formats: one lane per 32-weight block, a
@@ -23,7 +23,9 @@
 namespace bw24::cuda {
 namespace {
 
-enum : uint32_t { kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ5_1 = 7, kQ8_0 = 8, kQ4_K = 12, kQ5_K = 13, kQ6_K = 14 };
+enum : uint32_t {
+  kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ5_1 = 7, kQ8_0 = 8, kQ4_K = 12, kQ5_K = 13, kQ6_K = 14, kIQ4_XS = 23
+};
 
 constexpr int kWarpsPerCta = 8;
 constexpr int kThreads = 32 * kWarpsPerCta;
@@ -347,6 +349,74 @@ struct Q5_K {
 };
 
 // ---------------------------------------------------------------------------------------------
+// IQ4_XS, planes qs[128] | (d, scales_h, scales_l[4]) (136-byte blocks: not a 16-byte multiple).
+// Sub-block ib (elements [32 ib, 32 ib + 32)): qs[16 ib + j] holds element j (low nibble) and
+// j + 16 (high), each an index into the 16 non-linear levels (iq4_levels); w = d (ls - 32) level,
+// ls the 6-bit scale (4 bits in scales_l, 2 in scales_h). Lane ib of a block's 8 takes sub-block ib
+// with one 16-byte load; no min term.
+// ---------------------------------------------------------------------------------------------
+struct IQ4_XS {
+  static constexpr int kBlockElems = 256;
+  __device__ static void prefetch(const uint8_t* w, int64_t, int64_t row, int64_t blocks, int lane) {
+    prefetch_l2(w + row * blocks * 128, blocks * 128, lane);  // the quant plane
+  }
+  template <int nt, int kMats>
+  __device__ static void row_dot(const uint8_t* const (&w)[kMats], int64_t n_blocks, int64_t row, int64_t blocks,
+                                 const ActQ8& x, int64_t cols, int lane, float (&acc)[kMats][nt]) {
+    constexpr uint32_t kLo = 0x0F0F0F0Fu;
+    constexpr int kDepth = 4 / kMats;
+    const int ib = lane % 8, grp = lane / 8;
+    for (int64_t b0 = grp; b0 < blocks; b0 += 4 * kDepth) {
+      uint4 qv[kMats][kDepth];
+      uint2 head[kMats][kDepth];
+#pragma unroll
+      for (int u = 0; u < kDepth; ++u) {
+        const int64_t gb = row * blocks + b0 + 4 * u;
+#pragma unroll
+        for (int m = 0; m < kMats; ++m)
+          if (b0 + 4 * u < blocks) {
+            qv[m][u] = __ldg(reinterpret_cast<const uint4*>(w[m] + gb * 128 + 16 * ib));
+            head[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + n_blocks * 128 + gb * 8));
+          }
+      }
+#pragma unroll
+      for (int u = 0; u < kDepth; ++u) {
+        const int64_t b = b0 + 4 * u;
+        if (b >= blocks) break;
+        const int64_t c0 = b * 256 + 32 * ib;
+        int4 xa[nt], xb[nt];
+        float dsx[nt];
+#pragma unroll
+        for (int t = 0; t < nt; ++t) {
+          xa[t] = act16(x, cols, t, c0);
+          xb[t] = act16(x, cols, t, c0 + 16);
+          dsx[t] = act_ds(x, cols, t, b * 8 + ib).x;
+        }
+#pragma unroll
+        for (int m = 0; m < kMats; ++m) {
+          const uint8_t* hb = reinterpret_cast<const uint8_t*>(&head[m][u]);
+          const int scales_h = hb[2] | (hb[3] << 8);
+          const int ls = ((hb[4 + ib / 2] >> (4 * (ib % 2))) & 0xF) | (((scales_h >> (2 * ib)) & 3) << 4);
+          const float dl = half_at(hb) * static_cast<float>(ls - 32);
+          const uint32_t q[4] = {qv[m][u].x, qv[m][u].y, qv[m][u].z, qv[m][u].w};
+          int lo[4], hi[4];
+#pragma unroll
+          for (int k = 0; k < 4; ++k) {
+            lo[k] = iq4_levels(q[k] & kLo);
+            hi[k] = iq4_levels((q[k] >> 4) & kLo);
+          }
+#pragma unroll
+          for (int t = 0; t < nt; ++t) {
+            const int s = dp4a4(hi[0], hi[1], hi[2], hi[3], xb[t], dp4a4(lo[0], lo[1], lo[2], lo[3], xa[t], 0));
+            acc[m][t] += dl * dsx[t] * static_cast<float>(s);
+          }
+        }
+      }
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
 // Q6_K, planes ql[128] | qh[64] | scales[16] (int8) | d. Half n (128 elements) of a block: for l in
 // [0, 32), ql[64n + l] low/high nibbles are elements 128n + l / + 64, ql[64n + 32 + l] are + 32 /
 // + 96, and qh[32n + l] bits 0-1, 2-3, 4-5, 6-7 are their top two bits; w = d * sc * (q - 32),
@@ -541,7 +611,8 @@ cudaError_t launch_format(const Launch& a, int nt, GemvOut out) {
 }  // namespace
 
 bool gemv_q8_supports(uint32_t t) {
-  return t == kQ4_0 || t == kQ4_1 || t == kQ5_0 || t == kQ5_1 || t == kQ8_0 || t == kQ4_K || t == kQ5_K || t == kQ6_K;
+  return t == kQ4_0 || t == kQ4_1 || t == kQ5_0 || t == kQ5_1 || t == kQ8_0 || t == kQ4_K || t == kQ5_K || t == kQ6_K ||
+         t == kIQ4_XS;
 }
 
 namespace {
@@ -573,6 +644,7 @@ cudaError_t gemv_q8_launch(const GemvSegment* segs, int n_segs, const void* w2, 
     case kQ4_K: return launch_format<Q4_K>(a, nt, out);
     case kQ5_K: return launch_format<Q5_K>(a, nt, out);
     case kQ6_K: return launch_format<Q6_K>(a, nt, out);
+    case kIQ4_XS: return launch_format<IQ4_XS>(a, nt, out);
     default: return cudaErrorInvalidValue;
   }
 }

@@ -11,11 +11,13 @@ constexpr PlaneField kQ4_0[] = {{2, 16}, {0, 2}};
 constexpr PlaneField kQ4_1[] = {{4, 16}, {0, 4}};
 constexpr PlaneField kQ5_0[] = {{6, 16}, {2, 4}, {0, 2}};
 constexpr PlaneField kQ5_1[] = {{8, 16}, {4, 4}, {0, 4}};
+constexpr PlaneField kIQ4_XS[] = {{8, 128}, {0, 8}};
 
-// ggml ids: Q4_0 2, Q4_1 3, Q5_0 6, Q5_1 7, Q8_0 8, Q6_K 14. (Q4_K 144 B and Q5_K 176 B blocks are
-// 16-byte multiples: file layout.)
+// ggml ids: Q4_0 2, Q4_1 3, Q5_0 6, Q5_1 7, Q8_0 8, Q6_K 14, IQ4_XS 23. (Q4_K 144 B and Q5_K 176 B
+// blocks are 16-byte multiples: file layout.)
 constexpr PlaneLayout kLayouts[] = {
     {8, 34, kQ8_0}, {14, 210, kQ6_K}, {2, 18, kQ4_0}, {3, 20, kQ4_1}, {6, 22, kQ5_0}, {7, 24, kQ5_1},
+    {23, 136, kIQ4_XS},
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 //   Q4_1 [d m | qs[16]]                  -> qs | dm
 //   Q5_0 [d | qh[4] | qs[16]]            -> qs | qh | d
 //   Q5_1 [d m | qh[4] | qs[16]]          -> qs | qh | dm
+//   IQ4_XS [d sh sl[4] | qs[128]]        -> qs | (d, scales_h, scales_l)
 // Plane p starts at N * (bytes of the planes before it): with N blocks, a plane of 16-byte fields
 // is 16-byte aligned, the rest is aligned to its field size.
 #pragma once

@@ -158,7 +158,8 @@ TEST_CASE("CUDA runner vs CPU reference on quantized synthetic models", "[gpu]")
   // is where routing, shared expert and delta net are compared without activation quantization).
   std::vector<std::pair<std::string, std::string>> cases = {{"tiny-qwen35moe", "BF16"}};
   for (const char* shape : {"tiny-qwen3", "tiny-llama"})
-    for (const char* quant : {"F16", "BF16", "Q8_0", "Q4_K_M", "Q5_K_M", "Q6_K", "Q4_0", "Q4_1", "Q5_0", "Q5_1"})
+    for (const char* quant : {"F16", "BF16", "Q8_0", "Q4_K_M", "Q5_K_M", "Q6_K", "Q4_0", "Q4_1", "Q5_0", "Q5_1",
+                              "IQ4_XS"})
       cases.push_back({shape, quant});
   const char* only = std::getenv("BW24_TEST_SHAPE");  // debugging: one shape, one quant mix
   const char* only_quant = std::getenv("BW24_TEST_QUANT");

@@ -114,7 +114,7 @@ TEST_CASE("types without a reference dequant report none", "[quant]") {
 
 TEST_CASE("plane repack is a bijection that covers every byte of a block", "[quant][repack]") {
   std::mt19937 rng(5);
-  for (uint32_t type : {2u, 3u, 6u, 7u, 8u, 14u}) {
+  for (uint32_t type : {2u, 3u, 6u, 7u, 8u, 14u, 23u}) {
     const quant::PlaneLayout* l = quant::plane_layout(type);
     REQUIRE(l != nullptr);
     INFO(type_info(type)->name);
