@@ -37,6 +37,8 @@ constexpr Shape kShapes[] = {
     {"tiny-llama", "llama", 256, 2, 4, 4, 64, 512, 2048, 1e4f, true},
     {"qwen3-30b-a3b", "qwen3moe", 2048, 48, 32, 4, 128, 6144, 151936, 1e6f, false, 128, 8, 768},
     {"tiny-qwen3moe", "qwen3moe", 256, 2, 4, 2, 64, 768, 2048, 1e6f, false, 8, 2, 256},
+    // Every expert for every token: no routing near-ties, so bf16 prefill compares like a dense model.
+    {"tiny-qwen3moe-all", "qwen3moe", 256, 2, 4, 2, 64, 768, 2048, 1e6f, false, 8, 8, 256},
     // Hybrids (transformers' Qwen3_5TextConfig / Qwen3_5MoeTextConfig defaults = the 9B and the
     // 35B-A3B; the 27B from its config.json): every 4th layer gated attention, else a delta net.
     {"qwen3.5-9b", "qwen35", 4096, 32, 16, 4, 256, 12288, 248320, 1e7f, false, 0, 0, 0, 0, 16, 32, 128},
@@ -79,9 +81,12 @@ void fill(GgmlType type, uint8_t* data, uint64_t bytes, Rng& rng) {
   for (uint64_t b = 0; b < blocks; ++b) {
     uint8_t* p = data + b * ti->block_bytes;
     switch (type) {
-      case GgmlType::Q4_K: put_half(p, 0.002f); put_half(p + 2, 0.001f); break;
+      // K-quants: dmin = d x the mean quant, so d sc q - dmin m averages to zero over random 6-bit
+      // sc and m (a positive mean in every weight made all tokens' hidden states point one way
+      // after a layer, and a random router then sent every token to the same few experts).
+      case GgmlType::Q4_K: put_half(p, 0.002f); put_half(p + 2, 0.015f); break;
       case GgmlType::Q6_K: put_half(p + 208, 0.0005f); break;
-      case GgmlType::Q5_K: put_half(p, 0.001f); put_half(p + 2, 0.001f); break;
+      case GgmlType::Q5_K: put_half(p, 0.001f); put_half(p + 2, 0.0155f); break;
       case GgmlType::Q8_0: case GgmlType::Q4_0: case GgmlType::Q5_0: put_half(p, 0.002f); break;
       case GgmlType::Q4_1: case GgmlType::Q5_1: put_half(p, 0.002f); put_half(p + 2, -0.015f); break;
       case GgmlType::IQ4_XS: put_half(p, 0.00002f); break;  // d (ls - 32) level stays below ~0.1

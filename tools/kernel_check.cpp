@@ -627,12 +627,42 @@ std::vector<uint16_t> to_bf16_bits(const std::vector<float>& v) {
   return out;
 }
 
+// A stack of 3 experts (each repacked on its own, as DeviceWeights::upload does) through one
+// dequant_bf16_slices launch: bit-identical to dequant_bf16 of each expert alone.
+void check_dequant_slices(std::mt19937& rng, GgmlType t, Result& r) {
+  const int64_t rows = 6, cols = 512;
+  const int slices = 3;
+  std::vector<uint8_t> stack;
+  for (int i = 0; i < slices; ++i) {
+    std::vector<uint8_t> file;
+    const std::vector<uint8_t> one = native_bytes(random_weights(rng, t, rows, cols, file));
+    stack.insert(stack.end(), one.begin(), one.end());
+  }
+  const int64_t slice = static_cast<int64_t>(stack.size()) / slices, n = rows * cols;
+  DeviceBuffer<uint8_t> dw(stack.size());
+  DeviceBuffer<uint16_t> dall(size_t(slices * n)), done(size_t(slices * n));
+  upload(dw, stack);
+  const uint32_t type = static_cast<uint32_t>(t);
+  bool good = ok(cuda::dequant_bf16_slices(dw.p, type, rows, cols, slice, slices,
+                                           reinterpret_cast<cuda::bf16*>(dall.p), nullptr),
+                 "dequant_bf16_slices");
+  for (int i = 0; i < slices; ++i)
+    good = good && ok(cuda::dequant_bf16(dw.p + i * slice, type, rows, cols, 0, rows,
+                                         reinterpret_cast<cuda::bf16*>(done.p) + i * n, nullptr),
+                      "dequant_bf16");
+  good = good && ok(cudaDeviceSynchronize(), "dequant sync");
+  const bool same = download(dall, size_t(slices * n)) == download(done, size_t(slices * n));
+  report(r, good && same, false, fmt_name("dequant_bf16_slices", t, ""), "3 experts x " + shape(rows, cols, 0),
+         same ? 0.0 : 1.0);
+}
+
 // The weight expansion of the prefill GEMM: a slice of rows against lib/ref's dequantization,
 // rounded to bf16 (error relative to |ref|, at most bf16's half ulp plus the f32 rounding of the
 // scale products).
 void check_dequant(std::mt19937& rng, Result& r) {
-  for (GgmlType t : {GgmlType::F16, GgmlType::BF16, GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_1,
-                     GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::IQ4_XS}) {
+  for (GgmlType t : {GgmlType::F32, GgmlType::F16, GgmlType::BF16, GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0,
+                     GgmlType::Q5_1, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::IQ4_XS}) {
+    check_dequant_slices(rng, t, r);
     for (int64_t cols : {256, 4096}) {
       const int64_t rows = 7, row0 = 2, n_rows = 5;
       std::vector<uint8_t> wq;
@@ -754,7 +784,8 @@ void check_gemm_multi(std::mt19937& rng, Result& r) {
   }
   bool good = ok(cuda::gemm_bf16_multi(pa, segs, 3, m, k, cuda::GemvOut::kStore, nullptr), "gemm_bf16_multi");
   for (int i = 0; i < 3; ++i)
-    good = good && ok(cuda::gemm_bf16(pa, segs[i].w, dy1[i]->p, m, ns[i], k, ns[i], cuda::GemvOut::kStore, nullptr),
+    good = good && ok(cuda::gemm_bf16(pa, static_cast<const cuda::bf16*>(segs[i].w), dy1[i]->p, m, ns[i], k, ns[i],
+                                      cuda::GemvOut::kStore, nullptr),
                       "gemm_bf16");
   good = good && ok(cudaDeviceSynchronize(), "gemm multi sync");
   double diff = 0;
@@ -764,6 +795,167 @@ void check_gemm_multi(std::mt19937& rng, Result& r) {
       if (!(y[j] == y1[j])) diff = std::max(diff, std::isfinite(y[j]) ? std::fabs(double(y[j]) - y1[j]) : INFINITY);
   }
   report(r, good && diff == 0, true, "gemm_bf16_multi", "300 x {512, 130, 128} x 256 vs single launches", diff);
+}
+
+// MoE prefill: moe_group's tables against a CPU counting sort (pairs of one expert in increasing
+// order, 64-row tiles), then the grouped GEMM in both of its uses against an f64 matmul of the
+// same bf16 values (error as check_gemm): gate-up (two segments, A row = pair / k, C in sorted
+// order) and down (A in sorted order, C scattered back to pair order), the experts split over two
+// launches as the runner splits them when the expansion scratch is short. The ids are skewed: one
+// expert gets > 2 tiles of rows, one gets none.
+void check_gemm_grouped(std::mt19937& rng, ThreadPool& pool, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  const int X = 6, k = 2, n = 150, pairs = n * k, split = 4;
+  const int64_t K = 256, ns[2] = {130, 63};
+  std::vector<int32_t> ids(static_cast<size_t>(pairs));
+  for (int t = 0; t < n; ++t) {  // expert 5 never; expert 0 for ~60 % of first picks
+    const int first = rng() % 10 < 6 ? 0 : 1 + static_cast<int>(rng() % 4);
+    ids[size_t(t * k)] = first;
+    ids[size_t(t * k + 1)] = (first + 1 + static_cast<int>(rng() % 3)) % 5;
+  }
+  // CPU tables.
+  std::vector<int32_t> sorted_ref, offsets_ref(X + 1, 0), tile_start_ref(X + 1, 0);
+  std::vector<std::pair<int, int>> tiles_ref;
+  for (int e = 0; e < X; ++e) {
+    offsets_ref[size_t(e)] = static_cast<int32_t>(sorted_ref.size());
+    tile_start_ref[size_t(e)] = static_cast<int32_t>(tiles_ref.size());
+    for (int p = 0; p < pairs; ++p)
+      if (ids[size_t(p)] == e) sorted_ref.push_back(p);
+    for (int32_t row = offsets_ref[size_t(e)]; row < static_cast<int32_t>(sorted_ref.size()); row += cuda::kGemmGroupRows)
+      tiles_ref.push_back({e, row});
+  }
+  offsets_ref[X] = pairs;
+  tile_start_ref[X] = static_cast<int32_t>(tiles_ref.size());
+  DeviceBuffer<int32_t> dids(ids.size()), dsorted(ids.size()), doff(X + 1), dts(X + 1);
+  DeviceBuffer<int2> dtiles(size_t(pairs / cuda::kGemmGroupRows + X));
+  upload(dids, ids);
+  bool good = ok(cuda::moe_group(dsorted.p, doff.p, dts.p, dtiles.p, dids.p, pairs, X, cuda::kGemmGroupRows, nullptr),
+                 "moe_group") &&
+              ok(cudaDeviceSynchronize(), "moe_group sync");
+  const std::vector<int2> tiles = download(dtiles, tiles_ref.size());
+  bool same = download(dsorted, ids.size()) == sorted_ref && download(doff, size_t(X + 1)) == offsets_ref &&
+              download(dts, size_t(X + 1)) == tile_start_ref;
+  for (size_t i = 0; i < tiles_ref.size(); ++i)
+    same = same && tiles[i].x == tiles_ref[i].first && tiles[i].y == tiles_ref[i].second;
+  report(r, good && same, true, "moe_group", std::to_string(pairs) + " pairs over " + std::to_string(X) +
+         " experts (" + std::to_string(tiles_ref.size()) + " tiles)", same ? 0.0 : 1.0);
+
+  // Operands: token rows a [n][K], sorted rows a2 [pairs][K], two expert stacks [X][ns[i]][K].
+  auto random_bf16 = [&](size_t count, float scale) {
+    std::vector<float> v(count);
+    for (auto& x : v) x = round_bf16(nd(rng) * scale);
+    return v;
+  };
+  const std::vector<float> a = random_bf16(size_t(n * K), 1.0f), a2 = random_bf16(size_t(pairs * K), 1.0f);
+  std::vector<float> w[2] = {random_bf16(size_t(X * ns[0] * K), 0.05f), random_bf16(size_t(X * ns[1] * K), 0.05f)};
+  DeviceBuffer<uint16_t> da(a.size()), da2(a2.size()), dw0(w[0].size()), dw1(w[1].size());
+  upload(da, to_bf16_bits(a));
+  upload(da2, to_bf16_bits(a2));
+  upload(dw0, to_bf16_bits(w[0]));
+  upload(dw1, to_bf16_bits(w[1]));
+  const cuda::bf16* pw[2] = {reinterpret_cast<const cuda::bf16*>(dw0.p), reinterpret_cast<const cuda::bf16*>(dw1.p)};
+  for (bool down : {false, true}) {
+    const int segs_n = down ? 1 : 2;
+    std::vector<std::unique_ptr<DeviceBuffer<float>>> dy;
+    for (int i = 0; i < segs_n; ++i) {
+      dy.push_back(std::make_unique<DeviceBuffer<float>>(size_t(pairs * ns[i])));
+      cudaMemset(dy[size_t(i)]->p, 0xff, size_t(pairs * ns[i]) * 4);  // NaN poison: every row must be written
+    }
+    const cuda::bf16* pa = reinterpret_cast<const cuda::bf16*>(down ? da2.p : da.p);
+    for (int e0 : {0, split}) {
+      const int e1 = e0 == 0 ? split : X;
+      cuda::GemmSegment segs[2];
+      for (int i = 0; i < segs_n; ++i) segs[i] = {pw[i] + e0 * ns[i] * K, dy[size_t(i)]->p, ns[i], ns[i], ns[i] * K * 2};
+      const cuda::GemmGroups g{dsorted.p, doff.p, dts.p, dtiles.p, e0, e1, down ? 0 : k, down};
+      good = good && ok(cuda::gemm_grouped(pa, segs, segs_n, static_cast<uint32_t>(GgmlType::BF16), g, pairs, K,
+                                           cuda::GemvOut::kStore, nullptr),
+                        "gemm_grouped");
+    }
+    good = good && ok(cudaDeviceSynchronize(), "grouped sync");
+    double worst = 0;
+    for (int i = 0; i < segs_n; ++i) {
+      const std::vector<float> y = download(*dy[size_t(i)], size_t(pairs * ns[i]));
+      std::vector<double> errs(static_cast<size_t>(pairs));
+      pool.parallel_for(pairs, 1, [&](int64_t s0, int64_t s1) {
+        for (int64_t s = s0; s < s1; ++s) {
+          const int p = sorted_ref[size_t(s)], e = ids[size_t(p)];
+          const float* x = down ? &a2[size_t(s * K)] : &a[size_t((p / k) * K)];
+          const int64_t out_row = down ? p : s;
+          double e_max = 0;
+          for (int64_t j = 0; j < ns[i]; ++j) {
+            const float* wr = &w[i][size_t((e * ns[i] + j) * K)];
+            double acc = 0, mag = 0;
+            for (int64_t kk = 0; kk < K; ++kk) {
+              acc += double(x[kk]) * wr[kk];
+              mag += std::fabs(double(x[kk]) * wr[kk]);
+            }
+            const double v = y[size_t(out_row * ns[i] + j)];
+            e_max = std::max(e_max, std::isfinite(v) ? std::fabs(v - acc) / std::max(mag, 1e-30) : INFINITY);
+          }
+          errs[size_t(s)] = e_max;
+        }
+      });
+      for (double e : errs) worst = std::max(worst, e);
+    }
+    report(r, good && worst < 1e-5, true, down ? "gemm_grouped down" : "gemm_grouped gate-up",
+           std::to_string(pairs) + " pairs x " + (down ? "130" : "{130, 63}") + " x 256, experts in 2 launches", worst);
+  }
+}
+
+// The fused expansion (Q4_K, Q6_K read in their native layout by the grouped GEMM's tile loads)
+// against dequant_bf16_slices + the grouped GEMM over the expanded stack: bit-identical outputs
+// (the same bf16 weights, the same k order), every expert in one launch, a tail tile in N.
+void check_gemm_fused(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q6_K}) {
+    const uint32_t type = static_cast<uint32_t>(t);
+    // 5 experts of 136 x 512 (Q6_K slices of 272 blocks stay 16-byte aligned), 400 pairs over
+    // them (2 per token: ~80 rows, two token tiles, per expert), fused stack vs expanded stack.
+    const int X = 5, k = 2, n_tok = 200, pairs = n_tok * k;
+    const int64_t N = 136, K = 512;
+    std::vector<int32_t> ids(static_cast<size_t>(pairs));
+    for (int p = 0; p < pairs; ++p) ids[size_t(p)] = (p % 2 == 0) ? static_cast<int32_t>(rng() % X) : -1;
+    for (int p = 1; p < pairs; p += 2) ids[size_t(p)] = (ids[size_t(p - 1)] + 1 + static_cast<int32_t>(rng() % (X - 1))) % X;
+    std::vector<uint8_t> stack;
+    for (int e = 0; e < X; ++e) {
+      std::vector<uint8_t> file;
+      const std::vector<uint8_t> one = native_bytes(random_weights(rng, t, N, K, file));
+      stack.insert(stack.end(), one.begin(), one.end());
+    }
+    const int64_t slice = static_cast<int64_t>(stack.size()) / X;
+    stack.resize(stack.size() + 16);
+    std::vector<float> a(size_t(n_tok * K));
+    for (auto& v : a) v = nd(rng);
+    DeviceBuffer<uint8_t> dstack(stack.size());
+    DeviceBuffer<uint16_t> dexp(size_t(X * N * K)), da(a.size());
+    DeviceBuffer<int32_t> dids(ids.size()), dsorted(ids.size()), doff(X + 1), dts(X + 1);
+    DeviceBuffer<int2> dtiles(size_t(pairs / cuda::kGemmGroupRows + X));
+    DeviceBuffer<float> dy(size_t(pairs * N)), dy1(size_t(pairs * N));
+    upload(dstack, stack);
+    upload(da, to_bf16_bits(a));
+    upload(dids, ids);
+    cudaMemset(dy.p, 0xff, size_t(pairs * N) * 4);
+    cudaMemset(dy1.p, 0, size_t(pairs * N) * 4);
+    const cuda::GemmSegment fs{dstack.p, dy.p, N, N, slice}, ps{dexp.p, dy1.p, N, N, N * K * 2};
+    const cuda::GemmGroups g{dsorted.p, doff.p, dts.p, dtiles.p, 0, X, k, false};
+    bool good = ok(cuda::moe_group(dsorted.p, doff.p, dts.p, dtiles.p, dids.p, pairs, X, cuda::kGemmGroupRows, nullptr),
+                   "moe_group") &&
+                ok(cuda::dequant_bf16_slices(dstack.p, type, N, K, slice, X, reinterpret_cast<cuda::bf16*>(dexp.p), nullptr),
+                   "dequant_bf16_slices") &&
+                ok(cuda::gemm_grouped(reinterpret_cast<const cuda::bf16*>(da.p), &fs, 1, type, g, pairs, K,
+                                      cuda::GemvOut::kStore, nullptr),
+                   "gemm_grouped fused") &&
+                ok(cuda::gemm_grouped(reinterpret_cast<const cuda::bf16*>(da.p), &ps, 1,
+                                      static_cast<uint32_t>(GgmlType::BF16), g, pairs, K, cuda::GemvOut::kStore, nullptr),
+                   "gemm_grouped bf16") &&
+                ok(cudaDeviceSynchronize(), "grouped fused sync");
+    const auto y = download(dy, size_t(pairs * N)), y1 = download(dy1, size_t(pairs * N));
+    double diff = 0;
+    for (size_t e = 0; e < y.size(); ++e)
+      if (!(y[e] == y1[e])) diff = std::max(diff, std::isfinite(y[e]) ? std::fabs(double(y[e]) - y1[e]) : INFINITY);
+    report(r, good && diff == 0, true, fmt_name("gemm_grouped fused", t, ""),
+           std::to_string(pairs) + " pairs x 136 x 512, 5 experts, fused vs expanded stack", diff);
+  }
 }
 
 // Device argmax against sampling::argmax: random rows, planted ties (the lower index wins), an
@@ -1136,6 +1328,8 @@ int main(int argc, char** argv) {
   run("dequant", [&] { check_dequant(rng, r); });
   run("gemm", [&] { check_gemm(rng, pool, r); });
   run("gemm_multi", [&] { check_gemm_multi(rng, r); });
+  run("gemm_grouped", [&] { check_gemm_grouped(rng, pool, r); });
+  run("gemm_fused", [&] { check_gemm_fused(rng, r); });
   run("flash_prefill", [&] { check_flash_prefill(rng, r); });
   run("argmax", [&] { check_argmax(rng, r); });
   run("gate_ops", [&] { check_gate_ops(rng, r); });

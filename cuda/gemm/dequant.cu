@@ -10,13 +10,14 @@
 
 #include "cuda/common/check.cuh"
 #include "cuda/common/launch.cuh"
+#include "cuda/gemm/expand.cuh"
 #include "cuda/gemm/gemm.cuh"
 
 namespace bw24::cuda {
 namespace {
 
 enum : uint32_t {
-  kF16 = 1, kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ5_1 = 7, kQ8_0 = 8, kQ4_K = 12, kQ5_K = 13, kQ6_K = 14, kIQ4_XS = 23,
+  kF32 = 0, kF16 = 1, kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ5_1 = 7, kQ8_0 = 8, kQ4_K = 12, kQ5_K = 13, kQ6_K = 14, kIQ4_XS = 23,
   kBF16 = 30
 };
 
@@ -94,11 +95,7 @@ struct Q4_K {
     *reinterpret_cast<uint4*>(head) = __ldg(reinterpret_cast<const uint4*>(blk));
     uint8_t q[8];
     bytes8(load8(blk + 16 + 32 * (s / 2) + l0), q);
-    int scale, mn;
-    scale_min_k4(s, head + 4, &scale, &mn);
-    const float d = half_at(head) * scale, m = half_at(head + 2) * mn;
-    const int shift = 4 * (s % 2);
-    for (int j = 0; j < 8; ++j) v[j] = d * ((q[j] >> shift) & 15) - m;
+    q4k_expand8(head, q, s, v);
   }
 };
 
@@ -133,8 +130,7 @@ struct Q6_K {
     bytes8(load8(w + gb * 128 + 64 * half + 32 * (j & 1) + l0), ql);
     bytes8(load8(w + n * 128 + gb * 64 + 32 * half + l0), qh);
     const int8_t sc = reinterpret_cast<const int8_t*>(w + n * 192)[gb * 16 + 8 * half + 2 * j + l0 / 16];
-    const float d = half_at(w + n * 208 + gb * 2) * sc;
-    for (int k = 0; k < 8; ++k) v[k] = d * ((((ql[k] >> (4 * (j / 2))) & 15) | (((qh[k] >> (2 * j)) & 3) << 4)) - 32);
+    q6k_expand8(ql, qh, j, half_at(w + n * 208 + gb * 2) * sc, v);
   }
 };
 
@@ -169,11 +165,23 @@ struct Float16 {
 using F16 = Float16<__half>;
 using BF16 = Float16<bf16>;
 
+// F32 (MoE routers, which llama-quantize leaves in F32): 8 values, two 16-byte loads.
+struct F32 {
+  static constexpr int kBlockElems = 8;
+  __device__ static void get8(const uint8_t* w, int64_t, int64_t gb, int, float* v) {
+    const float4 lo = __ldg(reinterpret_cast<const float4*>(w) + 2 * gb), hi = __ldg(reinterpret_cast<const float4*>(w) + 2 * gb + 1);
+    v[0] = lo.x, v[1] = lo.y, v[2] = lo.z, v[3] = lo.w, v[4] = hi.x, v[5] = hi.y, v[6] = hi.z, v[7] = hi.w;
+  }
+};
+
 template <class F>
-__global__ void dequant_kernel(const uint8_t* w, int64_t rows, int64_t cols, int64_t row0, int64_t n_octets, bf16* out) {
+__global__ void dequant_kernel(const uint8_t* w, int64_t rows, int64_t cols, int64_t row0, int64_t n_octets, bf16* out,
+                               int64_t slice_bytes) {
   pdl_begin();
   const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n_octets) return;
+  w += blockIdx.y * slice_bytes;  // slice y (an expert of a stack): its own tensor of rows x cols
+  out += blockIdx.y * n_octets * 8;
   const int64_t per_row = cols / 8, blocks = cols / F::kBlockElems;
   const int64_t r = i / per_row, c = (i % per_row) * 8;
   float v[8];
@@ -185,12 +193,34 @@ __global__ void dequant_kernel(const uint8_t* w, int64_t rows, int64_t cols, int
 }
 
 template <class F>
-cudaError_t launch(const void* w, int64_t rows, int64_t cols, int64_t row0, int64_t n_rows, bf16* out, cudaStream_t s) {
+cudaError_t launch(const void* w, int64_t rows, int64_t cols, int64_t row0, int64_t n_rows, bf16* out, int slices,
+                   int64_t slice_bytes, cudaStream_t s) {
   if (cols % F::kBlockElems != 0 || cols % 8 != 0) return cudaErrorInvalidValue;
   const int64_t octets = n_rows * (cols / 8);
   constexpr int kThreads = 256;
-  return launch_pdl(dequant_kernel<F>, dim3(static_cast<unsigned>((octets + kThreads - 1) / kThreads)), dim3(kThreads), 0,
-                    s, static_cast<const uint8_t*>(w), rows, cols, row0, octets, out);
+  const dim3 grid(static_cast<unsigned>((octets + kThreads - 1) / kThreads), static_cast<unsigned>(slices));
+  return launch_pdl(dequant_kernel<F>, grid, dim3(kThreads), 0, s, static_cast<const uint8_t*>(w), rows, cols, row0,
+                    octets, out, slice_bytes);
+}
+
+// The dispatch table of the expansion: one entry per format.
+cudaError_t expand(const void* w, uint32_t type, int64_t rows, int64_t cols, int64_t row0, int64_t n_rows, bf16* out,
+                   int slices, int64_t slice_bytes, cudaStream_t s) {
+  switch (type) {
+    case kF32: return launch<F32>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
+    case kF16: return launch<F16>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
+    case kBF16: return launch<BF16>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
+    case kQ4_0: return launch<Q4_0>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
+    case kQ4_1: return launch<Q4_1>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
+    case kQ5_0: return launch<Q5_0>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
+    case kQ5_1: return launch<Q5_1>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
+    case kQ8_0: return launch<Q8_0>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
+    case kQ4_K: return launch<Q4_K>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
+    case kQ5_K: return launch<Q5_K>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
+    case kQ6_K: return launch<Q6_K>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
+    case kIQ4_XS: return launch<IQ4_XS>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
+    default: return cudaErrorInvalidValue;
+  }
 }
 
 }  // namespace
@@ -199,26 +229,20 @@ bool gemm_supports(uint32_t t) {
   return t == kF16 || t == kBF16 || t == kQ4_0 || t == kQ4_1 || t == kQ5_0 || t == kQ5_1 || t == kQ8_0 || t == kQ4_K ||
          t == kQ5_K || t == kQ6_K || t == kIQ4_XS;
 }
+bool dequant_bf16_supports(uint32_t t) { return t == kF32 || gemm_supports(t); }
 
-// The dispatch table of the expansion: one entry per format.
 cudaError_t dequant_bf16(const void* w, uint32_t type, int64_t rows, int64_t cols, int64_t row0, int64_t n_rows,
                          bf16* out, cudaStream_t s) {
   if (n_rows <= 0) return cudaSuccess;
   if (row0 < 0 || row0 + n_rows > rows || cols <= 0) return cudaErrorInvalidValue;
-  switch (type) {
-    case kF16: return launch<F16>(w, rows, cols, row0, n_rows, out, s);
-    case kBF16: return launch<BF16>(w, rows, cols, row0, n_rows, out, s);
-    case kQ4_0: return launch<Q4_0>(w, rows, cols, row0, n_rows, out, s);
-    case kQ4_1: return launch<Q4_1>(w, rows, cols, row0, n_rows, out, s);
-    case kQ5_0: return launch<Q5_0>(w, rows, cols, row0, n_rows, out, s);
-    case kQ5_1: return launch<Q5_1>(w, rows, cols, row0, n_rows, out, s);
-    case kQ8_0: return launch<Q8_0>(w, rows, cols, row0, n_rows, out, s);
-    case kQ4_K: return launch<Q4_K>(w, rows, cols, row0, n_rows, out, s);
-    case kQ5_K: return launch<Q5_K>(w, rows, cols, row0, n_rows, out, s);
-    case kQ6_K: return launch<Q6_K>(w, rows, cols, row0, n_rows, out, s);
-    case kIQ4_XS: return launch<IQ4_XS>(w, rows, cols, row0, n_rows, out, s);
-    default: return cudaErrorInvalidValue;
-  }
+  return expand(w, type, rows, cols, row0, n_rows, out, 1, 0, s);
+}
+
+cudaError_t dequant_bf16_slices(const void* w, uint32_t type, int64_t rows, int64_t cols, int64_t slice_bytes,
+                                int slices, bf16* out, cudaStream_t s) {
+  if (slices <= 0 || rows <= 0) return cudaSuccess;
+  if (cols <= 0 || slice_bytes <= 0 || slices > 65535) return cudaErrorInvalidValue;
+  return expand(w, type, rows, cols, 0, rows, out, slices, slice_bytes, s);
 }
 
 }  // namespace bw24::cuda

@@ -16,6 +16,15 @@
 //
 // Napkin math (H200, Qwen3-8B, M = 512): 8.2 TFLOP per pass; mma.sync bf16 peaks near ~660
 // TFLOP/s on sm_90 (wgmma ~990), so 12-15 ms at best, plus the bf16 expansion of the weights.
+//
+// The weight side of a stage comes through a B loader: BF16 rows by cp.async straight into the
+// tile the MMAs read, or (Q4_K, Q6_K in the grouped GEMM: the fused expansion) the quantized bytes
+// of the stage's 32 columns by cp.async into a staging ring, expanded to one bf16 tile in shared
+// memory right before the MMAs. Why: the separate expansion writes 2 bytes per weight to HBM and
+// the GEMM reads them back (4.6 bytes of traffic per Q4_K weight against 0.56), half of a
+// Qwen3-30B-A3B pass, where an expert's ~32 tokens make one token tile, so each weight is expanded
+// once either way. Dense passes have 4-8 token tiles per weight tile, each of which would expand the
+// same weights again; there the one expansion pass into a scratch measured faster.
 #include <cuda_bf16.h>
 
 #include <atomic>
@@ -23,6 +32,7 @@
 #include "cuda/common/check.cuh"
 #include "cuda/common/launch.cuh"
 #include "cuda/common/mma.cuh"
+#include "cuda/gemm/expand.cuh"
 #include "cuda/gemm/gemm.cuh"
 
 namespace bw24::cuda {
@@ -37,7 +47,6 @@ struct Tiles {
   static constexpr int kThreads = 32 * WarpsM * WarpsN;
   static constexpr int kWM = BM / WarpsM, kWN = BN / WarpsN;  // warp tile
   static constexpr int kMT = kWM / 16, kNT = kWN / 8;          // mma tiles per warp
-  static constexpr size_t kSmem = size_t{Stages} * (BM + BN) * kBK * 2;
   static_assert(kWarpsM * kWM == BM && kWM % 16 == 0 && kWN % 16 == 0, "whole m16 / n16 warp tiles");
 };
 
@@ -57,39 +66,165 @@ __device__ __forceinline__ void load_tile(bf16* s, const bf16* g, int64_t r0, in
   }
 }
 
+// The rows of one CTA's A tile: row r of the tile reads a + row(r) * K, where row(r) = m0 + r, or
+// through the grouped GEMM's index (sorted[m0 + r] / a_div); rows at or past m_end are zeros.
+// Resolved once per CTA (kRows * 4 / kThreads rows per thread), not per K stage.
+template <int kRows, int kThreads>
+struct ARows {
+  static constexpr int kIters = kRows * 4 / kThreads;
+  const bf16* row[kIters];
+  const bf16* base;  // a valid address for the zero-filled rows (cp.async reads 0 bytes of it)
+  __device__ ARows(const bf16* a, int64_t K, int64_t m0, int64_t m_end, const int32_t* index, int a_div) : base(a) {
+#pragma unroll
+    for (int it = 0; it < kIters; ++it) {
+      const int64_t m = m0 + (threadIdx.x + it * kThreads) / 4;
+      row[it] = m >= m_end ? nullptr : a + (index ? index[m] / a_div : m) * K;
+    }
+  }
+  __device__ __forceinline__ void load(bf16* s, int64_t k0) const {
+#pragma unroll
+    for (int it = 0; it < kIters; ++it) {
+      const int i = threadIdx.x + it * kThreads, r = i / 4, c = i % 4;
+      cp_async16(s + swz(r, c), row[it] ? row[it] + k0 + 8 * c : base, row[it] ? 16 : 0);
+    }
+  }
+};
+
+// Eight floats as bf16 into one 16-byte chunk of a tile (round to nearest, as dequant_bf16).
+__device__ __forceinline__ void store8(bf16* dst, const float* v) {
+  alignas(16) bf16 b[8];
+#pragma unroll
+  for (int j = 0; j < 8; ++j) b[j] = __float2bfloat16_rn(v[j]);
+  *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(b);
+}
+
+// B loaders: issue() starts the copies of stage kt (columns [32 kt, 32 kt + 32)) of weight rows
+// [n0, n0 + kBN) into a staging slot; the MMAs then read a [kBN][kBK] bf16 tile: the slot itself
+// (kExpands false) or what expand() makes of it. Rows at or past N come in as zeros.
+template <int kBN, int kThreads>
+struct LoadBf16 {
+  static constexpr int kStageBytes = kBN * kBK * 2;
+  static constexpr bool kExpands = false;
+  __device__ static void issue(uint8_t* st, const uint8_t* w, int64_t n0, int64_t N, int64_t K, int kt) {
+    load_tile<kBN, kThreads>(reinterpret_cast<bf16*>(st), reinterpret_cast<const bf16*>(w), n0, N, K, int64_t{kt} * kBK);
+  }
+  __device__ static void expand(const uint8_t*, bf16*, int64_t, int64_t, int64_t, int) {}
+};
+
+// Q4_K (file layout, 144-byte blocks of 256): stage kt is sub-block s = kt % 8 of block kt / 8.
+// Per row 48 bytes: the block's head (d, dmin, scales) and the 32 qs bytes of s's pair.
+template <int kBN, int kThreads>
+struct LoadQ4K {
+  static constexpr int kRowBytes = 48, kStageBytes = kBN * kRowBytes;
+  static constexpr bool kExpands = true;
+  __device__ static void issue(uint8_t* st, const uint8_t* w, int64_t n0, int64_t N, int64_t K, int kt) {
+    const int64_t bpr = K / 256, kb = kt / 8;
+    const int s = kt % 8;
+    for (int i = threadIdx.x; i < kBN * 3; i += kThreads) {
+      const int r = i / 3, part = i % 3;
+      const int64_t row = n0 + r;
+      const bool in = row < N;
+      const uint8_t* blk = w + ((in ? row : 0) * bpr + kb) * 144;
+      cp_async16(st + r * kRowBytes + part * 16, blk + (part == 0 ? 0 : 16 + 32 * (s / 2) + 16 * (part - 1)),
+                 in ? 16 : 0);
+    }
+  }
+  __device__ static void expand(const uint8_t* st, bf16* tile, int64_t, int64_t, int64_t, int kt) {
+    for (int i = threadIdx.x; i < kBN * 4; i += kThreads) {
+      const int r = i / 4, c = i % 4;
+      const uint8_t* head = st + r * kRowBytes;
+      float v[8];
+      q4k_expand8(head, head + 16 + 8 * c, kt % 8, v);
+      store8(tile + swz(r, c), v);
+    }
+  }
+};
+
+// Q6_K planes (lib/quant/repack.h: ql[128] | qh[64] | scales[16] | d of every block in turn):
+// stage kt is sub-block s = kt % 8 = 4 half + j of block kt / 8. Per row 96 bytes: the 32 ql and
+// 32 qh bytes of s, the block's 16 scales and the aligned 16 bytes that hold its d (the weight
+// allocations carry 16 bytes of slack for the last block's window, DeviceWeights::upload).
+template <int kBN, int kThreads>
+struct LoadQ6K {
+  static constexpr int kRowBytes = 96, kStageBytes = kBN * kRowBytes;
+  static constexpr bool kExpands = true;
+  __device__ static int64_t d_offset(int64_t n, int64_t gb) { return n * 208 + gb * 2; }
+  __device__ static void issue(uint8_t* st, const uint8_t* w, int64_t n0, int64_t N, int64_t K, int kt) {
+    const int64_t bpr = K / 256, kb = kt / 8, n = N * bpr;
+    const int s = kt % 8, half = s / 4, j = s % 4;
+    for (int i = threadIdx.x; i < kBN * 6; i += kThreads) {
+      const int r = i / 6, part = i % 6;
+      const int64_t row = n0 + r;
+      const bool in = row < N;
+      const int64_t gb = (in ? row : 0) * bpr + kb;
+      const int64_t off = part < 2    ? gb * 128 + 64 * half + 32 * (j & 1) + 16 * part
+                          : part < 4  ? n * 128 + gb * 64 + 32 * half + 16 * (part - 2)
+                          : part == 4 ? n * 192 + gb * 16
+                                      : d_offset(n, gb) & ~int64_t{15};
+      cp_async16(st + r * kRowBytes + part * 16, w + off, in ? 16 : 0);
+    }
+  }
+  __device__ static void expand(const uint8_t* st, bf16* tile, int64_t n0, int64_t N, int64_t K, int kt) {
+    const int64_t bpr = K / 256, kb = kt / 8, n = N * bpr;
+    const int s = kt % 8, half = s / 4, j = s % 4;
+    for (int i = threadIdx.x; i < kBN * 4; i += kThreads) {
+      const int r = i / 4, c = i % 4, l0 = 8 * c;
+      const uint8_t* row = st + r * kRowBytes;
+      const int64_t gb = (n0 + r < N ? n0 + r : 0) * bpr + kb;
+      const int8_t sc = static_cast<int8_t>(row[64 + 8 * half + 2 * j + l0 / 16]);
+      float v[8];
+      q6k_expand8(row + l0, row + 32 + l0, j, half_at(row + 80 + (d_offset(n, gb) & 15)) * sc, v);
+      store8(tile + swz(r, c), v);
+    }
+  }
+};
+
 // The matrices of one launch; column tile y belongs to the first segment whose tile_end exceeds y.
 struct Segments {
-  const bf16* w[kMaxGemmSegments];
+  const uint8_t* w[kMaxGemmSegments];
   float* c[kMaxGemmSegments];
-  int64_t n[kMaxGemmSegments], ldc[kMaxGemmSegments];
+  int64_t n[kMaxGemmSegments], ldc[kMaxGemmSegments], w_stride[kMaxGemmSegments];
   unsigned tile_end[kMaxGemmSegments];
   int count;
 };
 static_assert(kMaxGemmSegments == 3, "the kernel selects among three segments");
 
-template <class C>
-__global__ void __launch_bounds__(C::kThreads) gemm_bf16_kernel(const bf16* __restrict__ a, Segments seg, int64_t M,
-                                                                int64_t K, bool add) {
-  constexpr int kBM = C::kBM, kBN = C::kBN, kStages = C::kStages, kWM = C::kWM, kWN = C::kWN, kMT = C::kMT,
-                kNT = C::kNT;
-  extern __shared__ uint4 smem_raw[];
-  bf16* sa = reinterpret_cast<bf16*>(smem_raw);
-  bf16* sb = sa + kStages * kBM * kBK;
-  // The segment by selects, not by a dynamic index (which copies the parameter struct to the stack).
-  const int s = (seg.count > 1 && blockIdx.y >= seg.tile_end[0]) + (seg.count > 2 && blockIdx.y >= seg.tile_end[1]);
-  auto at = [s](const auto& field) { return s == 0 ? field[0] : s == 1 ? field[1] : field[2]; };
-  const bf16* __restrict__ w = at(seg.w);
-  float* c = at(seg.c);
-  const int64_t N = at(seg.n), ldc = at(seg.ldc);
-  const int64_t m0 = static_cast<int64_t>(blockIdx.x) * kBM,
-                n0 = static_cast<int64_t>(blockIdx.y - (s == 0 ? 0 : s == 1 ? seg.tile_end[0] : seg.tile_end[1])) * kBN;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wm = warp / C::kWarpsN, wn = warp % C::kWarpsN;
-  const int kt_count = static_cast<int>(K / kBK);
+// One CTA's work: the C tile [m0, min(m0 + kBM, m_end)) x [n0, n0 + kBN) of the product with w
+// [N][K]; A rows as ARows resolves them; C row m at c + (c_index ? c_index[m] : m) * ldc.
+struct TileJob {
+  const bf16* a;
+  const int32_t* a_index;
+  int a_div;
+  int64_t m0, m_end;
+  const uint8_t* w;
+  int64_t n0, N, K;
+  float* c;
+  const int32_t* c_index;
+  int64_t ldc;
+  bool add;
+};
 
-  pdl_begin();
+// Shared memory of configuration C with B loader BL: the A ring, the B staging ring and, for
+// expanding loaders, the one bf16 B tile the MMAs read.
+template <class C, template <int, int> class BL>
+constexpr size_t smem_bytes() {
+  using B = BL<C::kBN, C::kThreads>;
+  return size_t{C::kStages} * (size_t{C::kBM} * kBK * 2 + B::kStageBytes) + (B::kExpands ? size_t{C::kBN} * kBK * 2 : 0);
+}
+
+template <class C, template <int, int> class BL>
+__device__ __forceinline__ void gemm_tile(const TileJob& j, uint8_t* smem) {
+  using B = BL<C::kBN, C::kThreads>;
+  constexpr int kBM = C::kBM, kStages = C::kStages, kWM = C::kWM, kWN = C::kWN, kMT = C::kMT, kNT = C::kNT;
+  bf16* sa = reinterpret_cast<bf16*>(smem);
+  uint8_t* sq = smem + kStages * kBM * kBK * 2;                         // B staging ring
+  bf16* sx = reinterpret_cast<bf16*>(sq + kStages * B::kStageBytes);  // expanded B tile
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wm = warp / C::kWarpsN, wn = warp % C::kWarpsN;
+  const int kt_count = static_cast<int>(j.K / kBK);
+  const ARows<kBM, C::kThreads> arows(j.a, j.K, j.m0, j.m_end, j.a_index, j.a_div);
   auto load_stage = [&](int stage, int kt) {
-    load_tile<kBM, C::kThreads>(sa + stage * kBM * kBK, a, m0, M, K, int64_t{kt} * kBK);
-    load_tile<kBN, C::kThreads>(sb + stage * kBN * kBK, w, n0, N, K, int64_t{kt} * kBK);
+    arows.load(sa + stage * kBM * kBK, int64_t{kt} * kBK);
+    B::issue(sq + stage * B::kStageBytes, j.w, j.n0, j.N, j.K, kt);
   };
 #pragma unroll
   for (int st = 0; st < kStages - 1; ++st) {
@@ -100,11 +235,16 @@ __global__ void __launch_bounds__(C::kThreads) gemm_bf16_kernel(const bf16* __re
   float acc[kMT][kNT][4] = {};
   for (int kt = 0; kt < kt_count; ++kt) {
     cp_async_wait<kStages - 2>();
-    __syncthreads();  // stage kt landed for everyone; stage kt - 1 is no longer read
+    __syncthreads();  // stage kt landed for everyone; stage kt - 1 (and the expanded tile) no longer read
+    const uint8_t* slot = sq + (kt % kStages) * B::kStageBytes;
+    if constexpr (B::kExpands) {
+      B::expand(slot, sx, j.n0, j.N, j.K, kt);
+      __syncthreads();
+    }
     if (kt + kStages - 1 < kt_count) load_stage((kt + kStages - 1) % kStages, kt + kStages - 1);
     cp_async_commit();
     const bf16* ta = sa + (kt % kStages) * kBM * kBK;
-    const bf16* tb = sb + (kt % kStages) * kBN * kBK;
+    const bf16* tb = B::kExpands ? sx : reinterpret_cast<const bf16*>(slot);
 #pragma unroll
     for (int kk = 0; kk < kBK / 16; ++kk) {
       uint32_t af[kMT][4], bfr[kNT][2];
@@ -114,76 +254,166 @@ __global__ void __launch_bounds__(C::kThreads) gemm_bf16_kernel(const bf16* __re
         ldmatrix_x4(af[i], ta + swz(row, 2 * kk + lane / 16));
       }
 #pragma unroll
-      for (int j = 0; j < kNT / 2; ++j) {
-        const int row = wn * kWN + j * 16 + lane % 8 + (lane / 16) * 8;
+      for (int jj = 0; jj < kNT / 2; ++jj) {
+        const int row = wn * kWN + jj * 16 + lane % 8 + (lane / 16) * 8;
         uint32_t r[4];
         ldmatrix_x4(r, tb + swz(row, 2 * kk + (lane / 8) % 2));
-        bfr[2 * j][0] = r[0];
-        bfr[2 * j][1] = r[1];
-        bfr[2 * j + 1][0] = r[2];
-        bfr[2 * j + 1][1] = r[3];
+        bfr[2 * jj][0] = r[0];
+        bfr[2 * jj][1] = r[1];
+        bfr[2 * jj + 1][0] = r[2];
+        bfr[2 * jj + 1][1] = r[3];
       }
 #pragma unroll
       for (int i = 0; i < kMT; ++i)
 #pragma unroll
-        for (int j = 0; j < kNT; ++j) mma_bf16(acc[i][j], af[i], bfr[j][0], bfr[j][1]);
+        for (int jj = 0; jj < kNT; ++jj) mma_bf16(acc[i][jj], af[i], bfr[jj][0], bfr[jj][1]);
     }
   }
   cp_async_wait<0>();
 
-  // Accumulator (i, j): c0, c1 at row lane / 4, columns 2 (lane % 4) + {0, 1}; c2, c3 eight rows down.
+  // Accumulator (i, jj): c0, c1 at row lane / 4, columns 2 (lane % 4) + {0, 1}; c2, c3 eight rows
+  // down. A column pair goes out as one float2 where N and ldc are even (the usual case), else as
+  // single floats (the shared expert's one-row gate).
+  const bool pairs = (j.N % 2 == 0) && (j.ldc % 2 == 0);
 #pragma unroll
   for (int i = 0; i < kMT; ++i)
 #pragma unroll
-    for (int j = 0; j < kNT; ++j) {
-      const int64_t n = n0 + wn * kWN + j * 8 + 2 * (lane % 4);
-      if (n >= N) continue;
+    for (int jj = 0; jj < kNT; ++jj) {
+      const int64_t n = j.n0 + wn * kWN + jj * 8 + 2 * (lane % 4);
+      if (n >= j.N) continue;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int64_t m = m0 + wm * kWM + i * 16 + lane / 4 + 8 * h;
-        if (m >= M) continue;
-        float2* dst = reinterpret_cast<float2*>(c + m * ldc + n);
-        float2 v = make_float2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
-        if (add) {
-          const float2 old = *dst;
-          v.x += old.x;
-          v.y += old.y;
+        const int64_t m = j.m0 + wm * kWM + i * 16 + lane / 4 + 8 * h;
+        if (m >= j.m_end) continue;
+        float* dst = j.c + (j.c_index ? j.c_index[m] : m) * j.ldc + n;
+        float v0 = acc[i][jj][2 * h], v1 = acc[i][jj][2 * h + 1];
+        if (pairs) {
+          float2* d2 = reinterpret_cast<float2*>(dst);
+          if (j.add) {
+            const float2 old = *d2;
+            v0 += old.x;
+            v1 += old.y;
+          }
+          *d2 = make_float2(v0, v1);
+        } else {
+          dst[0] = j.add ? dst[0] + v0 : v0;
+          if (n + 1 < j.N) dst[1] = j.add ? dst[1] + v1 : v1;
         }
-        *dst = v;
       }
     }
 }
 
-template <class C>
-cudaError_t launch(const bf16* a, const Segments& seg, int64_t m, int64_t k, bool add, cudaStream_t s) {
-  // The opt-in above 48 KB of shared memory is per device: once for each (a bit per ordinal < 64;
-  // beyond, every launch).
+// The segment of column tile y, by selects, not by a dynamic index (which copies the parameter
+// struct to the stack); *n0 its first weight row.
+__device__ __forceinline__ int segment_of(const Segments& seg, unsigned y, int64_t bn, int64_t* n0) {
+  const int s = (seg.count > 1 && y >= seg.tile_end[0]) + (seg.count > 2 && y >= seg.tile_end[1]);
+  *n0 = static_cast<int64_t>(y - (s == 0 ? 0 : s == 1 ? seg.tile_end[0] : seg.tile_end[1])) * bn;
+  return s;
+}
+template <typename T>
+__device__ __forceinline__ T pick_field(const T (&field)[kMaxGemmSegments], int s) {
+  return s == 0 ? field[0] : s == 1 ? field[1] : field[2];
+}
+
+template <class C, template <int, int> class BL>
+__global__ void __launch_bounds__(C::kThreads) gemm_kernel(const bf16* __restrict__ a, Segments seg, int64_t M,
+                                                           int64_t K, bool add) {
+  extern __shared__ uint4 smem_raw[];
+  int64_t n0;
+  const int s = segment_of(seg, blockIdx.y, C::kBN, &n0);
+  pdl_begin();
+  const TileJob job{a,       nullptr, 1, static_cast<int64_t>(blockIdx.x) * C::kBM, M, pick_field(seg.w, s), n0,
+                    pick_field(seg.n, s), K, pick_field(seg.c, s), nullptr, pick_field(seg.ldc, s), add};
+  gemm_tile<C, BL>(job, reinterpret_cast<uint8_t*>(smem_raw));
+}
+
+// The grouped GEMM (MoE prefill): CTA x is tile tile_start[e0] + x of the routing's tile list
+// (exits past tile_start[e1]); the tile's expert e picks the weights w + (e - e0) w_stride of each
+// segment.
+template <class C, template <int, int> class BL>
+__global__ void __launch_bounds__(C::kThreads) gemm_grouped_kernel(const bf16* __restrict__ a, Segments seg,
+                                                                   GemmGroups g, int64_t K, bool add) {
+  extern __shared__ uint4 smem_raw[];
+  int64_t n0;
+  const int s = segment_of(seg, blockIdx.y, C::kBN, &n0);
+  pdl_begin();  // the tile list is the routing's output
+  const int tile = g.tile_start[g.e0] + static_cast<int>(blockIdx.x);
+  if (tile >= g.tile_start[g.e1]) return;
+  const int2 t = g.tiles[tile];  // {expert, first sorted row}
+  const int64_t N = pick_field(seg.n, s);
+  const TileJob job{a,
+                    g.a_div ? g.sorted : nullptr,
+                    g.a_div ? g.a_div : 1,
+                    t.y,
+                    g.offsets[t.x + 1],
+                    pick_field(seg.w, s) + (t.x - g.e0) * pick_field(seg.w_stride, s),
+                    n0,
+                    N,
+                    K,
+                    pick_field(seg.c, s),
+                    g.c_scatter ? g.sorted : nullptr,
+                    pick_field(seg.ldc, s),
+                    add};
+  gemm_tile<C, BL>(job, reinterpret_cast<uint8_t*>(smem_raw));
+}
+
+// The opt-in above 48 KB of shared memory is per device and kernel: once for each (a bit per
+// ordinal < 64; beyond, every launch). One instantiation, so one flag word, per kernel (not per
+// kernel signature: every configuration's kernel has the same type).
+template <auto kKernel>
+cudaError_t allow_smem(size_t bytes) {
   static std::atomic<uint64_t> configured{0};
   int dev = 0;
   BW24_CUDA_TRY(cudaGetDevice(&dev));
   const uint64_t bit = dev < 64 ? uint64_t{1} << dev : 0;
   if (!(configured.load(std::memory_order_relaxed) & bit)) {
-    BW24_CUDA_TRY(cudaFuncSetAttribute(gemm_bf16_kernel<C>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(C::kSmem)));
+    BW24_CUDA_TRY(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
     configured.fetch_or(bit, std::memory_order_relaxed);
   }
-  const dim3 grid(static_cast<unsigned>((m + C::kBM - 1) / C::kBM), seg.tile_end[seg.count - 1]);
-  return launch_pdl(gemm_bf16_kernel<C>, grid, dim3(C::kThreads), C::kSmem, s, a, seg, m, k, add);
+  return cudaSuccess;
 }
 
+template <class C, template <int, int> class BL>
+cudaError_t launch(const bf16* a, const Segments& seg, int64_t m, int64_t k, bool add, cudaStream_t s) {
+  constexpr size_t smem = smem_bytes<C, BL>();
+  constexpr auto kernel = gemm_kernel<C, BL>;
+  BW24_CUDA_TRY(allow_smem<kernel>(smem));
+  const dim3 grid(static_cast<unsigned>((m + C::kBM - 1) / C::kBM), seg.tile_end[seg.count - 1]);
+  return launch_pdl(gemm_kernel<C, BL>, grid, dim3(C::kThreads), smem, s, a, seg, m, k, add);
+}
+
+// The grouped GEMM's one configuration: 64-token tiles (kGemmGroupRows), as an expert sees ~32
+// tokens of a 512-token pass over 128 experts with 8 picks each.
+using GroupedTiles = Tiles<kGemmGroupRows, 128, 2, 4, 4>;
+
+template <template <int, int> class BL>
+cudaError_t launch_grouped(const bf16* a, const Segments& seg, const GemmGroups& g, int64_t max_rows, int64_t k,
+                           bool add, cudaStream_t s) {
+  using C = GroupedTiles;
+  constexpr size_t smem = smem_bytes<C, BL>();
+  constexpr auto kernel = gemm_grouped_kernel<C, BL>;
+  BW24_CUDA_TRY(allow_smem<kernel>(smem));
+  // Tiles of experts [e0, e1): at most one partial tile per expert beyond max_rows / kBM full ones.
+  const dim3 grid(static_cast<unsigned>((max_rows + C::kBM - 1) / C::kBM + (g.e1 - g.e0)), seg.tile_end[seg.count - 1]);
+  return launch_pdl(gemm_grouped_kernel<C, BL>, grid, dim3(C::kThreads), smem, s, a, seg, g, k, add);
+}
+
+enum : uint32_t { kQ4_K = 12, kQ6_K = 14, kBF16 = 30 };
+
 // The dispatch table of the GEMM family. Microbenchmarks (bw24-microbench gemm_bf16_config, Qwen3-8B
-// shapes at M = 512) chose the entries and the rule in pick().
+// shapes at M = 512) chose the entries and the rule in pick(). Dense GEMMs take bf16 weights only:
+// the fused expansion measured slower there (lib/engine/cuda_runner.cpp fused_type).
 struct Config {
   const char* name;
   int bm, bn;
   cudaError_t (*launch)(const bf16*, const Segments&, int64_t, int64_t, bool, cudaStream_t);
 };
 constexpr Config kConfigs[] = {
-    {"64x128 warps 2x4 (32x32) 4 stages", 64, 128, launch<Tiles<64, 128, 2, 4, 4>>},
-    {"128x128 warps 2x4 (64x32) 4 stages", 128, 128, launch<Tiles<128, 128, 2, 4, 4>>},
-    {"128x128 warps 2x2 (64x64) 4 stages", 128, 128, launch<Tiles<128, 128, 2, 2, 4>>},
-    {"128x256 warps 2x4 (64x64) 3 stages", 128, 256, launch<Tiles<128, 256, 2, 4, 3>>},
-    {"256x128 warps 4x2 (64x64) 3 stages", 256, 128, launch<Tiles<256, 128, 4, 2, 3>>},
+    {"64x128 warps 2x4 (32x32) 4 stages", 64, 128, launch<Tiles<64, 128, 2, 4, 4>, LoadBf16>},
+    {"128x128 warps 2x4 (64x32) 4 stages", 128, 128, launch<Tiles<128, 128, 2, 4, 4>, LoadBf16>},
+    {"128x128 warps 2x2 (64x64) 4 stages", 128, 128, launch<Tiles<128, 128, 2, 2, 4>, LoadBf16>},
+    {"128x256 warps 2x4 (64x64) 3 stages", 128, 256, launch<Tiles<128, 256, 2, 4, 3>, LoadBf16>},
+    {"256x128 warps 4x2 (64x64) 3 stages", 256, 128, launch<Tiles<256, 128, 4, 2, 3>, LoadBf16>},
 };
 constexpr int kConfigCount = sizeof(kConfigs) / sizeof(kConfigs[0]);
 
@@ -211,7 +441,31 @@ int pick(int64_t m, int64_t n_total) {
   return (m <= 64 || 2 * ctas128 < sm_count()) ? 0 : 2;
 }
 
+// The segment table of a launch with column tiles of bn rows; false if a segment is malformed.
+bool make_segments(const GemmSegment* segs, int n_segs, int64_t bn, Segments* seg) {
+  if (n_segs < 1 || n_segs > kMaxGemmSegments) return false;
+  *seg = Segments{};
+  unsigned tiles = 0;
+  for (int i = 0; i < n_segs; ++i) {
+    const GemmSegment& g = segs[i];
+    // 16-byte copies: weights and the stride between experts 16-byte aligned.
+    if (g.n <= 0 || g.ldc < g.n || g.w_stride < 0 || g.w_stride % 16 != 0 || reinterpret_cast<uintptr_t>(g.w) % 16 != 0)
+      return false;
+    seg->w[i] = static_cast<const uint8_t*>(g.w);
+    seg->c[i] = g.c;
+    seg->n[i] = g.n;
+    seg->ldc[i] = g.ldc;
+    seg->w_stride[i] = g.w_stride;
+    tiles += static_cast<unsigned>((g.n + bn - 1) / bn);
+    seg->tile_end[i] = tiles;
+  }
+  seg->count = n_segs;
+  return true;
+}
+
 }  // namespace
+
+bool gemm_fused_supports(uint32_t t) { return t == kQ4_K || t == kQ6_K; }
 
 int gemm_bf16_config_count() { return kConfigCount; }
 const char* gemm_bf16_config_name(int config) {
@@ -233,20 +487,25 @@ cudaError_t gemm_bf16_multi(const bf16* a, const GemmSegment* segs, int n_segs, 
   int64_t n_total = 0;
   for (int i = 0; i < n_segs; ++i) n_total += segs[i].n;
   const Config& cfg = kConfigs[config >= 0 ? config : pick(m, n_total)];
-  Segments seg{};
-  unsigned tiles = 0;
-  for (int i = 0; i < n_segs; ++i) {
-    const GemmSegment& g = segs[i];
-    if (g.n <= 0 || g.n % 2 != 0 || g.ldc < g.n || g.ldc % 2 != 0) return cudaErrorInvalidValue;
-    seg.w[i] = g.w;
-    seg.c[i] = g.c;
-    seg.n[i] = g.n;
-    seg.ldc[i] = g.ldc;
-    tiles += static_cast<unsigned>((g.n + cfg.bn - 1) / cfg.bn);
-    seg.tile_end[i] = tiles;
-  }
-  seg.count = n_segs;
+  Segments seg;
+  if (!make_segments(segs, n_segs, cfg.bn, &seg)) return cudaErrorInvalidValue;
   return cfg.launch(a, seg, m, k, out == GemvOut::kAdd, s);
+}
+
+cudaError_t gemm_grouped(const bf16* a, const GemmSegment* segs, int n_segs, uint32_t w_type, const GemmGroups& groups,
+                         int64_t max_rows, int64_t k, GemvOut out, cudaStream_t s) {
+  if (max_rows <= 0 || groups.e1 <= groups.e0) return cudaSuccess;
+  Segments seg;
+  if (k <= 0 || k % kBK != 0 || out == GemvOut::kGateUp || groups.e0 < 0 || groups.a_div < 0 ||
+      (w_type != kBF16 && k % 256 != 0) || !make_segments(segs, n_segs, GroupedTiles::kBN, &seg))
+    return cudaErrorInvalidValue;
+  const bool add = out == GemvOut::kAdd;
+  switch (w_type) {
+    case kBF16: return launch_grouped<LoadBf16>(a, seg, groups, max_rows, k, add, s);
+    case kQ4_K: return launch_grouped<LoadQ4K>(a, seg, groups, max_rows, k, add, s);
+    case kQ6_K: return launch_grouped<LoadQ6K>(a, seg, groups, max_rows, k, add, s);
+    default: return cudaErrorInvalidValue;
+  }
 }
 
 }  // namespace bw24::cuda

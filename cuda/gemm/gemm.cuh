@@ -12,8 +12,11 @@
 // exceed fp16's 65504; bf16 has f32's range. Its 8-bit mantissa is finer than the int8 blocks of
 // the decode GEMV's activations.
 //
-// bw24-kernel-check compares dequant_bf16 with lib/ref's dequantization and gemm_bf16 with an f64
-// matmul over the same bf16 operands.
+// MoE prefill uses the same tile code as a grouped GEMM (gemm_grouped, end of this file): a
+// CTA per (64-row tile of one expert's sorted pairs, weight-row tile).
+//
+// bw24-kernel-check compares dequant_bf16 with lib/ref's dequantization, gemm_bf16 and
+// gemm_grouped with an f64 matmul over the same bf16 operands.
 #pragma once
 
 #include <cstdint>
@@ -31,30 +34,69 @@ using bf16 = __nv_bfloat16;
 // quantized types of the int8 GEMV path, in the kernel-native layout (lib/quant/repack.h).
 bool gemm_supports(uint32_t ggml_type);
 
+// Whether dequant_bf16 takes the type: gemm_supports' and F32 (F32 models keep their products in
+// f32 on the GEMV; an F32 MoE router of a quantized model goes through the GEMM in prefill).
+bool dequant_bf16_supports(uint32_t ggml_type);
+
 // Rows [row0, row0 + n_rows) of the rows x cols weight w (kernel-native layout) as bf16 into
 // out[n_rows][cols]. cols a multiple of the format's block (256 for the K-quants, 32 for the
 // legacy formats, 8 for F16/BF16).
 cudaError_t dequant_bf16(const void* w, uint32_t ggml_type, int64_t rows, int64_t cols, int64_t row0, int64_t n_rows,
                          bf16* out, cudaStream_t stream);
 
+// Slices [0, slices) of a stack (MoE experts), slice i at w + i * slice_bytes, each a rows x cols
+// weight in the kernel-native layout, into out[slices][rows][cols]. One launch.
+cudaError_t dequant_bf16_slices(const void* w, uint32_t ggml_type, int64_t rows, int64_t cols, int64_t slice_bytes,
+                                int slices, bf16* out, cudaStream_t stream);
+
 // C[m * ldc + n] for m < M, n < N: out kStore (=) or kAdd (+=). A [M][K], W [N][K] bf16 row-major;
-// K % 32 == 0, N even.
+// K % 32 == 0 (any N and ldc >= N: odd ones store single floats).
 // config: an entry of the tile-configuration table (benchmarks), -1 = the table's pick for the shape.
 cudaError_t gemm_bf16(const bf16* a, const bf16* w, float* c, int64_t m, int64_t n, int64_t k, int64_t ldc, GemvOut out,
                       cudaStream_t stream, int config = -1);
 int gemm_bf16_config_count();
 const char* gemm_bf16_config_name(int config);
+// Weight types the grouped GEMM reads in their kernel-native layout and expands tile by tile in
+// shared memory (no dequant_bf16 pass): Q4_K (file layout) and Q6_K (planes). K % 256 == 0. The
+// bf16 weights a tile sees are bit-identical to dequant_bf16's.
+bool gemm_fused_supports(uint32_t ggml_type);
 
 // Several weight matrices over the same A in one launch (Q, K and V; gate and up): each segment
 // its own W [n][K] and C (ldc). One launch fills the GPU where K and V alone (1024 rows: 8 column
 // tiles) left most SMs idle.
 constexpr int kMaxGemmSegments = 3;
+// w: bf16 [n][K], or (gemm_grouped) a fused type's kernel-native bytes; w_stride: bytes from one
+// expert's weights to the next (gemm_grouped only). Both 16-byte aligned.
 struct GemmSegment {
-  const bf16* w;
+  const void* w;
   float* c;
   int64_t n, ldc;
+  int64_t w_stride = 0;
 };
 cudaError_t gemm_bf16_multi(const bf16* a, const GemmSegment* segs, int n_segs, int64_t m, int64_t k, GemvOut out,
                             cudaStream_t stream, int config = -1);
+
+
+// The grouped GEMM of MoE prefill over stacked experts: the rows of a pass's (token, expert)
+// pairs sorted by expert (cuda/moe moe_group), each expert's rows against its own weights, in one
+// launch per segment set. A segment's w holds experts [e0, e1), expert e at w + (e - e0) w_stride
+// (bf16 [n][K], expanded or BF16 in place, or a fused type's native bytes); its c has one row per
+// pair. Sorted row s of expert e (offsets[e] <= s <
+// offsets[e + 1]) reads A row sorted[s] / a_div (a_div 0: row s) and writes C row sorted[s]
+// (c_scatter) or s. The tile list: tiles[tile_start[e] ..) = {e, first sorted row} per
+// kGemmGroupRows rows of expert e.
+constexpr int kGemmGroupRows = 64;
+struct GemmGroups {
+  const int32_t* sorted;      // [pairs]: the pair index of sorted row s
+  const int32_t* offsets;     // [n_expert + 1]
+  const int32_t* tile_start;  // [n_expert + 1]
+  const int2* tiles;          // [pairs / kGemmGroupRows + n_expert]
+  int e0, e1;
+  int a_div;
+  bool c_scatter;
+};
+// max_rows: the pass's pair count (bounds the grid; tiles past the list exit at once).
+cudaError_t gemm_grouped(const bf16* a, const GemmSegment* segs, int n_segs, uint32_t w_type, const GemmGroups& groups,
+                         int64_t max_rows, int64_t k, GemvOut out, cudaStream_t stream);
 
 }  // namespace bw24::cuda

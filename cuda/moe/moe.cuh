@@ -1,9 +1,11 @@
 // Mixture-of-experts routing and combination on the device (Qwen3-MoE, Qwen3.5-MoE, Qwen3-Next).
 // A MoE layer on the CUDA runner (lib/engine/cuda_runner.cpp):
-//   router GEMV -> moe_route (softmax, top-k, renormalize) -> ids, weights per (token, slot) pair
-//   -> routed gate-up GEMV and routed down GEMV (cuda/gemv GemvRoute: one launch each, grid.y =
-//   pairs, expert chosen on the device) -> moe_combine into the residual stream, with the shared
-//   expert's sigmoid-gated output where the model has one.
+//   decode: router GEMV -> moe_route (softmax, top-k, renormalize) -> ids, weights per (token,
+//   slot) pair -> routed gate-up GEMV and routed down GEMV (cuda/gemv GemvRoute: one launch each,
+//   grid.y = pairs, expert chosen on the device) -> moe_combine into the residual stream, with the
+//   shared expert's sigmoid-gated output where the model has one.
+//   prefill: router GEMM -> moe_route -> moe_group (pairs sorted by expert, a tile list) -> gate-up
+//   and down as grouped GEMMs (cuda/gemm gemm_grouped) -> moe_combine.
 // Everything stays on the device, so the decode step remains one CUDA graph.
 #pragma once
 
@@ -20,6 +22,15 @@ constexpr int kMoeMaxUsed = 16;  // experts per token the route kernel takes
 // (divided by the sum of the k when renormalize) to weights[t * k + j]. One CTA per token.
 cudaError_t moe_route(int32_t* ids, float* weights, const float* logits, int n, int n_expert, int k,
                       bool renormalize, cudaStream_t stream);
+
+// The pairs of a prefill pass sorted by expert for the grouped GEMM (cuda/gemm gemm_grouped):
+// sorted[offsets[e] ..< offsets[e + 1]] = the pairs p (ids[p] == e) in increasing order;
+// tile_start[e] = tiles before expert e's, and tiles[tile_start[e] + i] = {e, offsets[e] + i *
+// tile_rows} for each tile_rows rows of expert e. offsets and tile_start have n_expert + 1
+// entries, tiles room for pairs / tile_rows + n_expert. One CTA; n_expert <= kMoeMaxExperts.
+constexpr int kMoeMaxExperts = 1024;
+cudaError_t moe_group(int32_t* sorted, int32_t* offsets, int32_t* tile_start, int2* tiles, const int32_t* ids,
+                      int pairs, int n_expert, int tile_rows, cudaStream_t stream);
 
 // x[t][c] += sum_j weights[t k + j] * expert_out[t k + j][c]  (+ sigmoid(shared_gate[t]) *
 // shared_out[t][c] when shared_out is non-null). x, shared_out: [n][width].

@@ -104,7 +104,9 @@ absl::StatusOr<std::unique_ptr<DeviceWeights>> DeviceWeights::upload(
       src = staging.data();
     }
     void* p = nullptr;
-    BW24_CUDA_OK(cudaMalloc(&p, std::max<uint64_t>(bytes, 1)), "weight allocation");
+    // 16 bytes of slack: the fused GEMM's Q6_K tile loads read the aligned 16 bytes around the
+    // last block's d (cuda/gemm/gemm.cu LoadQ6K).
+    BW24_CUDA_OK(cudaMalloc(&p, bytes + 16), "weight allocation");
     w->tensors_[&t] = {p, type};
     BW24_CUDA_OK(cudaMemcpy(p, src, bytes, cudaMemcpyHostToDevice), "weight upload");
     w->bytes_ += bytes;
@@ -176,11 +178,13 @@ class CudaRunner final : public Runner {
     BW24_CUDA_OK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream");
     int64_t qw = 0, kw = 0, ff = 0, scratch = 0;
     gemm_ = true;
-    auto check = [&](const arch::Weight& wt) -> absl::Status {
+    // f32_ok: a router, which the GEMM takes in F32 too (expanded to bf16 like a quantized weight).
+    auto check = [&](const arch::Weight& wt, bool f32_ok = false) -> absl::Status {
       if (!wt) return absl::OkStatus();
       const uint32_t type = w_.type_of(wt.t);
+      const bool gemm_type = f32_ok ? cuda::dequant_bf16_supports(type) : cuda::gemm_supports(type);
       if (&wt != &g_.output)  // the logits stay on the GEMV (a few rows)
-        gemm_ = gemm_ && cuda::gemm_supports(type) && wt.cols() % 256 == 0 && wt.rows() % 2 == 0;
+        gemm_ = gemm_ && gemm_type && wt.cols() % 256 == 0;
       if (cuda::gemv_q8_supports(type)) {
         uses_q8_ = true;
         return absl::OkStatus();
@@ -220,15 +224,22 @@ class CudaRunner final : public Runner {
       const MlpBlock& m = L.mlp;
       if (m.is_moe()) {
         const arch::MoeBlock& e = m.moe;
-        for (const arch::Weight* wt : {&e.router, &e.gate_exps, &e.up_exps, &e.down_exps}) BW24_RETURN_IF_ERROR(check(*wt));
+        BW24_RETURN_IF_ERROR(check(e.router, true));
+        for (const arch::Weight* wt : {&e.gate_exps, &e.up_exps, &e.down_exps}) BW24_RETURN_IF_ERROR(check(*wt));
         BW24_RETURN_IF_ERROR(check_moe(e));
         moe_.experts = std::max(moe_.experts, e.n_expert);
         moe_.used = std::max(moe_.used, e.n_used);
         moe_.ff = std::max(moe_.ff, e.gate_exps.rows());
+        scratch_for({&e.router});
+        // The grouped GEMM expands experts a group at a time: the whole stack when it fits.
+        scratch = std::max(scratch, e.n_expert * expert_elems({&e.gate_exps, &e.up_exps}));
         if (e.shared_gate_inp) {
           ff = std::max(ff, e.shared_gate.rows());
-          for (const arch::Weight* wt : {&e.shared_gate_inp, &e.shared_gate, &e.shared_up, &e.shared_down})
-            BW24_RETURN_IF_ERROR(check(*wt));
+          BW24_RETURN_IF_ERROR(check(e.shared_gate_inp, true));
+          for (const arch::Weight* wt : {&e.shared_gate, &e.shared_up, &e.shared_down}) BW24_RETURN_IF_ERROR(check(*wt));
+          scratch_for({&e.shared_gate_inp});
+          scratch_for({&e.shared_gate, &e.shared_up});
+          scratch_for({&e.shared_down});
         }
         continue;
       }
@@ -237,10 +248,8 @@ class CudaRunner final : public Runner {
       scratch_for({&m.gate, &m.up});
       scratch_for({&m.down});
     }
-    // MoE models run every pass through the GEMV (routed GEMVs, cuda/moe); a grouped expert GEMM
-    // for prefill is not written yet.
-    if (moe_.experts > 0) gemm_ = false;
     BW24_RETURN_IF_ERROR(check(g_.output));
+    gemm_ = gemm_ && opt_.prefill_gemm;
     kv_width_ = kw;
     const size_t E = static_cast<size_t>(g_.n_embd);
     // The widest GEMV input: also the routed down projection's kStep x used rows of ff each.
@@ -248,7 +257,7 @@ class CudaRunner final : public Runner {
     chunk_ = gemm_ ? kChunk : kStep;
     const size_t C = static_cast<size_t>(chunk_);
     if (gemm_) {
-      scratch_elems_ = std::min(scratch, kScratchElems);
+      scratch_elems_ = std::min(scratch, opt_.gemm_scratch_elems > 0 ? opt_.gemm_scratch_elems : kScratchElems);
       BW24_RETURN_IF_ERROR(act_bf_.alloc(C * widest, "activations"));
       BW24_RETURN_IF_ERROR(wscratch_.alloc(static_cast<size_t>(scratch_elems_), "weight expansion scratch"));
     }
@@ -274,14 +283,23 @@ class CudaRunner final : public Runner {
       BW24_RETURN_IF_ERROR(attn_gate_.alloc(C * qw, "activations"));
     }
     if (moe_.experts > 0) {  // router logits, routes, routed activations and expert outputs
-      const size_t pairs = size_t(kStep) * moe_.used;
-      BW24_RETURN_IF_ERROR(moe_.logits.alloc(size_t(kStep) * moe_.experts, "activations"));
+      if (gemm_ && moe_.experts > cuda::kMoeMaxExperts)
+        return error(Code::kUnsupported, "{}: {} experts (the CUDA grouping kernel takes up to {})", g_.arch,
+                     moe_.experts, cuda::kMoeMaxExperts);
+      const size_t pairs = C * moe_.used;
+      BW24_RETURN_IF_ERROR(moe_.logits.alloc(C * moe_.experts, "activations"));
       BW24_RETURN_IF_ERROR(moe_.ids.alloc(pairs, "activations"));
       BW24_RETURN_IF_ERROR(moe_.weights.alloc(pairs, "activations"));
       BW24_RETURN_IF_ERROR(moe_.gate.alloc(pairs * moe_.ff, "activations"));
       BW24_RETURN_IF_ERROR(moe_.up.alloc(pairs * moe_.ff, "activations"));
       BW24_RETURN_IF_ERROR(moe_.out.alloc(pairs * E, "activations"));
-      BW24_RETURN_IF_ERROR(moe_.shared_gate.alloc(kStep, "activations"));
+      BW24_RETURN_IF_ERROR(moe_.shared_gate.alloc(C, "activations"));
+      if (gemm_) {  // the grouped GEMM's tables (cuda/moe moe_group)
+        BW24_RETURN_IF_ERROR(moe_.sorted.alloc(pairs, "activations"));
+        BW24_RETURN_IF_ERROR(moe_.offsets.alloc(size_t(moe_.experts) + 1, "activations"));
+        BW24_RETURN_IF_ERROR(moe_.tile_start.alloc(size_t(moe_.experts) + 1, "activations"));
+        BW24_RETURN_IF_ERROR(moe_.tiles.alloc(pairs / cuda::kGemmGroupRows + size_t(moe_.experts), "activations"));
+      }
     }
     if (vd > 0) {  // delta-net layers: projections, conv output, gated-norm output, and the states
       BW24_RETURN_IF_ERROR(dn_qkv_.alloc(C * conv_c, "activations"));
@@ -460,8 +478,14 @@ class CudaRunner final : public Runner {
   }
   const float* f32(const arch::Weight& w) const { return static_cast<const float*>(w_.at(w.t)); }
   bool is_bf16(const arch::Weight& w) const { return w_.type_of(w.t) == static_cast<uint32_t>(GgmlType::BF16); }
-  // bf16 elements the GEMM needs expanded for w (BF16 weights are read in place).
+  // bf16 elements the GEMM needs expanded for w (BF16 weights are read in place); for stacked
+  // experts, expert_elems: per expert of the stacks together.
   int64_t expanded_elems(const arch::Weight& w) const { return !w || is_bf16(w) ? 0 : w.rows() * w.cols(); }
+  int64_t expert_elems(std::initializer_list<const arch::Weight*> stacks) const {
+    int64_t n = 0;
+    for (const arch::Weight* w : stacks) n += is_bf16(*w) ? 0 : w->rows() * w->cols();
+    return n;
+  }
   bool is_q8(const arch::Weight& w) const { return cuda::gemv_q8_supports(w_.type_of(w.t)); }
 
   // RMSNorm (nm null: none) of rows x width activations into the input buffers of the next
@@ -564,6 +588,17 @@ class CudaRunner final : public Runner {
       }
     }
     return absl::OkStatus();
+  }
+
+  // The weight type of jobs when they all share one the grouped GEMM expands itself
+  // (cuda::gemm_fused_supports), else 0. Dense products expand into the scratch instead: with
+  // every token tile of a pass expanding the same weights again, the fused tiles measured slower
+  // (Qwen3-8B Q4_K_M on the H200: pp512 7577 fused / 13591 tok/s; pp48 1443 / 1705).
+  uint32_t fused_type(std::initializer_list<GemmJob> jobs) const {
+    const uint32_t t = w_.type_of(jobs.begin()->w->t);
+    for (const GemmJob& j : jobs)
+      if (w_.type_of(j.w->t) != t) return 0;
+    return cuda::gemm_fused_supports(t) ? t : 0;
   }
 
   // Q, K and V. Prefill: one GEMM launch. Decode: the int8-path ones that share a type in one
@@ -767,6 +802,7 @@ class CudaRunner final : public Runner {
     const int64_t F = e.gate_exps.rows();
     const int act = m.act == arch::Activation::kSilu ? 0 : 1;
     BW24_ASSIGN_OR_RETURN(const GemvIn in, prepare(&m.norm, x_.p, n, E));
+    if (in.bf) return moe_prefill(m, in.bf, n);
     BW24_RETURN_IF_ERROR(matmul(e.router, in, n, moe_.logits.p, cuda::GemvOut::kStore));
     BW24_CUDA_OK(cuda::moe_route(moe_.ids.p, moe_.weights.p, moe_.logits.p, n, e.n_expert, k, e.norm_topk, stream_),
                  "MoE router");
@@ -787,6 +823,91 @@ class CudaRunner final : public Runner {
     return cuda_status(cuda::moe_combine(x_.p, moe_.out.p, moe_.weights.p, e.shared_gate_inp ? proj_.p : nullptr,
                                          moe_.shared_gate.p, n, k, E, stream_),
                        "MoE combine");
+  }
+
+  // The MoE layer of a prefill pass on the tensor cores: router GEMM, moe_route, moe_group (pairs
+  // sorted by expert), the routed gate-up and down as grouped GEMMs (cuda/gemm gemm_grouped)
+  // over expert groups that fit the expansion scratch, the shared expert as dense GEMMs, then
+  // moe_combine as in decode. a: the normed rows in bf16 (act_bf_), overwritten by the activations
+  // once every product that reads it has been queued.
+  absl::Status moe_prefill(const MlpBlock& m, const cuda::bf16* a, int n) {
+    const arch::MoeBlock& e = m.moe;
+    const int k = e.n_used, pairs = n * k;
+    const int act = m.act == arch::Activation::kSilu ? 0 : 1;
+    BW24_RETURN_IF_ERROR(gemm({{&e.router, moe_.logits.p}}, a, n, cuda::GemvOut::kStore));
+    BW24_CUDA_OK(cuda::moe_route(moe_.ids.p, moe_.weights.p, moe_.logits.p, n, e.n_expert, k, e.norm_topk, stream_),
+                 "MoE router");
+    BW24_CUDA_OK(cuda::moe_group(moe_.sorted.p, moe_.offsets.p, moe_.tile_start.p, moe_.tiles.p, moe_.ids.p, pairs,
+                                 e.n_expert, cuda::kGemmGroupRows, stream_),
+                 "MoE grouping");
+    if (e.shared_gate_inp) {
+      BW24_RETURN_IF_ERROR(gemm({{&e.shared_gate_inp, moe_.shared_gate.p}}, a, n, cuda::GemvOut::kStore));
+      BW24_RETURN_IF_ERROR(gemm({{&e.shared_gate, gate_.p}, {&e.shared_up, up_.p}}, a, n, cuda::GemvOut::kStore));
+    }
+    BW24_RETURN_IF_ERROR(grouped({{&e.gate_exps, moe_.gate.p}, {&e.up_exps, moe_.up.p}}, a, k, false, pairs, e.n_expert));
+    if (e.shared_gate_inp) {
+      const int64_t Fs = e.shared_gate.rows();
+      BW24_CUDA_OK(cuda::gated_act_bf16(act_bf_.p, gate_.p, up_.p, n * Fs, act, stream_), "activation");
+      BW24_RETURN_IF_ERROR(gemm({{&e.shared_down, proj_.p}}, act_bf_.p, n, cuda::GemvOut::kStore));
+    }
+    BW24_CUDA_OK(cuda::gated_act_bf16(act_bf_.p, moe_.gate.p, moe_.up.p, pairs * e.gate_exps.rows(), act, stream_),
+                 "activation");
+    BW24_RETURN_IF_ERROR(grouped({{&e.down_exps, moe_.out.p}}, act_bf_.p, 0, true, pairs, e.n_expert));
+    return cuda_status(cuda::moe_combine(x_.p, moe_.out.p, moe_.weights.p, e.shared_gate_inp ? proj_.p : nullptr,
+                                         moe_.shared_gate.p, n, k, g_.n_embd, stream_),
+                       "MoE combine");
+  }
+
+  // y_i [pairs][rows_i] = the grouped GEMM of stacked experts W_i over the pass's sorted pairs
+  // (moe_.sorted ...; a_div and c_scatter as cuda::GemmGroups): experts in groups whose expansion
+  // fits wscratch_ (BF16 stacks are read in place), one dequant_bf16_slices per quantized stack
+  // and one GEMM launch per group.
+  absl::Status grouped(std::initializer_list<GemmJob> jobs, const cuda::bf16* a, int a_div, bool c_scatter, int pairs,
+                       int n_expert) {
+    const char* name = jobs.begin()->w->t->name.c_str();
+    auto fail = [&](cudaError_t e) {
+      return error(Code::kDevice, "CUDA grouped gemm of '{}': {}", name, cudaGetErrorString(e));
+    };
+    auto slice_bytes = [](const arch::Weight& w) { return int64_t(w.t->n_bytes / uint64_t(w.t->ne[2])); };
+    bool aligned = true;  // expert slices at 16-byte multiples (any real shape; the fused tile loads need it)
+    for (const GemmJob& j : jobs) aligned = aligned && slice_bytes(*j.w) % 16 == 0;
+    if (const uint32_t t = aligned ? fused_type(jobs) : 0) {  // Q4_K / Q6_K stacks: every expert in one launch
+      cuda::GemmSegment segs[cuda::kMaxGemmSegments];
+      int count = 0;
+      for (const GemmJob& j : jobs) segs[count++] = {w_.at(j.w->t), j.y, j.w->rows(), j.w->rows(), slice_bytes(*j.w)};
+      const cuda::GemmGroups g{moe_.sorted.p, moe_.offsets.p, moe_.tile_start.p, moe_.tiles.p, 0, n_expert, a_div, c_scatter};
+      const cudaError_t e = cuda::gemm_grouped(a, segs, count, t, g, pairs, jobs.begin()->w->cols(), cuda::GemvOut::kStore,
+                                               stream_);
+      return e == cudaSuccess ? absl::OkStatus() : fail(e);
+    }
+    int64_t per_expert = 0;
+    for (const GemmJob& j : jobs) per_expert += expanded_elems(*j.w);
+    const int group = per_expert == 0 ? n_expert : static_cast<int>(std::min<int64_t>(n_expert, scratch_elems_ / per_expert));
+    if (group < 1) return error(Code::kInternal, "expansion scratch smaller than one expert of '{}'", name);
+    for (int e0 = 0; e0 < n_expert; e0 += group) {
+      const int e1 = std::min(n_expert, e0 + group);
+      cuda::GemmSegment segs[cuda::kMaxGemmSegments];
+      int count = 0;
+      int64_t used = 0;
+      for (const GemmJob& j : jobs) {
+        const int64_t rows = j.w->rows(), cols = j.w->cols(), slice = slice_bytes(*j.w);
+        const uint8_t* base = static_cast<const uint8_t*>(w_.at(j.w->t)) + e0 * slice;
+        const cuda::bf16* wp = reinterpret_cast<const cuda::bf16*>(base);
+        if (!is_bf16(*j.w)) {
+          const cudaError_t e = cuda::dequant_bf16_slices(base, w_.type_of(j.w->t), rows, cols, slice, e1 - e0,
+                                                          wscratch_.p + used, stream_);
+          if (e != cudaSuccess) return fail(e);
+          wp = wscratch_.p + used;
+          used += (e1 - e0) * rows * cols;
+        }
+        segs[count++] = {wp, j.y, rows, rows, rows * cols * 2};
+      }
+      const cuda::GemmGroups g{moe_.sorted.p, moe_.offsets.p, moe_.tile_start.p, moe_.tiles.p, e0, e1, a_div, c_scatter};
+      const cudaError_t e = cuda::gemm_grouped(a, segs, count, static_cast<uint32_t>(GgmlType::BF16), g, pairs,
+                                               jobs.begin()->w->cols(), cuda::GemvOut::kStore, stream_);
+      if (e != cudaSuccess) return fail(e);
+    }
+    return absl::OkStatus();
   }
 
   // y = act(gate in) * up in for a gated MLP's first half (GEMV; routed over stacked experts with
@@ -850,7 +971,7 @@ class CudaRunner final : public Runner {
   };
   DeviceArray<float> dn_qkv_, dn_y_, dn_z_, dn_out_, dn_b_, dn_a_;
   // MoE layers: the largest expert count, experts per token and expert width over the layers, and
-  // the step's buffers: router logits [kStep][experts], per pair (t * used + j) the expert id and
+  // the pass buffers: router logits [chunk_][experts], per pair (t * used + j) the expert id and
   // weight, the routed gate (then activation) and up rows [pairs][ff], expert outputs
   // [pairs][n_embd], the shared expert's gate logit per token.
   struct MoeBuffers {
@@ -858,6 +979,9 @@ class CudaRunner final : public Runner {
     int64_t ff = 0;
     DeviceArray<float> logits, weights, gate, up, out, shared_gate;
     DeviceArray<int32_t> ids;
+    // Prefill (grouped GEMM): pairs sorted by expert, per-expert row offsets and first tiles, tiles.
+    DeviceArray<int32_t> sorted, offsets, tile_start;
+    DeviceArray<int2> tiles;
   } moe_;
   std::vector<DeltaNetState> dn_states_;
   std::vector<int> dn_index_;

@@ -49,6 +49,13 @@ struct RunnerOptions {
   // as the CUDA runner's GEMV does, so routing- and sign-sensitive models (MoE routers, delta
   // nets) can be compared with the GPU like for like.
   bool round_act_int8 = false;
+  // CUDA runner: prefill passes on the tensor cores (bf16 GEMM) where every layer weight allows;
+  // false keeps every pass on the GEMV (f32 / int8 activations), so tests can compare routing and
+  // recurrences without bf16 rounding.
+  bool prefill_gemm = true;
+  // CUDA runner, tests only: cap of the weight expansion scratch in bf16 elements (0: the default),
+  // so small models take the paths of large ones (weights expanded in row slices, experts in groups).
+  int64_t gemm_scratch_elems = 0;
 };
 
 // The scaled embedding rows of n tokens into out[n][n_embd] (both runners start here).
