@@ -4,7 +4,9 @@
 # .deps (tools: ../shared/tools/stage-deps.sh .deps) and .carry/ (stories260K.gguf and its
 # reference json from ../shared/models) carried; results land in $OUT. Bench depths: $DEPTHS
 # (default 0,4096), default (f16) KV.
-#   bash tools/device-check.sh SHA [QUANT ...]     e.g.  bash tools/device-check.sh abc1234 Q4_K_M Q8_0 BF16
+#   bash tools/device-check.sh SHA [QUANT | SHAPE:QUANT ...]
+#   e.g.  bash tools/device-check.sh abc1234 Q4_K_M Q8_0 qwen3-30b-a3b:Q4_K_M      (NO_MICRO=1: skip the
+#   microbenchmarks; REPS, DEPTHS: bench repetitions and depths)
 SHA=${1:?commit}; shift
 export LD_LIBRARY_PATH=$PWD/.deps/usr/lib/x86_64-linux-gnu
 OUT=${OUT:-/tmp/bw24-out}; mkdir -p "$OUT"
@@ -20,8 +22,9 @@ grep -E "gpu vs cpu|FAILED|passed|failed" "$OUT/gpu_vs_cpu.txt" | head -40
 ./build-h200/tests/bw24_model_tests "[gpu]" > "$OUT/gpu_goldens.txt" 2>&1; echo "gpu_goldens rc=$?"
 grep -E "gpu golden|FAILED|passed|failed" "$OUT/gpu_goldens.txt" | head -20
 ./build-h200/tests/bw24_model_tests "[stories260K]" 2>&1 | tail -2
-./build-h200/bw24-microbench --benchmark_min_time=0.1s > "$OUT/microbench.txt" 2>&1; echo "microbench rc=$?"
-for q in "$@"; do
-  ./build-h200/bw24-bench -m "synthetic:qwen3-8b:$q" -p 512 -n 128 -d ${DEPTHS:-0,4096} -r 2 --device 0 \
-    --json "$OUT/bench-qwen3-8b-$q.json" 2>&1 | grep -v "^loaded" | tail -4
+[ -n "$NO_MICRO" ] || { ./build-h200/bw24-microbench --benchmark_min_time=0.1s > "$OUT/microbench.txt" 2>&1; echo "microbench rc=$?"; }
+for q in "$@"; do  # QUANT (the qwen3-8b shape) or SHAPE:QUANT
+  m=$q; [[ $m == *:* ]] || m="qwen3-8b:$q"
+  ./build-h200/bw24-bench -m "synthetic:$m" -p 512 -n 128 -d ${DEPTHS:-0,4096} -r ${REPS:-2} --device 0 \
+    --json "$OUT/bench-${m/:/-}.json" 2>&1 | grep -v "^loaded" | tail -4
 done
