@@ -16,6 +16,7 @@
 #include "cuda/common/device.h"
 #include "cuda/gemm/gemm.cuh"
 #include "cuda/gemv/gemv.cuh"
+#include "cuda/moe/moe.cuh"
 #include "cuda/norm/rmsnorm.cuh"
 #include "cuda/ops/ops.cuh"
 #include "lib/core/dtype.h"
@@ -144,6 +145,47 @@ void BM_DequantQ4K(benchmark::State& state) {
   });
 }
 
+// The grouped expert GEMM of MoE prefill at Qwen3-30B-A3B's shapes: 128 experts, a 512-token pass
+// with 8 experts per token (4096 pairs, 32 rows per expert, spread evenly). Args: weight type (0:
+// Q4_K expanded in the tile loads, 1: BF16 read in place), product (0: gate-up, two 768 x 2048
+// stacks, A rows gathered by token; 1: down, 2048 x 768, C rows scattered). Bytes: every expert's
+// weights once, A and C; the routing tables are built once, outside the timing.
+void BM_GemmGrouped(benchmark::State& state) {
+  constexpr int kExperts = 128, kUsed = 8, kTokens = 512, kPairs = kTokens * kUsed;
+  const bool q4k = state.range(0) == 0, down = state.range(1) == 1;
+  const int64_t N = down ? 2048 : 768, K = down ? 768 : 2048;
+  const int segs = down ? 1 : 2;
+  const int64_t slice = q4k ? N * K / 256 * 144 : N * K * 2;
+  state.SetLabel(std::string(q4k ? "Q4_K fused" : "BF16") + (down ? ", down" : ", gate-up"));
+  Buffer w0(size_t(slice * kExperts) + 16), w1(down ? 1 : size_t(slice * kExperts) + 16),
+      a(size_t(down ? kPairs : kTokens) * K * 2), c0(size_t(kPairs) * N * 4), c1(down ? 1 : size_t(kPairs) * N * 4);
+  std::vector<int32_t> ids(kPairs);
+  for (int p = 0; p < kPairs; ++p) ids[size_t(p)] = (p / kUsed * 13 + p % kUsed * 16) % kExperts;  // 8 distinct per token
+  int32_t *d_ids = nullptr, *sorted = nullptr, *offsets = nullptr, *tile_start = nullptr;
+  int2* tiles = nullptr;
+  cudaMalloc(&d_ids, kPairs * 4);
+  cudaMalloc(&sorted, kPairs * 4);
+  cudaMalloc(&offsets, (kExperts + 1) * 4);
+  cudaMalloc(&tile_start, (kExperts + 1) * 4);
+  cudaMalloc(&tiles, (kPairs / cuda::kGemmGroupRows + kExperts) * sizeof(int2));
+  cudaMemcpy(d_ids, ids.data(), kPairs * 4, cudaMemcpyHostToDevice);
+  cuda::moe_group(sorted, offsets, tile_start, tiles, d_ids, kPairs, kExperts, cuda::kGemmGroupRows, nullptr);
+  const cuda::GemmSegment s[2] = {{w0.p, static_cast<float*>(c0.p), N, N, slice},
+                                  {w1.p, static_cast<float*>(c1.p), N, N, slice}};
+  const cuda::GemmGroups g{sorted, offsets, tile_start, tiles, 0, kExperts, down ? 0 : kUsed, down};
+  const uint32_t type = static_cast<uint32_t>(q4k ? GgmlType::Q4_K : GgmlType::BF16);
+  timed(
+      state, double(slice) * kExperts * segs + double(down ? kPairs : kTokens) * K * 2 + double(kPairs) * N * 4 * segs,
+      [&] {
+        cuda::gemm_grouped(static_cast<const cuda::bf16*>(a.p), s, segs, type, g, kPairs, K, cuda::GemvOut::kStore,
+                           nullptr);
+      },
+      2.0 * kPairs * N * K * segs);
+  for (void* p : {static_cast<void*>(d_ids), static_cast<void*>(sorted), static_cast<void*>(offsets),
+                  static_cast<void*>(tile_start), static_cast<void*>(tiles)})
+    cudaFree(p);
+}
+
 // Flash attention prefill, Qwen3-8B heads, 512 tokens at depth 0 (causal): arg cache type (cuda::KvDtype).
 void BM_FlashPrefill(benchmark::State& state) {
   const int T = 512, H = 32, Hkv = 8, D = 128;
@@ -184,6 +226,8 @@ void register_all() {
   gemm->UseManualTime()->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("dequant_q4_k", BM_DequantQ4K)
       ->Args({24576, 4096})->Args({4096, 12288})->UseManualTime()->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("gemm_grouped", BM_GemmGrouped)
+      ->Args({0, 0})->Args({0, 1})->Args({1, 0})->Args({1, 1})->UseManualTime()->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("flash_prefill", BM_FlashPrefill)
       ->Arg(0)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
