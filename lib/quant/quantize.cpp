@@ -28,6 +28,19 @@ inline float signed_absmax(const float* x, int n) {
   return max;
 }
 
+// Min/max fit of a block of 32 for the formats that store x ~= q d + lo with q in [0, qmax] (Q4_1,
+// Q5_1): lo, d = (hi - lo) / qmax and its inverse; level() rounds an element to its q.
+struct RangeFit {
+  float lo, d, id;
+  RangeFit(const float* x, int qmax) {
+    const auto [mn, mx] = std::minmax_element(x, x + 32);
+    lo = *mn;
+    d = (*mx - *mn) / static_cast<float>(qmax);
+    id = d != 0 ? 1.0f / d : 0.0f;
+  }
+  int level(float x, int qmax) const { return std::min(qmax, static_cast<int>((x - lo) * id + 0.5f)); }
+};
+
 // Fit x ~= d * sc_j * q - dmin * m_j over 8 sub-blocks of 32 with q in [0, qmax]; writes d, dmin,
 // the 12 packed scale bytes and the per-element q.
 void fit_k_block(const float* x, int qmax, uint8_t* head /* d, dmin, scales[12] */, uint8_t* q) {
@@ -90,17 +103,11 @@ BW24_QUANTIZE(q4_0) {
 
 BW24_QUANTIZE(q4_1) {  // min/max fit: x ~= q * d + m, q in [0, 15]
   for (int64_t b = 0; b < n / 32; ++b, src += 32, dst += 20) {
-    float lo = src[0], hi = src[0];
-    for (int j = 1; j < 32; ++j) {
-      lo = std::min(lo, src[j]);
-      hi = std::max(hi, src[j]);
-    }
-    const float d = (hi - lo) / 15.0f, id = d != 0 ? 1.0f / d : 0.0f;
-    put_half(dst, d);
-    put_half(dst + 2, lo);
+    const RangeFit f(src, 15);
+    put_half(dst, f.d);
+    put_half(dst + 2, f.lo);
     for (int j = 0; j < 16; ++j) {
-      int q0 = std::min(15, static_cast<int>((src[j] - lo) * id + 0.5f));
-      int q1 = std::min(15, static_cast<int>((src[j + 16] - lo) * id + 0.5f));
+      const int q0 = f.level(src[j], 15), q1 = f.level(src[j + 16], 15);
       dst[4 + j] = static_cast<uint8_t>(q0 | (q1 << 4));
     }
   }
@@ -108,18 +115,12 @@ BW24_QUANTIZE(q4_1) {  // min/max fit: x ~= q * d + m, q in [0, 15]
 
 BW24_QUANTIZE(q5_1) {  // as Q4_1 with 32 levels: x ~= q * d + m, q in [0, 31], 5th bits in qh
   for (int64_t b = 0; b < n / 32; ++b, src += 32, dst += 24) {
-    float lo = src[0], hi = src[0];
-    for (int j = 1; j < 32; ++j) {
-      lo = std::min(lo, src[j]);
-      hi = std::max(hi, src[j]);
-    }
-    const float d = (hi - lo) / 31.0f, id = d != 0 ? 1.0f / d : 0.0f;
-    put_half(dst, d);
-    put_half(dst + 2, lo);
+    const RangeFit f(src, 31);
+    put_half(dst, f.d);
+    put_half(dst + 2, f.lo);
     uint32_t qh = 0;
     for (int j = 0; j < 16; ++j) {
-      int q0 = std::min(31, static_cast<int>((src[j] - lo) * id + 0.5f));
-      int q1 = std::min(31, static_cast<int>((src[j + 16] - lo) * id + 0.5f));
+      const int q0 = f.level(src[j], 31), q1 = f.level(src[j + 16], 31);
       dst[8 + j] = static_cast<uint8_t>((q0 & 0xF) | ((q1 & 0xF) << 4));
       qh |= static_cast<uint32_t>((q0 >> 4) & 1) << j;
       qh |= static_cast<uint32_t>((q1 >> 4) & 1) << (j + 16);
