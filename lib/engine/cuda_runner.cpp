@@ -869,19 +869,14 @@ class CudaRunner final : public Runner {
       return error(Code::kDevice, "CUDA grouped gemm of '{}': {}", name, cudaGetErrorString(e));
     };
     auto slice_bytes = [](const arch::Weight& w) { return int64_t(w.t->n_bytes / uint64_t(w.t->ne[2])); };
-    bool aligned = true;  // expert slices at 16-byte multiples (any real shape; the fused tile loads need it)
+    // Q4_K / Q6_K stacks are expanded inside the tile loads (their slices 16-byte aligned: any real
+    // shape), BF16 ones read in place; the rest expand into wscratch_ a group of experts at a time.
+    bool aligned = true;
     for (const GemmJob& j : jobs) aligned = aligned && slice_bytes(*j.w) % 16 == 0;
-    if (const uint32_t t = aligned ? fused_type(jobs) : 0) {  // Q4_K / Q6_K stacks: every expert in one launch
-      cuda::GemmSegment segs[cuda::kMaxGemmSegments];
-      int count = 0;
-      for (const GemmJob& j : jobs) segs[count++] = {w_.at(j.w->t), j.y, j.w->rows(), j.w->rows(), slice_bytes(*j.w)};
-      const cuda::GemmGroups g{moe_.sorted.p, moe_.offsets.p, moe_.tile_start.p, moe_.tiles.p, 0, n_expert, a_div, c_scatter};
-      const cudaError_t e = cuda::gemm_grouped(a, segs, count, t, g, pairs, jobs.begin()->w->cols(), cuda::GemvOut::kStore,
-                                               stream_);
-      return e == cudaSuccess ? absl::OkStatus() : fail(e);
-    }
+    const uint32_t fused = aligned ? fused_type(jobs) : 0;
+    auto expands = [&](const arch::Weight& w) { return !fused && !is_bf16(w); };
     int64_t per_expert = 0;
-    for (const GemmJob& j : jobs) per_expert += expanded_elems(*j.w);
+    for (const GemmJob& j : jobs) per_expert += expands(*j.w) ? expanded_elems(*j.w) : 0;
     const int group = per_expert == 0 ? n_expert : static_cast<int>(std::min<int64_t>(n_expert, scratch_elems_ / per_expert));
     if (group < 1) return error(Code::kInternal, "expansion scratch smaller than one expert of '{}'", name);
     for (int e0 = 0; e0 < n_expert; e0 += group) {
@@ -892,19 +887,19 @@ class CudaRunner final : public Runner {
       for (const GemmJob& j : jobs) {
         const int64_t rows = j.w->rows(), cols = j.w->cols(), slice = slice_bytes(*j.w);
         const uint8_t* base = static_cast<const uint8_t*>(w_.at(j.w->t)) + e0 * slice;
-        const cuda::bf16* wp = reinterpret_cast<const cuda::bf16*>(base);
-        if (!is_bf16(*j.w)) {
-          const cudaError_t e = cuda::dequant_bf16_slices(base, w_.type_of(j.w->t), rows, cols, slice, e1 - e0,
-                                                          wscratch_.p + used, stream_);
-          if (e != cudaSuccess) return fail(e);
-          wp = wscratch_.p + used;
-          used += (e1 - e0) * rows * cols;
+        if (!expands(*j.w)) {  // the stack as it lies: expert e at base + (e - e0) slice
+          segs[count++] = {base, j.y, rows, rows, slice};
+          continue;
         }
-        segs[count++] = {wp, j.y, rows, rows, rows * cols * 2};
+        const cudaError_t e = cuda::dequant_bf16_slices(base, w_.type_of(j.w->t), rows, cols, slice, e1 - e0,
+                                                        wscratch_.p + used, stream_);
+        if (e != cudaSuccess) return fail(e);
+        segs[count++] = {wscratch_.p + used, j.y, rows, rows, rows * cols * 2};
+        used += (e1 - e0) * rows * cols;
       }
       const cuda::GemmGroups g{moe_.sorted.p, moe_.offsets.p, moe_.tile_start.p, moe_.tiles.p, e0, e1, a_div, c_scatter};
-      const cudaError_t e = cuda::gemm_grouped(a, segs, count, static_cast<uint32_t>(GgmlType::BF16), g, pairs,
-                                               jobs.begin()->w->cols(), cuda::GemvOut::kStore, stream_);
+      const cudaError_t e = cuda::gemm_grouped(a, segs, count, fused ? fused : static_cast<uint32_t>(GgmlType::BF16), g,
+                                               pairs, jobs.begin()->w->cols(), cuda::GemvOut::kStore, stream_);
       if (e != cudaSuccess) return fail(e);
     }
     return absl::OkStatus();
