@@ -35,10 +35,14 @@ __device__ float block_sum(float v, float* scratch /* [32] */) {
   return total;
 }
 
+// Tokens [t0, t0 + count) with t0 = blockIdx.y * tile: the history before t0 comes from in, or
+// from the state for positions before the first token (state[K - 1 + t] for t < 0). write_state:
+// one tile covers every token, so the CTA can leave its history as the new state.
 __global__ void conv_kernel(float* y, float* state, const float* in, const float* taps, int n_tokens, int64_t C,
-                            int K, int Hk, int dk, float q_scale) {
+                            int K, int Hk, int dk, float q_scale, int tile, bool write_state) {
   __shared__ float red[32];
   pdl_begin();
+  const int t0 = static_cast<int>(blockIdx.y) * tile, t_end = min(n_tokens, t0 + tile);
   const int norm_heads = 2 * Hk;  // CTAs [0, 2 Hk) own one q or k head each, dk threads active
   const bool normed = static_cast<int>(blockIdx.x) < norm_heads;
   const int64_t c = normed ? int64_t{blockIdx.x} * dk + threadIdx.x
@@ -51,10 +55,13 @@ __global__ void conv_kernel(float* y, float* state, const float* in, const float
       if (j < K) w[j] = taps[c * K + j];
 #pragma unroll
     for (int j = 0; j < kMaxTaps - 1; ++j)
-      if (j < K - 1) hist[j] = state[int64_t{j} * C + c];
+      if (j < K - 1) {
+        const int t = t0 - (K - 1) + j;
+        hist[j] = t < 0 ? state[int64_t{K - 1 + t} * C + c] : in[int64_t{t} * C + c];
+      }
   }
   const float scale = static_cast<int>(blockIdx.x) < Hk ? q_scale : 1.0f;
-  for (int t = 0; t < n_tokens; ++t) {
+  for (int t = t0; t < t_end; ++t) {
     float v = 0;
     if (active) {
       // Registers indexed by compile-time j only (K - 1 as an index would put them in local memory).
@@ -78,10 +85,22 @@ __global__ void conv_kernel(float* y, float* state, const float* in, const float
     }
     if (active) y[int64_t{t} * C + c] = v;
   }
-  if (active)
+  if (active && write_state)
 #pragma unroll
     for (int j = 0; j < kMaxTaps - 1; ++j)
       if (j < K - 1) state[int64_t{j} * C + c] = hist[j];
+}
+
+// The conv state after n tokens when the tiles ran in parallel: the last K - 1 inputs, from in or
+// (n < K - 1) from the old state shifted by n. In place: row j reads row j + n > j, in order.
+__global__ void conv_state_kernel(float* state, const float* in, int n_tokens, int64_t C, int K) {
+  pdl_begin();
+  const int64_t c = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (c >= C) return;
+  for (int j = 0; j < K - 1; ++j) {
+    const int t = n_tokens - (K - 1) + j;
+    state[int64_t{j} * C + c] = t < 0 ? state[int64_t{K - 1 + t} * C + c] : in[int64_t{t} * C + c];
+  }
 }
 
 __global__ void __launch_bounds__(kMaxDv * kParts) step_kernel(GdnStepArgs a, int n_tokens) {
@@ -163,12 +182,17 @@ cudaError_t gdn_conv(float* y, float* state, const float* in, const float* taps,
   const int64_t v_channels = C - 2 * int64_t{Hk} * dk;
   const unsigned ctas = static_cast<unsigned>(2 * Hk + (v_channels + kConvThreads - 1) / kConvThreads);
   const unsigned threads = static_cast<unsigned>(dk > kConvThreads ? (dk + 31) / 32 * 32 : kConvThreads);
-  return launch_pdl(conv_kernel, dim3(ctas), dim3(threads), 0, stream, y, state, in, taps, n_tokens, C, K, Hk, dk,
-                    q_scale);
+  const int tiles = (n_tokens + kGdnConvTile - 1) / kGdnConvTile;
+  BW24_CUDA_TRY(launch_pdl(conv_kernel, dim3(ctas, static_cast<unsigned>(tiles)), dim3(threads), 0, stream, y, state, in,
+                           taps, n_tokens, C, K, Hk, dk, q_scale, kGdnConvTile, tiles == 1));
+  if (tiles == 1) return cudaSuccess;
+  return launch_pdl(conv_state_kernel, dim3(static_cast<unsigned>((C + 255) / 256)), dim3(256), 0, stream, state, in,
+                    n_tokens, C, K);
 }
 
 cudaError_t gdn_step(const GdnStepArgs& a, int n_tokens, cudaStream_t stream) {
   if (n_tokens <= 0) return cudaSuccess;
+  if (n_tokens >= kGdnChunkedFrom) return gdn_chunked(a, n_tokens, stream);
   if (a.Hk <= 0 || a.Hv % a.Hk != 0 || a.dk % (4 * kParts) != 0 || a.dk > kMaxDk || a.dv < 1 || a.dv > kMaxDv ||
       (a.dv * kParts) % 32 != 0)
     return cudaErrorInvalidValue;

@@ -1,7 +1,8 @@
-// Gated delta net (Qwen3.5 / Qwen3-Next linear attention) on the device, decode form: the conv
-// and the recurrence one token after another (lib/ref/delta_rule.h has the math and the CPU
-// reference both kernels are checked against in bw24-kernel-check). The chunked prefill kernel is
-// still to come; n_tokens > 1 runs the recurrence token by token.
+// Gated delta net (Qwen3.5 / Qwen3-Next linear attention) on the device (lib/ref/delta_rule.h has
+// the math and the CPU reference the kernels are checked against in bw24-kernel-check): the conv
+// (token tiles in parallel), and the recurrence token by token (decode: gdn_step) or in chunks of
+// 64 tokens (prefill: gdn_chunked, cuda/deltanet/gdn_chunked.cu); gdn_step hands passes of
+// kGdnChunkedFrom tokens or more to gdn_chunked.
 //
 // Channel layout of a layer's in_qkv output (C = 2 Hk dk + Hv dv): q heads, k heads, v heads.
 #pragma once
@@ -15,7 +16,9 @@ namespace bw24::cuda {
 // Causal depthwise conv + SiLU over C channels for n tokens, then q and k heads l2-normalized
 // (q also times q_scale). taps [C][K] f32 (tap K - 1 multiplies the newest input); state
 // [K - 1][C] f32, the last inputs oldest first, advanced by n tokens; in, y: [n][C].
-// dk <= 256, K <= 8.
+// dk <= 256, K <= 8. Tiles of kGdnConvTile tokens run in parallel (a tile's history comes from
+// in, or the state before the first token); a second kernel then advances the state.
+constexpr int kGdnConvTile = 16, kGdnChunkedFrom = 16;
 cudaError_t gdn_conv(float* y, float* state, const float* in, const float* taps, int n_tokens, int64_t C, int K,
                      int Hk, int dk, float q_scale, cudaStream_t stream);
 
@@ -40,5 +43,10 @@ struct GdnStepArgs {
 // One CTA per value head, 4 threads per state column (dk / 4 rows each, in registers); the state
 // is read and written once per call. dk a multiple of 16 up to 128, dv <= 128.
 cudaError_t gdn_step(const GdnStepArgs& args, int n_tokens, cudaStream_t stream);
+
+// The same recurrence in chunks of 64 tokens (the chunked form of lib/ref gated_delta_chunked):
+// one CTA per (value head, 32 of its dv columns), the chunks in order, then the gated RMSNorm as a
+// second kernel over out in place. dk <= 128.
+cudaError_t gdn_chunked(const GdnStepArgs& args, int n_tokens, cudaStream_t stream);
 
 }  // namespace bw24::cuda
