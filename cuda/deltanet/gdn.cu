@@ -192,7 +192,7 @@ cudaError_t gdn_conv(float* y, float* state, const float* in, const float* taps,
 
 cudaError_t gdn_step(const GdnStepArgs& a, int n_tokens, cudaStream_t stream) {
   if (n_tokens <= 0) return cudaSuccess;
-  if (n_tokens >= kGdnChunkedFrom) return gdn_chunked(a, n_tokens, stream);
+  if (n_tokens >= kGdnChunkedFrom && gdn_chunked_fits(a.dk)) return gdn_chunked(a, n_tokens, stream);
   if (a.Hk <= 0 || a.Hv % a.Hk != 0 || a.dk % (4 * kParts) != 0 || a.dk > kMaxDk || a.dv < 1 || a.dv > kMaxDv ||
       (a.dv * kParts) % 32 != 0)
     return cudaErrorInvalidValue;

@@ -48,5 +48,9 @@ cudaError_t gdn_step(const GdnStepArgs& args, int n_tokens, cudaStream_t stream)
 // one CTA per (value head, 32 of its dv columns), the chunks in order, then the gated RMSNorm as a
 // second kernel over out in place. dk <= 128.
 cudaError_t gdn_chunked(const GdnStepArgs& args, int n_tokens, cudaStream_t stream);
+// Whether gdn_chunked runs on the current device for key width dk: its CTA wants 132 KB of shared
+// memory (H100/H200: 227 KB, A100: 163 KB; consumer Blackwell's 99 KB does not fit: gdn_step then
+// stays token by token).
+bool gdn_chunked_fits(int dk);
 
 }  // namespace bw24::cuda

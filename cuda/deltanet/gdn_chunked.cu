@@ -191,6 +191,17 @@ __global__ void gated_norm_kernel(float* out, const float* z, const float* w, in
 
 }  // namespace
 
+bool gdn_chunked_fits(int dk) {
+  static std::atomic<int> optin[64] = {};  // per device ordinal: the opt-in shared memory per block
+  int dev = 0, bytes = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return false;
+  if (dev < 64 && (bytes = optin[dev].load(std::memory_order_relaxed)) == 0) {
+    if (cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) return false;
+    optin[dev].store(bytes, std::memory_order_relaxed);
+  }
+  return dk >= 1 && dk <= kMaxDk && smem_floats(kMaxDk) * 4 <= bytes;
+}
+
 cudaError_t gdn_chunked(const GdnStepArgs& a, int n_tokens, cudaStream_t stream) {
   if (n_tokens <= 0) return cudaSuccess;
   if (a.Hk <= 0 || a.Hv % a.Hk != 0 || a.dk < 1 || a.dk > kMaxDk || a.dv < 1) return cudaErrorInvalidValue;
