@@ -351,6 +351,13 @@ class CudaRunner final : public Runner {
   }
 
   bool device_argmax() const override { return true; }
+  // The last forward's last row is logits_'s first (pass() computes it last; the captured step
+  // writes it there).
+  absl::Status last_logits(float* out) override {
+    BW24_CUDA_OK(cudaSetDevice(w_.device()), "set device");
+    BW24_CUDA_OK(cudaMemcpyAsync(out, logits_.p, size_t(g_.n_vocab) * 4, cudaMemcpyDeviceToHost, stream_), "logits");
+    return cuda_status(cudaStreamSynchronize(stream_), "logits");
+  }
 
   uint64_t state_bytes() const override {
     uint64_t n = 0;

@@ -35,8 +35,13 @@ class Runner {
   // position: such a runner only takes forward() at the position it has reached, and reset()
   // returns it to position 0 (the session replays its kept tokens on rewind).
   virtual bool recurrent() const { return false; }
-  // Whether forward() takes ForwardRequest::argmax.
+  // Whether forward() takes ForwardRequest::argmax. Such a runner keeps the logits row of the last
+  // position of its last forward() on the device until the next forward() or reset(), and
+  // last_logits() copies it out ([n_vocab]).
   virtual bool device_argmax() const { return false; }
+  virtual absl::Status last_logits(float* /*out*/) {
+    return absl::UnimplementedError("this runner keeps no logits on a device");
+  }
   virtual void reset() {}
 };
 

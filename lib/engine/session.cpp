@@ -61,6 +61,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const M
 absl::Status Session::run(const int32_t* tokens, int32_t n, bool all_logits) {
   const int32_t V = model_->graph().n_vocab;
   greedy_next_ = -1;
+  device_logits_ = false;
   const int32_t start = position();
   logits_.resize(static_cast<size_t>(all_logits ? n : 1) * V);
   for (int32_t done = 0; done < n;) {
@@ -89,6 +90,7 @@ absl::Status Session::run(const int32_t* tokens, int32_t n, bool all_logits) {
 }
 
 absl::Status Session::replay(int32_t upto) {
+  device_logits_ = false;
   runner_->reset();
   std::vector<float> scratch(static_cast<size_t>(model_->graph().n_vocab));
   for (int32_t done = 0; done < upto;) {
@@ -125,6 +127,12 @@ absl::Status Session::prefill(const int32_t* tokens, int32_t n, bool all_logits)
 absl::Status Session::ensure_logits() {
   if (logits_rows_ > 0) return absl::OkStatus();
   if (position() == 0) return error(Code::kState, "no logits yet: prefill the prompt first");
+  if (device_logits_) {  // the last greedy step's row, still on the device
+    logits_.resize(static_cast<size_t>(model_->graph().n_vocab));
+    BW24_RETURN_IF_ERROR(runner_->last_logits(logits_.data()));
+    logits_rows_ = 1;
+    return absl::OkStatus();
+  }
   // After a rewind the logits of the last kept position are recomputed from its token.
   int32_t last = tokens_.back();
   tokens_.pop_back();
@@ -147,9 +155,9 @@ absl::Status Session::decode(const sampling::Params& p, std::optional<uint64_t> 
   if (position() >= n_ctx_)
     return error(Code::kContextFull, "the context of {} positions is full", n_ctx_);
   // Greedy without penalties is an argmax: a runner that takes it on the device sends back the
-  // token id alone, and the logits of the step stay there (logits() recomputes the last row if
-  // asked, as after a rewind; not on recurrent runners, whose state cannot step back).
-  const bool device_greedy = p.plain_greedy() && runner_->device_argmax() && !runner_->recurrent();
+  // token id alone, and the logits of the step stay there (logits() copies the last row back if
+  // asked: Runner::last_logits).
+  const bool device_greedy = p.plain_greedy() && runner_->device_argmax();
   int32_t next = device_greedy ? greedy_next_ : -1;  // the device's choice for the coming step
   if (next < 0) BW24_RETURN_IF_ERROR(ensure_logits());
   if (reseed) sampler_.reseed(*reseed);
@@ -187,9 +195,14 @@ absl::Status Session::run_greedy(int32_t tok, int32_t* next) {
   req.cancel = &cancel_;
   logits_rows_ = 0;  // this step's logits stay on the device
   greedy_next_ = -1;
-  BW24_RETURN_IF_ERROR(runner_->forward(req));
+  device_logits_ = false;
+  if (absl::Status st = runner_->forward(req); !st.ok()) {
+    if (runner_->recurrent()) replay(position()).IgnoreError();  // the state may hold part of this step
+    return st;
+  }
   tokens_.push_back(tok);
   greedy_next_ = *next;
+  device_logits_ = true;
   return absl::OkStatus();
 }
 
@@ -200,6 +213,7 @@ absl::Status Session::rewind(int32_t n_keep) {
   tokens_.resize(n_keep);
   logits_rows_ = 0;  // recomputed on demand by ensure_logits()
   greedy_next_ = -1;
+  device_logits_ = false;
   // A recurrent state cannot be cut back: recompute it from the kept tokens but the last, which
   // ensure_logits() feeds to get its logits. Cost: one prefill of n_keep - 1 tokens.
   if (runner_->recurrent()) return replay(std::max(n_keep - 1, 0));

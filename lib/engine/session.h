@@ -66,6 +66,7 @@ class Session {
   std::vector<float> logits_;
   int32_t logits_rows_ = 0;      // 0 = no valid logits
   int32_t greedy_next_ = -1;     // the device's argmax after the last token (run_greedy), else -1
+  bool device_logits_ = false;   // run_greedy left the last row's logits on the device (Runner::last_logits)
   sampling::Sampler sampler_;
   std::atomic<bool> cancel_{false};
 };

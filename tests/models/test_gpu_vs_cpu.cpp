@@ -216,37 +216,41 @@ TEST_CASE("CUDA runner vs CPU reference on quantized MoE and hybrid synthetic mo
 
 // Greedy decoding on the device (the runner returns only the argmax id) against the host path
 // over the same GPU logits (one token at a time, logits copied back, sampling::argmax): identical
-// tokens; the logits asked for afterwards are recomputed and their argmax is the token a further
-// decode returns; a second decode call continues from the device's pending choice.
+// tokens; the logits asked for afterwards (copied from the device, Runner::last_logits) have the
+// argmax a further decode returns; a second decode call continues from the device's pending
+// choice. A dense model and a hybrid (recurrent state: no recompute possible).
 TEST_CASE("CUDA greedy decode on the device equals the host argmax", "[gpu]") {
   if (engine::cuda_device_count() == 0) {
     std::cout << "SKIPPED: no CUDA device" << std::endl;
     std::exit(77);
   }
-  auto model = open_synthetic("tiny-qwen3", "Q4_K_M", 0);
-  const int V = model->graph().n_vocab;
-  auto dev = engine::Session::create(model, {});
-  auto host = engine::Session::create(model, {});
-  REQUIRE(dev.ok());
-  REQUIRE(host.ok());
-  std::vector<int32_t> prompt = {1, 17, 300, 42, 7, 99, 1000, 5, 64};
-  REQUIRE((*dev)->prefill(prompt.data(), int32_t(prompt.size()), false).ok());
-  REQUIRE((*host)->prefill(prompt.data(), int32_t(prompt.size()), false).ok());
-  std::vector<int32_t> got(24);
-  engine::DecodeResult res;
-  REQUIRE((*dev)->decode(sampling::Params{}, std::nullopt, true, got.data(), 16, &res).ok());
-  REQUIRE(res.n_tokens == 16);
-  REQUIRE((*dev)->decode(sampling::Params{}, std::nullopt, true, got.data() + 16, 8, &res).ok());
-  REQUIRE(res.n_tokens == 8);
-  std::vector<int32_t> want;
-  for (int i = 0; i < 24; ++i) {
-    const int32_t t = argmax(logits_of(**host).data(), V);
-    want.push_back(t);
-    REQUIRE((*host)->prefill(&t, 1, false).ok());
+  for (const char* shape : {"tiny-qwen3", "tiny-qwen35"}) {
+    INFO(shape);
+    auto model = open_synthetic(shape, "Q4_K_M", 0);
+    const int V = model->graph().n_vocab;
+    auto dev = engine::Session::create(model, {});
+    auto host = engine::Session::create(model, {});
+    REQUIRE(dev.ok());
+    REQUIRE(host.ok());
+    std::vector<int32_t> prompt = {1, 17, 300, 42, 7, 99, 1000, 5, 64};
+    REQUIRE((*dev)->prefill(prompt.data(), int32_t(prompt.size()), false).ok());
+    REQUIRE((*host)->prefill(prompt.data(), int32_t(prompt.size()), false).ok());
+    std::vector<int32_t> got(24);
+    engine::DecodeResult res;
+    REQUIRE((*dev)->decode(sampling::Params{}, std::nullopt, true, got.data(), 16, &res).ok());
+    REQUIRE(res.n_tokens == 16);
+    REQUIRE((*dev)->decode(sampling::Params{}, std::nullopt, true, got.data() + 16, 8, &res).ok());
+    REQUIRE(res.n_tokens == 8);
+    std::vector<int32_t> want;
+    for (int i = 0; i < 24; ++i) {
+      const int32_t t = argmax(logits_of(**host).data(), V);
+      want.push_back(t);
+      REQUIRE((*host)->prefill(&t, 1, false).ok());
+    }
+    CHECK(got == want);
+    const int32_t after = argmax(logits_of(**dev).data(), V);  // the device's last row
+    CHECK(after == argmax(logits_of(**host).data(), V));
   }
-  CHECK(got == want);
-  const int32_t after = argmax(logits_of(**dev).data(), V);  // recomputed last row
-  CHECK(after == argmax(logits_of(**host).data(), V));
 }
 
 // CPU only (hidden; "[cpu-diag]"): the CPU reference against itself with int8-rounded product
