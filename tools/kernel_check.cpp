@@ -1159,6 +1159,59 @@ void check_gdn(std::mt19937& rng, Result& r) {
   }
 }
 
+// Device top-k sampling against sampling::Sampler over the same logits and the same uniform draw
+// (a second Sampler with the same seed gives the u the first one uses): the same token in every
+// trial. Rows of 151936 and 2048 (k above the row: all of it), top-k 1 / 40 / 1024, temperatures,
+// top-p and min-p cuts, ties planted at the top and at the k-th value (the lower id first).
+void check_sample(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 3.0f);
+  struct Case {
+    int n, top_k;
+    float temperature, top_p, min_p;
+    bool ties;
+  };
+  for (Case c : {Case{151936, 40, 0.8f, 0.95f, 0.05f, false}, Case{151936, 1, 1.0f, 1.0f, 0.0f, true},
+                 Case{151936, 1024, 1.5f, 1.0f, 0.0f, false}, Case{151936, 1024, 0.7f, 0.9f, 0.0f, true},
+                 Case{151936, 64, 2.0f, 1.0f, 0.1f, true}, Case{2048, 1024, 1.0f, 0.98f, 0.01f, false},
+                 Case{1000, 1024, 1.0f, 1.0f, 0.0f, false}}) {
+    constexpr int kTrials = 20;
+    int mismatches = 0;
+    bool good = true;
+    DeviceBuffer<float> dx(size_t(c.n));
+    DeviceBuffer<int32_t> dout(1);
+    for (int trial = 0; trial < kTrials; ++trial) {
+      std::vector<float> x(static_cast<size_t>(c.n));
+      for (auto& v : x) v = nd(rng);
+      if (c.ties) {  // the maximum three times, and a run of equal values around the k-th
+        const float top = 20.0f;
+        x[size_t(c.n / 3)] = x[size_t(c.n - 1)] = x[size_t(c.n / 2)] = top;
+        std::vector<float> sorted = x;
+        std::nth_element(sorted.begin(), sorted.begin() + c.top_k, sorted.end(), std::greater<float>());
+        const float kth = sorted[size_t(c.top_k)];
+        for (int i = 0; i < 6; ++i) x[size_t((7919 * (i + 1)) % c.n)] = kth;
+      }
+      sampling::Params p;
+      p.temperature = c.temperature;
+      p.top_k = c.top_k;
+      p.top_p = c.top_p;
+      p.min_p = c.min_p;
+      const uint64_t seed = 1000 + static_cast<uint64_t>(trial);
+      sampling::Sampler host(seed), twin(seed);
+      const int32_t want = host.sample(x.data(), c.n, p, {});
+      const double u = twin.draw();
+      upload(dx, x);
+      const cuda::SampleParams dp{c.temperature, c.top_k, c.top_p, c.min_p};
+      good = good && ok(cuda::sample_top_k(dout.p, dx.p, c.n, dp, u, nullptr), "sample_top_k") &&
+             ok(cudaDeviceSynchronize(), "sample sync");
+      mismatches += download(dout, 1)[0] != want;
+    }
+    char shape_s[128];
+    std::snprintf(shape_s, sizeof shape_s, "%d top-k %d T %g top-p %g min-p %g%s, %d draws", c.n, c.top_k,
+                  c.temperature, c.top_p, c.min_p, c.ties ? " ties" : "", kTrials);
+    report(r, good && mismatches == 0, true, "sample_top_k", shape_s, mismatches);
+  }
+}
+
 // MoE: moe_route against the CPU reference's routing (softmax, top-k with ties to the lower id,
 // renormalized or not): the same ids, weights within fp32 rounding. Routed GEMVs (one launch, the
 // expert picked on the device) bit-identical to plain GEMVs over each pair's expert slice and row,
@@ -1338,6 +1391,7 @@ int main(int argc, char** argv) {
   run("gate_ops", [&] { check_gate_ops(rng, r); });
   run("gdn", [&] { check_gdn(rng, r); });
   run("moe", [&] { check_moe(rng, r); });
+  run("sample", [&] { check_sample(rng, r); });
   std::printf("\n%d passed, %d failed\n", r.run - r.failed, r.failed);
   return r.failed ? 1 : 0;
 }

@@ -399,7 +399,7 @@ class CudaRunner final : public Runner {
       if (!graph_exec_) BW24_RETURN_IF_ERROR(capture_step());
       if (req.cancel && req.cancel->load(std::memory_order_relaxed)) return error(Code::kCancelled, "cancelled");
       BW24_CUDA_OK(cudaGraphLaunch(graph_exec_, stream_), "graph launch");
-      if (req.argmax) return read_argmax(logits_.p, req.argmax);
+      if (req.argmax) return read_token(logits_.p, req);
       BW24_CUDA_OK(cudaMemcpyAsync(req.logits, logits_.p, size_t(V) * 4, cudaMemcpyDeviceToHost, stream_), "logits");
       BW24_CUDA_OK(cudaStreamSynchronize(stream_), "forward");
       return absl::OkStatus();
@@ -417,7 +417,7 @@ class CudaRunner final : public Runner {
       BW24_RETURN_IF_ERROR(pass(n, cuda::DevicePos{nullptr, req.pos + done}, first, dst));
       done += n;
     }
-    if (argmax) return read_argmax(logits_.p, req.argmax);  // the last row is logits_'s first
+    if (argmax) return read_token(logits_.p, req);  // the last row is logits_'s first
     BW24_CUDA_OK(cudaStreamSynchronize(stream_), "forward");
     return absl::OkStatus();
   }
@@ -449,9 +449,17 @@ class CudaRunner final : public Runner {
     return cuda_status(cudaGetLastError(), "pass");
   }
 
-  // *host = argmax of the logits row at dev, 4 bytes back through pinned memory.
-  absl::Status read_argmax(const float* dev, int32_t* host) {
-    BW24_CUDA_OK(cuda::argmax(token_dev_.p, dev, g_.n_vocab, stream_), "argmax");
+  // *req.argmax = the argmax of the logits row at dev, or the token sampled from it
+  // (req.sample), 4 bytes back through pinned memory.
+  absl::Status read_token(const float* dev, const ForwardRequest& req) {
+    static_assert(kDeviceSampleMaxTopK == cuda::kSampleMaxTopK, "one limit for the session and the kernel");
+    int32_t* host = req.argmax;
+    if (const DeviceSampling* s = req.sample)
+      BW24_CUDA_OK(cuda::sample_top_k(token_dev_.p, dev, g_.n_vocab, {s->temperature, s->top_k, s->top_p, s->min_p},
+                                      s->u, stream_),
+                   "sampling");
+    else
+      BW24_CUDA_OK(cuda::argmax(token_dev_.p, dev, g_.n_vocab, stream_), "argmax");
     BW24_CUDA_OK(cudaMemcpyAsync(token_host_.p, token_dev_.p, 4, cudaMemcpyDeviceToHost, stream_), "token");
     BW24_CUDA_OK(cudaStreamSynchronize(stream_), "forward");
     *host = *token_host_.p;

@@ -13,6 +13,17 @@
 
 namespace bw24::engine {
 
+// Top-k sampling on the device (cuda::sample_top_k): sampling::Sampler's chain without penalties
+// for temperature > 0 and top_k in [1, kDeviceSampleMaxTopK], with the uniform draw u the host
+// sampler would take.
+constexpr int32_t kDeviceSampleMaxTopK = 1024;
+struct DeviceSampling {
+  float temperature = 1.0f;
+  int32_t top_k = 1;
+  float top_p = 1.0f, min_p = 0.0f;
+  double u = 0.0;
+};
+
 struct ForwardRequest {
   const int32_t* tokens = nullptr;  // validated ids, n of them
   int32_t n = 0;
@@ -22,6 +33,7 @@ struct ForwardRequest {
   // Greedy decoding on a runner with device_argmax(): when set (and !all_logits), the argmax of the
   // last row lands here and `logits` is left untouched (the logits never leave the device).
   int32_t* argmax = nullptr;
+  const DeviceSampling* sample = nullptr;  // with argmax: the sampled token lands there instead
   const std::atomic<bool>* cancel = nullptr;  // checked between layers
 };
 

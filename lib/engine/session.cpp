@@ -58,9 +58,15 @@ absl::StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const M
   return s;
 }
 
+void Session::drop_pending() {
+  if (greedy_next_ >= 0 && pending_sampled_) sampler_.set_rng(pending_rng_);
+  greedy_next_ = -1;
+  pending_sampled_ = false;
+}
+
 absl::Status Session::run(const int32_t* tokens, int32_t n, bool all_logits) {
   const int32_t V = model_->graph().n_vocab;
-  greedy_next_ = -1;
+  drop_pending();
   device_logits_ = false;
   const int32_t start = position();
   logits_.resize(static_cast<size_t>(all_logits ? n : 1) * V);
@@ -154,11 +160,22 @@ absl::Status Session::decode(const sampling::Params& p, std::optional<uint64_t> 
   if (cap < 0) return error(Code::kInvalidArgument, "decode capacity {} is negative", cap);
   if (position() >= n_ctx_)
     return error(Code::kContextFull, "the context of {} positions is full", n_ctx_);
-  // Greedy without penalties is an argmax: a runner that takes it on the device sends back the
-  // token id alone, and the logits of the step stay there (logits() copies the last row back if
-  // asked: Runner::last_logits).
+  // Greedy without penalties is an argmax, and top-k sampling without penalties runs the same way
+  // on a device (Sampler::device_sampleable): a runner that takes them there sends back the token
+  // id alone, and the logits of the step stay there (logits() copies the last row back if asked:
+  // Runner::last_logits). The device choice for step i + 1 takes the sampler's draw when step i
+  // runs, which is the draw the host would take for it next; a choice never used gives it back.
   const bool device_greedy = p.plain_greedy() && runner_->device_argmax();
-  int32_t next = device_greedy ? greedy_next_ : -1;  // the device's choice for the coming step
+  const bool device_sample = !device_greedy && runner_->device_argmax() &&
+                             sampling::Sampler::device_sampleable(p, kDeviceSampleMaxTopK);
+  const bool pending_fits =
+      greedy_next_ >= 0 && !reseed &&
+      (pending_sampled_ ? device_sample && p.temperature == pending_params_.temperature &&
+                              p.top_k == pending_params_.top_k && p.top_p == pending_params_.top_p &&
+                              p.min_p == pending_params_.min_p
+                        : device_greedy);
+  if (!pending_fits) drop_pending();
+  int32_t next = greedy_next_;  // the device's choice for the coming step, or -1
   if (next < 0) BW24_RETURN_IF_ERROR(ensure_logits());
   if (reseed) sampler_.reseed(*reseed);
   const int32_t V = model_->graph().n_vocab;
@@ -176,7 +193,8 @@ absl::Status Session::decode(const sampling::Params& p, std::optional<uint64_t> 
       result->stop = StopReason::kContextFull;
       return absl::OkStatus();
     }
-    absl::Status st = device_greedy ? run_greedy(tok, &next) : run(&tok, 1, false);
+    absl::Status st = device_greedy || device_sample ? run_device(tok, device_sample ? &p : nullptr, &next)
+                                                     : run(&tok, 1, false);
     if (!st.ok()) {
       --result->n_tokens;  // not committed
       return st;
@@ -186,22 +204,35 @@ absl::Status Session::decode(const sampling::Params& p, std::optional<uint64_t> 
   return absl::OkStatus();
 }
 
-absl::Status Session::run_greedy(int32_t tok, int32_t* next) {
+absl::Status Session::run_device(int32_t tok, const sampling::Params* p, int32_t* next) {
   ForwardRequest req;
   req.tokens = &tok;
   req.n = 1;
   req.pos = position();
   req.argmax = next;
   req.cancel = &cancel_;
+  DeviceSampling ds;
+  const std::mt19937_64 before = sampler_.rng();
+  if (p) {
+    ds = {p->temperature, p->top_k, p->top_p, p->min_p, sampler_.draw()};
+    req.sample = &ds;
+  }
   logits_rows_ = 0;  // this step's logits stay on the device
-  greedy_next_ = -1;
+  greedy_next_ = -1;  // the pending choice, if any, is tok: used, not dropped
+  pending_sampled_ = false;
   device_logits_ = false;
   if (absl::Status st = runner_->forward(req); !st.ok()) {
+    if (p) sampler_.set_rng(before);  // no token was chosen with the draw
     if (runner_->recurrent()) replay(position()).IgnoreError();  // the state may hold part of this step
     return st;
   }
   tokens_.push_back(tok);
   greedy_next_ = *next;
+  pending_sampled_ = p != nullptr;
+  if (p) {
+    pending_params_ = *p;
+    pending_rng_ = before;
+  }
   device_logits_ = true;
   return absl::OkStatus();
 }
@@ -212,7 +243,7 @@ absl::Status Session::rewind(int32_t n_keep) {
   if (n_keep == position()) return absl::OkStatus();
   tokens_.resize(n_keep);
   logits_rows_ = 0;  // recomputed on demand by ensure_logits()
-  greedy_next_ = -1;
+  drop_pending();
   device_logits_ = false;
   // A recurrent state cannot be cut back: recompute it from the kept tokens but the last, which
   // ensure_logits() feeds to get its logits. Cost: one prefill of n_keep - 1 tokens.

@@ -53,8 +53,11 @@ class Session {
   Session() : sampler_(0) {}
   absl::Status run(const int32_t* tokens, int32_t n, bool all_logits);
   absl::Status ensure_logits();
-  // One greedy step on the device: commit tok, *next = the argmax after it (logits stay there).
-  absl::Status run_greedy(int32_t tok, int32_t* next);
+  // One step with the token choice on the device: commit tok, *next = the argmax after it, or the
+  // token sampled with p (not null) and the sampler's next draw; the logits stay there.
+  absl::Status run_device(int32_t tok, const sampling::Params* p, int32_t* next);
+  // Forget the device's pending choice; a sampled one gives its draw back to the sampler.
+  void drop_pending();
   // Recurrent runners: rebuild the state from tokens_[0, upto) (after a failed request or a
   // rewind). On failure the history is dropped (position 0) and the error returned.
   absl::Status replay(int32_t upto);
@@ -65,8 +68,11 @@ class Session {
   std::vector<int32_t> tokens_;  // the context, one id per position
   std::vector<float> logits_;
   int32_t logits_rows_ = 0;      // 0 = no valid logits
-  int32_t greedy_next_ = -1;     // the device's argmax after the last token (run_greedy), else -1
-  bool device_logits_ = false;   // run_greedy left the last row's logits on the device (Runner::last_logits)
+  int32_t greedy_next_ = -1;     // the device's choice after the last token (run_device), else -1
+  bool pending_sampled_ = false;  // greedy_next_ was sampled: with pending_params_, after pending_rng_
+  sampling::Params pending_params_;
+  std::mt19937_64 pending_rng_;
+  bool device_logits_ = false;   // run_device left the last row's logits on the device (Runner::last_logits)
   sampling::Sampler sampler_;
   std::atomic<bool> cancel_{false};
 };

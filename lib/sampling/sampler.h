@@ -32,6 +32,17 @@ class Sampler {
   // history: the tokens in the context so far (for penalties).
   int32_t sample(const float* logits, int32_t n_vocab, const Params& p,
                  const std::vector<int32_t>& history);
+  // The uniform draw sample() would take next, for a device that samples the same way
+  // (cuda::sample_top_k): one per sampled token, so the stream stays the host's.
+  double draw() { return uniform(); }
+  // The RNG state, to take a draw back (a device choice that was never used).
+  const std::mt19937_64& rng() const { return rng_; }
+  void set_rng(const std::mt19937_64& r) { rng_ = r; }
+  // Whether a device sampler (cuda::sample_top_k) takes p: temperature > 0, no penalties, top_k in
+  // [1, max_top_k].
+  static bool device_sampleable(const Params& p, int32_t max_top_k) {
+    return p.temperature > 0.0f && !p.penalized() && p.top_k >= 1 && p.top_k <= max_top_k;
+  }
 
  private:
   double uniform();  // [0, 1), 53 random bits; identical on every platform

@@ -263,3 +263,52 @@ TEST_CASE("CPU reference with int8 activations vs f32 activations on MoE and hyb
       CHECK(std::isfinite(r.worst_prefill));
     }
 }
+
+// Top-k sampling on the device (cuda::sample_top_k, one draw of the session's sampler per token)
+// against sampling::Sampler over the same GPU logits with the same seed: identical tokens over two
+// decode calls; then a decode with penalties (host path) continues the same random stream, which
+// checks that the device's pending choice gave its draw back. A dense model and a hybrid.
+TEST_CASE("CUDA top-k sampling on the device equals the host sampler", "[gpu]") {
+  if (engine::cuda_device_count() == 0) {
+    std::cout << "SKIPPED: no CUDA device" << std::endl;
+    std::exit(77);
+  }
+  for (const char* shape : {"tiny-qwen3", "tiny-qwen35"}) {
+    INFO(shape);
+    auto model = open_synthetic(shape, "Q4_K_M", 0);
+    const int V = model->graph().n_vocab;
+    engine::SessionOptions so;
+    so.seed = 4242;
+    auto dev = engine::Session::create(model, so);
+    auto host = engine::Session::create(model, so);
+    REQUIRE(dev.ok());
+    REQUIRE(host.ok());
+    sampling::Params p;
+    p.temperature = 0.9f;
+    p.top_k = 40;
+    p.top_p = 0.95f;
+    p.min_p = 0.02f;
+    sampling::Params penalized = p;
+    penalized.repeat_penalty = 1.3f;
+    std::vector<int32_t> prompt = {1, 17, 300, 42, 7, 99, 1000, 5, 64};
+    REQUIRE((*dev)->prefill(prompt.data(), int32_t(prompt.size()), false).ok());
+    REQUIRE((*host)->prefill(prompt.data(), int32_t(prompt.size()), false).ok());
+    std::vector<int32_t> got(28);
+    engine::DecodeResult res;
+    REQUIRE((*dev)->decode(p, std::nullopt, true, got.data(), 16, &res).ok());
+    REQUIRE(res.n_tokens == 16);
+    REQUIRE((*dev)->decode(p, std::nullopt, true, got.data() + 16, 8, &res).ok());
+    REQUIRE(res.n_tokens == 8);
+    REQUIRE((*dev)->decode(penalized, std::nullopt, true, got.data() + 24, 4, &res).ok());
+    REQUIRE(res.n_tokens == 4);
+    sampling::Sampler ref(so.seed);
+    std::vector<int32_t> history = prompt, want;
+    for (int i = 0; i < 28; ++i) {
+      const int32_t t = ref.sample(logits_of(**host).data(), V, i < 24 ? p : penalized, history);
+      want.push_back(t);
+      history.push_back(t);
+      REQUIRE((*host)->prefill(&t, 1, false).ok());
+    }
+    CHECK(got == want);
+  }
+}
