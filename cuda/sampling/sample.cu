@@ -25,10 +25,11 @@ namespace {
 constexpr int kThreads = 1024;
 static_assert(kSampleMaxTopK == kThreads, "one candidate per thread");
 
-// Float bits to an unsigned key with the same order (NaN: the smallest key).
+// Float bits to an unsigned key with the same order (NaN: the smallest key; -0 as +0, which the
+// host's comparisons hold equal).
 __device__ __forceinline__ uint32_t order_key(float v) {
   if (isnan(v)) return 0;
-  const uint32_t b = __float_as_uint(v);
+  const uint32_t b = v == 0.0f ? 0u : __float_as_uint(v);
   return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
 }
 __device__ __forceinline__ float key_value(uint32_t k) {

@@ -183,7 +183,12 @@ absl::Status Session::decode(const sampling::Params& p, std::optional<uint64_t> 
     if (cancel_.load(std::memory_order_relaxed))
       return error(Code::kCancelled, "decode cancelled after {} tokens", result->n_tokens);
     int32_t tok = next;
-    if (tok < 0) tok = sampler_.sample(logits_.data() + static_cast<size_t>(logits_rows_ - 1) * V, V, p, tokens_);
+    if (tok >= 0) {  // the device's pending choice is used now (its draw, if any, stays taken)
+      greedy_next_ = -1;
+      pending_sampled_ = false;
+    } else {
+      tok = sampler_.sample(logits_.data() + static_cast<size_t>(logits_rows_ - 1) * V, V, p, tokens_);
+    }
     out[result->n_tokens++] = tok;
     if (!ignore_eog && model_->is_eog(tok)) {
       result->stop = StopReason::kEog;
