@@ -14,6 +14,7 @@
 
 #include "cuda/attention/flash.cuh"
 #include "cuda/common/device.h"
+#include "cuda/deltanet/gdn.cuh"
 #include "cuda/gemm/gemm.cuh"
 #include "cuda/gemv/gemv.cuh"
 #include "cuda/moe/moe.cuh"
@@ -186,6 +187,52 @@ void BM_GemmGrouped(benchmark::State& state) {
     cudaFree(p);
 }
 
+// The delta-net recurrence of a 512-token prefill pass at Qwen3.5-9B's shape (16 key heads, 32
+// value heads, dk = dv = 128). Arg 0: gdn_chunked (64-token chunks); 1: the token-by-token kernel
+// as 64 calls of 8 tokens (gdn_step below kGdnChunkedFrom). Bytes: q, k, v, z in, out, the state
+// read and written.
+void BM_GdnPrefill(benchmark::State& state) {
+  constexpr int T = 512, Hk = 16, Hv = 32, D = 128;
+  const bool chunked = state.range(0) == 0;
+  state.SetLabel(chunked ? "chunked" : "token by token, 8-token calls");
+  const int64_t C = 2 * Hk * D + Hv * D, Vd = Hv * D;
+  Buffer y(size_t(T * C) * 4), z(size_t(T * Vd) * 4), ba(size_t(T) * 2 * Hv * 4), out(size_t(T * Vd) * 4),
+      st(size_t(Hv) * D * D * 4), small(size_t(Hv) * 4 * 3 + size_t(D) * 4);
+  cudaMemset(y.p, 0, size_t(T * C) * 4);  // finite inputs (random bytes could overflow the recurrence)
+  cudaMemset(ba.p, 0, size_t(T) * 2 * Hv * 4);
+  cudaMemset(small.p, 0, size_t(Hv) * 4 * 3 + size_t(D) * 4);
+  cuda::GdnStepArgs a{};
+  a.out = static_cast<float*>(out.p);
+  a.state = static_cast<float*>(st.p);
+  a.y = static_cast<const float*>(y.p);
+  a.z = static_cast<const float*>(z.p);
+  a.beta_raw = static_cast<const float*>(ba.p);
+  a.alpha_raw = static_cast<const float*>(ba.p) + Hv;
+  a.ba_stride = 2 * Hv;
+  a.dt_bias = static_cast<const float*>(small.p);
+  a.neg_a = static_cast<const float*>(small.p) + Hv;
+  a.norm_w = static_cast<const float*>(small.p) + 2 * Hv;
+  a.eps = 1e-6f;
+  a.Hk = Hk;
+  a.Hv = Hv;
+  a.dk = a.dv = D;
+  timed(state, double(T) * (C + 2 * Vd) * 4 + 2.0 * Hv * D * D * 4, [&] {
+    if (chunked) {
+      cuda::gdn_chunked(a, T, nullptr);
+      return;
+    }
+    for (int t0 = 0; t0 < T; t0 += 8) {
+      cuda::GdnStepArgs b = a;
+      b.out += int64_t{t0} * Vd;
+      b.y += int64_t{t0} * C;
+      b.z += int64_t{t0} * Vd;
+      b.beta_raw += int64_t{t0} * 2 * Hv;
+      b.alpha_raw += int64_t{t0} * 2 * Hv;
+      cuda::gdn_step(b, 8, nullptr);
+    }
+  });
+}
+
 // Flash attention prefill, Qwen3-8B heads, 512 tokens at depth 0 (causal): arg cache type (cuda::KvDtype).
 void BM_FlashPrefill(benchmark::State& state) {
   const int T = 512, H = 32, Hkv = 8, D = 128;
@@ -228,6 +275,7 @@ void register_all() {
       ->Args({24576, 4096})->Args({4096, 12288})->UseManualTime()->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("gemm_grouped", BM_GemmGrouped)
       ->Args({0, 0})->Args({0, 1})->Args({1, 0})->Args({1, 1})->UseManualTime()->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("gdn_prefill", BM_GdnPrefill)->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("flash_prefill", BM_FlashPrefill)
       ->Arg(0)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
