@@ -801,15 +801,17 @@ void check_gemm_multi(std::mt19937& rng, Result& r) {
 // order, 64-row tiles), then the grouped GEMM in both of its uses against an f64 matmul of the
 // same bf16 values (error as check_gemm): gate-up (two segments, A row = pair / k, C in sorted
 // order) and down (A in sorted order, C scattered back to pair order), the experts split over two
-// launches as the runner splits them when the expansion scratch is short. The ids are skewed: one
-// expert gets > 2 tiles of rows, one gets none.
-void check_gemm_grouped(std::mt19937& rng, ThreadPool& pool, Result& r) {
+// launches as the runner splits them when the expansion scratch is short. Skewed ids (one expert
+// over 2 tiles, one with none), one token, and an expert with exactly 64 and 65 rows.
+// One case: n tokens; skew: expert 0 for ~60 % of first picks, else expert 0 for every first pick
+// (n = 64 / 65: exactly one tile / one row past it).
+void check_gemm_grouped_case(std::mt19937& rng, ThreadPool& pool, Result& r, int n, bool skew) {
   std::normal_distribution<float> nd(0.0f, 1.0f);
-  const int X = 6, k = 2, n = 150, pairs = n * k, split = 4;
+  const int X = 6, k = 2, pairs = n * k, split = 4;
   const int64_t K = 256, ns[2] = {130, 63};
   std::vector<int32_t> ids(static_cast<size_t>(pairs));
-  for (int t = 0; t < n; ++t) {  // expert 5 never; expert 0 for ~60 % of first picks
-    const int first = rng() % 10 < 6 ? 0 : 1 + static_cast<int>(rng() % 4);
+  for (int t = 0; t < n; ++t) {  // expert 5 never
+    const int first = !skew || rng() % 10 < 6 ? 0 : 1 + static_cast<int>(rng() % 4);
     ids[size_t(t * k)] = first;
     ids[size_t(t * k + 1)] = (first + 1 + static_cast<int>(rng() % 3)) % 5;
   }
@@ -900,6 +902,11 @@ void check_gemm_grouped(std::mt19937& rng, ThreadPool& pool, Result& r) {
     report(r, good && worst < 1e-5, true, down ? "gemm_grouped down" : "gemm_grouped gate-up",
            std::to_string(pairs) + " pairs x " + (down ? "130" : "{130, 63}") + " x 256, experts in 2 launches", worst);
   }
+}
+
+void check_gemm_grouped(std::mt19937& rng, ThreadPool& pool, Result& r) {
+  for (auto [n, skew] : {std::pair{150, true}, std::pair{1, false}, std::pair{64, false}, std::pair{65, false}})
+    check_gemm_grouped_case(rng, pool, r, n, skew);
 }
 
 // The fused expansion (Q4_K, Q6_K read in their native layout by the grouped GEMM's tile loads)
@@ -1043,8 +1050,9 @@ void check_gate_ops(std::mt19937& rng, Result& r) {
 
 // The gated delta net kernels against lib/ref (causal_conv_silu_step + l2norm_qk, the gates,
 // gated_delta_recurrent, gated RMSNorm): conv output, conv state, layer output and the recurrent
-// state after 1 and 3 tokens (gdn_step's token-by-token kernel, one conv tile) and after 40 and
-// 200 (gdn_chunked: a partial chunk, several chunks; conv tiles in parallel and the state kernel),
+// state after 1 and 3 tokens (gdn_step's token-by-token kernel, one conv tile) and after 16, 17,
+// 64, 65 and 200 (gdn_chunked: one partial chunk, chunk boundaries, several chunks; conv tiles in
+// parallel and the state kernel),
 // separate and fused (Qwen3-Next) b/a projections, grouped and tiled value heads.
 void check_gdn(std::mt19937& rng, Result& r) {
   std::normal_distribution<float> nd(0.0f, 1.0f);
@@ -1054,7 +1062,7 @@ void check_gdn(std::mt19937& rng, Result& r) {
   };
   for (Case c : {Case{16, 32, 128, 128, 4, false, true}, Case{16, 32, 128, 128, 4, true, false},
                  Case{2, 4, 64, 64, 4, false, false}, Case{2, 4, 16, 16, 4, false, true}, Case{4, 4, 128, 64, 3, false, false}}) {
-    for (int n : {1, 3, 40, 200}) {
+    for (int n : {1, 3, 16, 17, 64, 65, 200}) {
       const int64_t C = 2 * int64_t{c.Hk} * c.dk + int64_t{c.Hv} * c.dv, Vd = int64_t{c.Hv} * c.dv;
       const int r_ = c.Hv / c.Hk, ba_stride = c.fused ? 2 * c.Hv : c.Hv;
       auto rnd = [&](size_t size, float scale) {
