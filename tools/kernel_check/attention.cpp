@@ -1,0 +1,254 @@
+// bw24-kernel-check: The attention kernels over f32 / f16 / q8_0 caches: q/k norm + RoPE + KV store, attention v1 and flash decode, flash prefill.
+#include "tools/kernel_check/check.h"
+
+namespace bw24::kcheck {
+namespace {
+
+// KV cache contents as the device keeps them (cuda/ops/ops.cuh KvDtype): f32; f16 (values rounded
+// on the way); q8_0 from lib/quant's q8_0 quantizer, its 34-byte blocks split into the device's
+// planes (all quants, then all f16 scales). v: [n][width] values, width % 32 == 0 for q8_0.
+std::vector<uint8_t> cache_bytes(const std::vector<float>& v, cuda::KvDtype kv) {
+  if (kv == cuda::KvDtype::kQ8_0) {
+    const size_t blocks = v.size() / 32;
+    std::vector<uint8_t> file(blocks * 34), out(v.size() + blocks * 2);
+    quant::traits(GgmlType::Q8_0)->quantize(v.data(), file.data(), int64_t(v.size()));
+    for (size_t b = 0; b < blocks; ++b) {
+      std::memcpy(&out[32 * b], &file[34 * b + 2], 32);
+      std::memcpy(&out[v.size() + 2 * b], &file[34 * b], 2);
+    }
+    return out;
+  }
+  const bool f16 = kv == cuda::KvDtype::kF16;
+  std::vector<uint8_t> out(v.size() * (f16 ? 2 : 4));
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (f16) {
+      const uint16_t h = f32_to_fp16(v[i]);
+      std::memcpy(&out[2 * i], &h, 2);
+    } else {
+      std::memcpy(&out[4 * i], &v[i], 4);
+    }
+  }
+  return out;
+}
+
+std::vector<float> cache_values(const std::vector<uint8_t>& b, cuda::KvDtype kv) {
+  if (kv == cuda::KvDtype::kQ8_0) {
+    const size_t n = b.size() * 16 / 17;  // n quants + n / 16 bytes of scales
+    std::vector<float> out(n);
+    for (size_t i = 0; i < n; ++i) {
+      uint16_t h;
+      std::memcpy(&h, &b[n + 2 * (i / 32)], 2);
+      out[i] = fp16_to_f32(h) * static_cast<float>(static_cast<int8_t>(b[i]));
+    }
+    return out;
+  }
+  const bool f16 = kv == cuda::KvDtype::kF16;
+  std::vector<float> out(b.size() / (f16 ? 2 : 4));
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (f16) {
+      uint16_t h;
+      std::memcpy(&h, &b[2 * i], 2);
+      out[i] = fp16_to_f32(h);
+    } else {
+      std::memcpy(&out[i], &b[4 * i], 4);
+    }
+  }
+  return out;
+}
+
+// The values a cache of type kv holds for v.
+std::vector<float> round_kv(const std::vector<float>& v, cuda::KvDtype kv) {
+  return kv == cuda::KvDtype::kF32 ? v : cache_values(cache_bytes(v, kv), kv);
+}
+
+const char* kv_name(cuda::KvDtype kv) {
+  return kv == cuda::KvDtype::kF32 ? "f32" : kv == cuda::KvDtype::kF16 ? "f16" : "q8_0";
+}
+
+constexpr cuda::KvDtype kKvTypes[] = {cuda::KvDtype::kF32, cuda::KvDtype::kF16, cuda::KvDtype::kQ8_0};
+
+// One attention test case: random q and cache (f16: values rounded as the device stores them),
+// the reference output (ref::attend_head per token and head) and the cache bytes to upload.
+struct AttnCase {
+  int n_head, n_head_kv, D;
+  int64_t pos0;
+  int nt, window;
+  std::string name(cuda::KvDtype kv) const {
+    return "heads " + std::to_string(n_head) + "/" + std::to_string(n_head_kv) + " D " + std::to_string(D) + " pos " +
+           std::to_string(pos0) + " " + std::to_string(nt) + " tok" +
+           (window ? " window " + std::to_string(window) : "") + " " + kv_name(kv);
+  }
+};
+
+struct AttnData {
+  std::vector<float> q, ref;
+  std::vector<uint8_t> kb, vb;
+  float scale;
+};
+
+AttnData attention_data(std::mt19937& rng, const AttnCase& c, int n_ctx, cuda::KvDtype kv) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  const int kvw = c.n_head_kv * c.D;
+  std::vector<float> q(size_t(c.nt) * c.n_head * c.D), kc(size_t(n_ctx) * kvw), vc(kc.size());
+  for (auto* vec : {&q, &kc, &vc})
+    for (auto& x : *vec) x = nd(rng);
+  kc = round_kv(kc, kv);  // the reference reads what the cache holds
+  vc = round_kv(vc, kv);
+  AttnData d{q, std::vector<float>(q.size()), cache_bytes(kc, kv), cache_bytes(vc, kv),
+             1.0f / std::sqrt(static_cast<float>(c.D))};
+  std::vector<float> scratch(static_cast<size_t>(n_ctx));
+  for (int t = 0; t < c.nt; ++t)
+    for (int h = 0; h < c.n_head; ++h) {
+      const int64_t p = c.pos0 + t, first = c.window > 0 ? std::max<int64_t>(0, p - c.window + 1) : 0;
+      const int g = h / (c.n_head / c.n_head_kv);
+      ref::attend_head(&d.ref[(size_t(t) * c.n_head + h) * c.D], &q[(size_t(t) * c.n_head + h) * c.D], &kc[g * c.D], kvw,
+                       &vc[g * c.D], kvw, first, p, c.D, d.scale, scratch.data());
+    }
+  return d;
+}
+
+}  // namespace
+
+// qk_rope_store against ref::rmsnorm + ref::rope, at a position read from device memory, into an
+// f32 and an f16 cache (f16: against the reference rounded to f16; a value within an ulp of a
+// rounding boundary may round the other way, hence 1e-3).
+void check_qk_rope(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  struct Case {
+    int n_head, n_head_kv, head_dim, rope_dims;
+    bool neox, norm;
+  };
+  for (Case c : {Case{32, 8, 128, 128, true, true}, Case{4, 1, 256, 256, true, true}, Case{8, 8, 64, 64, false, false},
+                 Case{6, 2, 80, 32, false, true}}) {
+    for (int nt : {1, 3}) for (cuda::KvDtype kv : kKvTypes) {
+      if (kv == cuda::KvDtype::kQ8_0 && c.head_dim % 32 != 0) continue;
+      const int64_t pos0 = 1000, n_ctx = pos0 + nt;
+      const int D = c.head_dim, kvw = c.n_head_kv * D;
+      const size_t cache_size = size_t(cuda::kv_cache_bytes(kv, n_ctx, kvw));
+      std::vector<float> q(size_t(nt) * c.n_head * D), k(size_t(nt) * kvw), v(k.size()), qn(D), kn(D);
+      for (auto* vec : {&q, &k, &v, &qn, &kn})
+        for (auto& x : *vec) x = nd(rng);
+      std::vector<float> rq = q, rk = k;
+      for (int t = 0; t < nt; ++t) {
+        for (int h = 0; h < c.n_head; ++h) {
+          float* p = &rq[(size_t(t) * c.n_head + h) * D];
+          if (c.norm) ref::rmsnorm(p, p, qn.data(), D, 1e-6f, false);
+          ref::rope(p, c.rope_dims, pos0 + t, 1e6f, c.neox);
+        }
+        for (int h = 0; h < c.n_head_kv; ++h) {
+          float* p = &rk[size_t(t) * kvw + h * D];
+          if (c.norm) ref::rmsnorm(p, p, kn.data(), D, 1e-6f, false);
+          ref::rope(p, c.rope_dims, pos0 + t, 1e6f, c.neox);
+        }
+      }
+      DeviceBuffer<float> dq(q.size()), dk(k.size()), dv(v.size()), dqn(D), dkn(D);
+      DeviceBuffer<uint8_t> kc(cache_size), vc(cache_size);
+      DeviceBuffer<int64_t> dpos(1);
+      upload(dq, q);
+      upload(dk, k);
+      upload(dv, v);
+      upload(dqn, qn);
+      upload(dkn, kn);
+      upload(dpos, std::vector<int64_t>{pos0 - 7});
+      cudaMemset(kc.p, 0xff, cache_size);
+      cudaMemset(vc.p, 0xff, cache_size);
+      cuda::QkRopeArgs a{};
+      a.q = dq.p;
+      a.k = dk.p;
+      a.v = dv.p;
+      a.k_cache = kc.p;
+      a.v_cache = vc.p;
+      a.kv_type = kv;
+      a.n_ctx = n_ctx;
+      a.q_norm = c.norm ? dqn.p : nullptr;
+      a.k_norm = c.norm ? dkn.p : nullptr;
+      a.eps = 1e-6f;
+      a.n_head = c.n_head;
+      a.n_head_kv = c.n_head_kv;
+      a.head_dim = D;
+      a.rope_dims = c.rope_dims;
+      a.theta = 1e6f;
+      a.neox = c.neox;
+      a.pos = cuda::DevicePos{dpos.p, 7};
+      // One token takes the frequency table the runner uploads, three compute it in place.
+      std::vector<double> freq(size_t(std::max(1, c.rope_dims / 2)));
+      for (int i = 0; i < c.rope_dims / 2; ++i) freq[size_t(i)] = std::pow(1e6, -2.0 * i / c.rope_dims);
+      DeviceBuffer<double> dfreq(freq.size());
+      upload(dfreq, freq);
+      a.inv_freq = nt == 1 ? dfreq.p : nullptr;
+      bool good = ok(cuda::qk_rope_store(a, nt, nullptr), "qk_rope_store") && ok(cudaDeviceSynchronize(), "sync");
+      const std::vector<float> gq = download(dq, q.size()), gkc = cache_values(download(kc, cache_size), kv),
+                               gvc = cache_values(download(vc, cache_size), kv);
+      const std::vector<float> gk(gkc.begin() + pos0 * kvw, gkc.end()), gv(gvc.begin() + pos0 * kvw, gvc.end());
+      // V goes into the cache unchanged: its f16 / q8_0 form must equal the reference's exactly.
+      const bool v_exact = gv == round_kv(v, kv);
+      const double e = std::max({nerr(gq, rq), nerr(gk, round_kv(rk, kv)), nerr(gv, round_kv(v, kv))});
+      good = good && v_exact && e < (kv == cuda::KvDtype::kF32 ? 1e-5 : kv == cuda::KvDtype::kF16 ? 1e-3 : 5e-3);
+      report(r, good, nt == 1, std::string("qk_rope_store ") + kv_name(kv),
+             "heads " + std::to_string(c.n_head) + "/" + std::to_string(c.n_head_kv) + " D " + std::to_string(D) +
+                 " rope " + std::to_string(c.rope_dims) + (c.neox ? " neox" : "") + ", " + std::to_string(nt) + " tok",
+             e);
+    }
+  }
+}
+
+// Decode attention against ref::attend_head, GQA, causal, windowed, f32 and f16 caches (the
+// reference reads the same f16-rounded values): version 1 (any head size) and split-K flash decode
+// (64/128/256, across split boundaries).
+void check_attention(std::mt19937& rng, Result& r) {
+  for (AttnCase c : {AttnCase{32, 8, 128, 0, 1, 0}, AttnCase{32, 8, 128, 700, 1, 0}, AttnCase{32, 8, 128, 300, 8, 0},
+                     AttnCase{4, 1, 256, 1000, 3, 512}, AttnCase{6, 2, 80, 37, 2, 0}, AttnCase{16, 2, 64, 4095, 2, 0},
+                     AttnCase{64, 8, 128, 1536, 1, 300}}) {
+    for (cuda::KvDtype kv : kKvTypes) {
+      if (kv == cuda::KvDtype::kQ8_0 && c.D % 32 != 0) continue;
+      const int n_ctx = static_cast<int>(c.pos0) + c.nt + 100;  // slack: splits past the end
+      const AttnData d = attention_data(rng, c, n_ctx, kv);
+      DeviceBuffer<float> dq(d.q.size()), dout(d.q.size()), dscores(size_t(c.nt) * c.n_head * n_ctx),
+          dflash(size_t(cuda::flash_decode_scratch(n_ctx, c.nt, c.n_head, c.D)));
+      DeviceBuffer<uint8_t> dk(d.kb.size()), dv(d.vb.size());
+      upload(dq, d.q);
+      upload(dk, d.kb);
+      upload(dv, d.vb);
+      for (bool flash : {false, true}) {
+        if (flash && !cuda::flash_decode_supports(c.D, c.n_head, c.n_head_kv)) continue;
+        cudaMemset(dout.p, 0xff, d.q.size() * 4);
+        const cuda::DevicePos pos{nullptr, c.pos0};
+        const cudaError_t e0 =
+            flash ? cuda::flash_decode(dout.p, dq.p, dk.p, dv.p, kv, dflash.p, c.nt, c.n_head, c.n_head_kv, c.D, pos,
+                                       c.window, d.scale, n_ctx, nullptr)
+                  : cuda::attention(dout.p, dq.p, dk.p, dv.p, kv, dscores.p, c.nt, c.n_head, c.n_head_kv, c.D, pos,
+                                    c.window, d.scale, n_ctx, nullptr);
+        bool good = ok(e0, "attention") && ok(cudaDeviceSynchronize(), "attention sync");
+        const double e = nerr(download(dout, d.q.size()), d.ref);
+        good = good && e < 1e-5;
+        report(r, good, true, flash ? "flash_decode" : "attention", c.name(kv), e);
+      }
+    }
+  }
+}
+
+// Flash attention prefill against ref::attend_head (bf16 Q/K/V/P inside: normalized error < 1e-2).
+void check_flash_prefill(std::mt19937& rng, Result& r) {
+  for (AttnCase c : {AttnCase{32, 8, 128, 0, 512, 0}, AttnCase{32, 8, 128, 700, 100, 0}, AttnCase{4, 1, 64, 0, 77, 32},
+                     AttnCase{16, 8, 128, 300, 65, 100}, AttnCase{8, 8, 64, 5, 9, 0}}) {
+    for (cuda::KvDtype kv : kKvTypes) {
+      const int n_ctx = static_cast<int>(c.pos0) + c.nt;
+      const AttnData d = attention_data(rng, c, n_ctx, kv);
+      DeviceBuffer<float> dq(d.q.size()), dout(d.q.size());
+      DeviceBuffer<uint8_t> dk(d.kb.size()), dv(d.vb.size());
+      upload(dq, d.q);
+      upload(dk, d.kb);
+      upload(dv, d.vb);
+      cudaMemset(dout.p, 0xff, d.q.size() * 4);
+      bool good = ok(cuda::flash_prefill(dout.p, dq.p, dk.p, dv.p, kv, c.nt, c.n_head, c.n_head_kv, c.D,
+                                         cuda::DevicePos{nullptr, c.pos0}, c.window, d.scale, n_ctx, nullptr),
+                     "flash_prefill") &&
+                  ok(cudaDeviceSynchronize(), "flash sync");
+      const double e = nerr(download(dout, d.q.size()), d.ref);
+      good = good && e < 1e-2;
+      report(r, good, true, "flash_prefill", c.name(kv), e);
+    }
+  }
+}
+
+}  // namespace bw24::kcheck

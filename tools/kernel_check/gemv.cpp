@@ -1,0 +1,271 @@
+// bw24-kernel-check: RMSNorm (f32 and int8 outputs) and the decode GEMVs (float and int8 paths, multi-matrix launches).
+#include "tools/kernel_check/check.h"
+
+namespace bw24::kcheck {
+namespace {
+
+// sum_c |W[r][c] x[t][c]| (+ |y0|) per output: the scale of fp32 rounding error in a dot
+// product. Errors are measured against it (max |y - ref| / scale), not against |ref|, which can
+// be ~0 for a single output by chance.
+std::vector<float> abs_dot(const loaders::TensorInfo& w, const std::vector<float>& x, int nt,
+                           const std::vector<float>* y0) {
+  const int64_t rows = w.ne[1], cols = w.ne[0];
+  std::vector<float> out(size_t(nt * rows)), row(static_cast<size_t>(cols));
+  for (int64_t r = 0; r < rows; ++r) {
+    ref::dequant_row(w, r, row.data());
+    for (int t = 0; t < nt; ++t) {
+      double s = y0 ? std::fabs((*y0)[size_t(t * rows + r)]) : 0.0;
+      for (int64_t c = 0; c < cols; ++c) s += std::fabs(double(row[size_t(c)]) * x[size_t(t * cols + c)]);
+      out[size_t(t * rows + r)] = static_cast<float>(s);
+    }
+  }
+  return out;
+}
+
+double bound_err(const std::vector<float>& y, const std::vector<float>& ref, const std::vector<float>& scale) {
+  double worst = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    if (!std::isfinite(y[i])) return INFINITY;
+    worst = std::max(worst, std::fabs(double(y[i]) - ref[i]) / std::max(double(scale[i]), 1e-30));
+  }
+  return worst;
+}
+
+// The formats of the int8 GEMV (cuda::gemv_q8_supports).
+constexpr GgmlType kInt8PathTypes[] = {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::Q8_0,
+                                       GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::IQ4_XS};
+
+}  // namespace
+
+void check_rmsnorm(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (int n : {1, 7, 32, 127, 128, 129, 1024, 4096, 5120}) {
+    for (int rows : {1, 3}) {
+      for (bool one_plus : {false, true}) {
+        std::vector<float> x(size_t(rows) * n), w(n), y(x.size()), ref(x.size());
+        for (auto& v : x) v = nd(rng) * 3;
+        for (auto& v : w) v = nd(rng);
+        for (int i = 0; i < rows; ++i) ref::rmsnorm(&ref[size_t(i) * n], &x[size_t(i) * n], w.data(), n, 1e-6f, one_plus);
+        DeviceBuffer<float> dx(x.size()), dw(w.size()), dy(y.size());
+        cudaMemcpy(dx.p, x.data(), x.size() * 4, cudaMemcpyHostToDevice);
+        cudaMemcpy(dw.p, w.data(), w.size() * 4, cudaMemcpyHostToDevice);
+        cudaMemset(dy.p, 0xff, y.size() * 4);  // NaN poison
+        bool good = ok(cuda::rmsnorm(dy.p, dx.p, dw.p, rows, n, 1e-6f, one_plus, nullptr), "rmsnorm");
+        cudaMemcpy(y.data(), dy.p, y.size() * 4, cudaMemcpyDeviceToHost);
+        double worst = 0;
+        for (size_t i = 0; i < y.size(); ++i) {
+          double e = std::fabs(y[i] - ref[i]), tol = 1e-6 + 1e-5 * std::fabs(ref[i]);
+          if (!(e <= tol)) good = false;
+          worst = std::max(worst, std::isfinite(e) ? e : INFINITY);
+        }
+        ++r.run;
+        r.failed += !good;
+        if (!good || n >= 4096)
+          std::printf("| rmsnorm | rows %d n %d %s | max abs err %.2e | %s |\n", rows, n, one_plus ? "(1+w)" : "w",
+                      worst, good ? "ok" : "FAIL");
+      }
+    }
+  }
+}
+
+void check_gemv_float(std::mt19937& rng, ThreadPool& pool, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (GgmlType t : {GgmlType::F32, GgmlType::F16, GgmlType::BF16}) {
+    for (int64_t cols : {256, 512, 4096}) {
+      for (int64_t rows : {1, 7, 33, 128, 4096}) {
+        for (int nt : {1, 2, 8}) {
+          for (bool add : {false, true}) {
+            if (add && rows != 33) continue;
+            std::vector<uint8_t> wq;
+            loaders::TensorInfo ti = random_weights(rng, t, rows, cols, wq);
+            std::vector<float> x(size_t(nt * cols)), y0(size_t(nt * rows));
+            for (auto& v : x) v = nd(rng);
+            for (auto& v : y0) v = nd(rng);
+            std::vector<float> ref(y0.size());
+            ref::matmul(pool, ti, x.data(), nt, ref.data());
+            if (add)
+              for (size_t i = 0; i < ref.size(); ++i) ref[i] += y0[i];
+            DeviceBuffer<uint8_t> dw(wq.size());
+            DeviceBuffer<float> dx(x.size()), dy(y0.size());
+            upload_weights(dw, ti);
+            upload(dx, x);
+            if (add)
+              upload(dy, y0);
+            else
+              cudaMemset(dy.p, 0xff, y0.size() * 4);  // NaN poison
+            bool good = ok(cuda::gemv(dw.p, ti.type, rows, cols, dx.p, nt, dy.p,
+                                      add ? cuda::GemvOut::kAdd : cuda::GemvOut::kStore, nullptr),
+                           "gemv") &&
+                        ok(cudaDeviceSynchronize(), "gemv sync");
+            const double e = bound_err(download(dy, y0.size()), ref, abs_dot(ti, x, nt, add ? &y0 : nullptr));
+            good = good && e < 1e-5;  // fp32 accumulation on both sides (gates.md)
+            report(r, good, rows == 4096 && cols == 4096, fmt_name("gemv", t, add ? "add" : ""),
+                   shape(rows, cols, nt), e);
+          }
+        }
+      }
+    }
+  }
+}
+
+// The int8 path: weights quantized, activations quantized by the CPU mirror of rmsnorm_q8's format,
+// reference = matmul over the dequantized activations; every epilogue (store, add, gate-up).
+void check_gemv_q8(std::mt19937& rng, ThreadPool& pool, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (GgmlType t : kInt8PathTypes) {
+    for (int64_t cols : {256, 768, 4096, 12288}) {
+      for (int64_t rows : {1, 7, 33, 128, 4096}) {
+        for (int nt : {1, 2, 3, 8}) {
+          for (cuda::GemvOut out : {cuda::GemvOut::kStore, cuda::GemvOut::kAdd, cuda::GemvOut::kGateUp}) {
+            if (out != cuda::GemvOut::kStore && (rows != 33 || nt == 3)) continue;
+            if (cols == 12288 && rows > 128) continue;  // keeps the reference matmul quick
+            std::vector<uint8_t> wq, wq2;
+            loaders::TensorInfo ti = random_weights(rng, t, rows, cols, wq);
+            loaders::TensorInfo ti2 = random_weights(rng, t, rows, cols, wq2);
+            std::vector<float> x(size_t(nt * cols)), y0(size_t(nt * rows));
+            for (auto& v : x) v = nd(rng);
+            for (auto& v : y0) v = nd(rng);
+            const ActInt8 xa = quantize_act(x);
+            const std::vector<int8_t>& xq = xa.q;
+            const std::vector<float2>& xds = xa.ds;
+            const std::vector<float>& xdq = xa.values;
+            std::vector<float> ref(y0.size()), up(y0.size());
+            ref::matmul(pool, ti, xdq.data(), nt, ref.data());
+            if (out == cuda::GemvOut::kAdd)
+              for (size_t i = 0; i < ref.size(); ++i) ref[i] += y0[i];
+            if (out == cuda::GemvOut::kGateUp) {
+              ref::matmul(pool, ti2, xdq.data(), nt, up.data());
+              ref::silu_mul(ref.data(), ref.data(), up.data(), int64_t(ref.size()));
+            }
+            DeviceBuffer<uint8_t> dw(wq.size()), dw2(wq2.size());
+            DeviceBuffer<int8_t> dq(xq.size());
+            DeviceBuffer<float2> dds(xds.size());
+            DeviceBuffer<float> dy(y0.size());
+            upload_weights(dw, ti);
+            upload_weights(dw2, ti2);
+            upload(dq, xq);
+            upload(dds, xds);
+            if (out == cuda::GemvOut::kAdd)
+              upload(dy, y0);
+            else
+              cudaMemset(dy.p, 0xff, y0.size() * 4);
+            bool good = ok(cuda::gemv_q8(dw.p, dw2.p, ti.type, rows, cols, cuda::ActQ8{dq.p, dds.p}, nt, dy.p, out, 0,
+                                         nullptr),
+                           "gemv_q8") &&
+                        ok(cudaDeviceSynchronize(), "gemv_q8 sync");
+            const bool gate_up = out == cuda::GemvOut::kGateUp;
+            const std::vector<float> y = download(dy, y0.size());
+            const double e = gate_up ? nerr(y, ref) : bound_err(y, ref, abs_dot(ti, xdq, nt, out == cuda::GemvOut::kAdd ? &y0 : nullptr));
+            good = good && e < 1e-5;
+            const char* tag = out == cuda::GemvOut::kAdd ? "add" : out == cuda::GemvOut::kGateUp ? "gate-up" : "";
+            report(r, good, rows == 4096 && cols == 4096, fmt_name("gemv_q8", t, tag), shape(rows, cols, nt), e);
+          }
+        }
+      }
+    }
+  }
+}
+
+// Q, K, V in one launch: each segment's output bit-identical to its own single-matrix launch.
+void check_gemv_q8_multi(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (GgmlType t : kInt8PathTypes) {
+    const int64_t cols = 512, rows[3] = {64, 17, 16};
+    const int nt = 2;
+    std::vector<uint8_t> wq[3];
+    std::vector<std::unique_ptr<DeviceBuffer<uint8_t>>> dw;
+    for (int i = 0; i < 3; ++i) {
+      loaders::TensorInfo ti = random_weights(rng, t, rows[i], cols, wq[i]);
+      dw.push_back(std::make_unique<DeviceBuffer<uint8_t>>(wq[i].size()));
+      upload_weights(*dw.back(), ti);
+    }
+    std::vector<int8_t> xq(size_t(nt * cols));
+    std::vector<float2> xds(xq.size() / 32);
+    for (auto& v : xq) v = static_cast<int8_t>(rng() % 255 - 127);
+    for (auto& v : xds) v = make_float2(0.01f * (1 + rng() % 7), nd(rng));
+    DeviceBuffer<int8_t> dq(xq.size());
+    DeviceBuffer<float2> dds(xds.size());
+    upload(dq, xq);
+    upload(dds, xds);
+    const cuda::ActQ8 x{dq.p, dds.p};
+    bool good = true;
+    std::vector<std::unique_ptr<DeviceBuffer<float>>> single, multi;
+    cuda::GemvSegment segs[3];
+    for (int i = 0; i < 3; ++i) {
+      single.push_back(std::make_unique<DeviceBuffer<float>>(size_t(nt * rows[i])));
+      multi.push_back(std::make_unique<DeviceBuffer<float>>(size_t(nt * rows[i])));
+      cudaMemset(multi.back()->p, 0xff, size_t(nt * rows[i]) * 4);
+      good = good && ok(cuda::gemv_q8(dw[size_t(i)]->p, nullptr, static_cast<uint32_t>(t), rows[i], cols, x, nt,
+                                      single.back()->p, cuda::GemvOut::kStore, 0, nullptr),
+                        "gemv_q8");
+      segs[i] = {dw[size_t(i)]->p, multi.back()->p, rows[i]};
+    }
+    good = good && ok(cuda::gemv_q8_multi(segs, 3, nullptr, static_cast<uint32_t>(t), cols, x, nt,
+                                          cuda::GemvOut::kStore, 0, nullptr),
+                      "gemv_q8_multi") &&
+           ok(cudaDeviceSynchronize(), "sync");
+    int differ = 0;
+    for (int i = 0; i < 3; ++i) {
+      const auto a = download(*single[size_t(i)], size_t(nt * rows[i])), b = download(*multi[size_t(i)], size_t(nt * rows[i]));
+      for (size_t k = 0; k < a.size(); ++k) differ += !(a[k] == b[k]);
+    }
+    good = good && differ == 0;
+    report(r, good, true, fmt_name("gemv_q8_multi", t, ""), "64 + 17 + 16 x 512, 2 tok, outputs differing " + std::to_string(differ), 0.0);
+  }
+}
+
+// rmsnorm_q8 against ref::rmsnorm + ref::quantize_act_q8: the f32 output within fp32 tolerance, the
+// int8 codes equal except where the reference value sits within rounding distance of a .5 step.
+void check_rmsnorm_q8(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (int n : {32, 576, 4096, 12288}) {
+    for (int rows : {1, 5}) {
+      for (bool with_norm : {true, false}) {
+        std::vector<float> x(size_t(rows) * n), w(n), ref(x.size());
+        for (auto& v : x) v = nd(rng) * 3;
+        for (auto& v : w) v = nd(rng);
+        for (int i = 0; i < rows; ++i) {
+          if (with_norm)
+            ref::rmsnorm(&ref[size_t(i) * n], &x[size_t(i) * n], w.data(), n, 1e-6f, false);
+          else
+            std::copy_n(&x[size_t(i) * n], n, &ref[size_t(i) * n]);
+        }
+        std::vector<int8_t> rq(x.size());
+        std::vector<float> rd(x.size() / 32);
+        ref::quantize_act_q8(ref.data(), int64_t(ref.size()), rq.data(), rd.data());
+        DeviceBuffer<float> dx(x.size()), dw(w.size()), dy(x.size());
+        DeviceBuffer<int8_t> dq(x.size());
+        DeviceBuffer<float2> dds(x.size() / 32);
+        upload(dx, x);
+        upload(dw, w);
+        cudaMemset(dy.p, 0xff, x.size() * 4);
+        bool good = ok(cuda::rmsnorm_q8(dy.p, dq.p, dds.p, dx.p, with_norm ? dw.p : nullptr, rows, n, 1e-6f, false,
+                                        nullptr),
+                       "rmsnorm_q8") &&
+                    ok(cudaDeviceSynchronize(), "rmsnorm_q8 sync");
+        const std::vector<float> y = download(dy, x.size());
+        const std::vector<int8_t> q = download(dq, x.size());
+        const std::vector<float2> ds = download(dds, x.size() / 32);
+        const double e = nerr(y, ref);
+        int off = 0;
+        for (size_t i = 0; i < q.size(); ++i) {
+          if (q[i] == rq[i]) continue;
+          const double step = ref[i] / rd[i / 32];  // |q - step| ~ 0.5 where fp order may flip a rounding
+          if (std::abs(q[i] - rq[i]) > 1 || std::fabs(std::fabs(step - std::trunc(step)) - 0.5) > 1e-3) ++off;
+        }
+        for (size_t b = 0; b < ds.size(); ++b) {
+          int sum = 0;
+          for (int i = 0; i < 32; ++i) sum += q[32 * b + i];
+          if (!(std::fabs(ds[b].x - rd[b]) <= 1e-5f * rd[b] + 1e-30f) ||
+              !(std::fabs(ds[b].y - ds[b].x * sum) <= 1e-5f * std::fabs(ds[b].x * sum) + 1e-30f))
+            ++off;
+        }
+        good = good && e < 1e-5 && off == 0;
+        report(r, good, n == 4096 && rows == 1, with_norm ? "rmsnorm_q8" : "quantize_q8",
+               "rows " + std::to_string(rows) + " n " + std::to_string(n) + ", codes off " + std::to_string(off), e);
+      }
+    }
+  }
+}
+
+}  // namespace bw24::kcheck

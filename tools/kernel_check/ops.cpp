@@ -1,0 +1,376 @@
+// bw24-kernel-check: Token selection (argmax, top-k sampling), the gated elementwise ops, the gated delta net and MoE routing / routed GEMVs / combine.
+#include "tools/kernel_check/check.h"
+
+namespace bw24::kcheck {
+// Device argmax against sampling::argmax: random rows, planted ties (the lower index wins), an
+// unaligned start, a NaN first element (never replaced, as in the sequential scan).
+void check_argmax(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (int n : {1, 5, 1000, 151936, 262147}) {
+    for (int variant = 0; variant < 4; ++variant) {
+      std::vector<float> x(size_t(n) + 1);
+      for (auto& v : x) v = nd(rng);
+      const int off = variant == 2 ? 1 : 0;  // unaligned
+      float* row = x.data() + off;
+      if (variant == 1 && n > 4) {  // ties at the top
+        row[n / 3] = row[n - 1] = row[n / 2] = 100.0f;
+      }
+      if (variant == 3) row[0] = NAN;
+      const int32_t want = sampling::argmax(row, n);
+      DeviceBuffer<float> dx(x.size());
+      DeviceBuffer<int32_t> dout(1);
+      upload(dx, x);
+      bool good = ok(cuda::argmax(dout.p, dx.p + off, n, nullptr), "argmax") && ok(cudaDeviceSynchronize(), "sync");
+      const int32_t got = download(dout, 1)[0];
+      good = good && got == want;
+      report(r, good, n == 151936, "argmax", std::to_string(n) + (variant == 1 ? " ties" : variant == 2 ? " unaligned" : variant == 3 ? " nan first" : ""),
+             got == want ? 0.0 : 1.0);
+    }
+  }
+}
+
+// Device top-k sampling against sampling::Sampler over the same logits and the same uniform draw
+// (a second Sampler with the same seed gives the u the first one uses): the same token in every
+// trial. Rows of 151936 and 2048 (k above the row: all of it), top-k 1 / 40 / 1024, temperatures,
+// top-p and min-p cuts, ties planted at the top and at the k-th value (the lower id first).
+void check_sample(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 3.0f);
+  struct Case {
+    int n, top_k;
+    float temperature, top_p, min_p;
+    bool ties;
+  };
+  for (Case c : {Case{151936, 40, 0.8f, 0.95f, 0.05f, false}, Case{151936, 1, 1.0f, 1.0f, 0.0f, true},
+                 Case{151936, 1024, 1.5f, 1.0f, 0.0f, false}, Case{151936, 1024, 0.7f, 0.9f, 0.0f, true},
+                 Case{151936, 64, 2.0f, 1.0f, 0.1f, true}, Case{2048, 1024, 1.0f, 0.98f, 0.01f, false},
+                 Case{1000, 1024, 1.0f, 1.0f, 0.0f, false}}) {
+    constexpr int kTrials = 20;
+    int mismatches = 0;
+    bool good = true;
+    DeviceBuffer<float> dx(size_t(c.n));
+    DeviceBuffer<int32_t> dout(1);
+    for (int trial = 0; trial < kTrials; ++trial) {
+      std::vector<float> x(static_cast<size_t>(c.n));
+      for (auto& v : x) v = nd(rng);
+      if (c.ties) {  // the maximum three times, and a run of equal values around the k-th
+        const float top = 20.0f;
+        x[size_t(c.n / 3)] = x[size_t(c.n - 1)] = x[size_t(c.n / 2)] = top;
+        std::vector<float> sorted = x;
+        std::nth_element(sorted.begin(), sorted.begin() + c.top_k, sorted.end(), std::greater<float>());
+        const float kth = sorted[size_t(c.top_k)];
+        for (int i = 0; i < 6; ++i) x[size_t((7919 * (i + 1)) % c.n)] = kth;
+      }
+      sampling::Params p;
+      p.temperature = c.temperature;
+      p.top_k = c.top_k;
+      p.top_p = c.top_p;
+      p.min_p = c.min_p;
+      const uint64_t seed = 1000 + static_cast<uint64_t>(trial);
+      sampling::Sampler host(seed), twin(seed);
+      const int32_t want = host.sample(x.data(), c.n, p, {});
+      const double u = twin.draw();
+      upload(dx, x);
+      const cuda::SampleParams dp{c.temperature, c.top_k, c.top_p, c.min_p};
+      good = good && ok(cuda::sample_top_k(dout.p, dx.p, c.n, dp, u, nullptr), "sample_top_k") &&
+             ok(cudaDeviceSynchronize(), "sample sync");
+      mismatches += download(dout, 1)[0] != want;
+    }
+    char shape_s[128];
+    std::snprintf(shape_s, sizeof shape_s, "%d top-k %d T %g top-p %g min-p %g%s, %d draws", c.n, c.top_k,
+                  c.temperature, c.top_p, c.min_p, c.ties ? " ties" : "", kTrials);
+    report(r, good && mismatches == 0, true, "sample_top_k", shape_s, mismatches);
+  }
+}
+
+// Gated attention's two elementwise kernels: the [q | gate] split is a copy (bit-exact), the
+// sigmoid gate against the reference formula.
+void check_gate_ops(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  const int n = 3, H = 16, D = 256;
+  std::vector<float> qg(size_t(n) * H * 2 * D);
+  for (auto& v : qg) v = nd(rng);
+  std::vector<float> q(size_t(n) * H * D), gate(q.size()), x(q.size()), y(q.size());
+  for (int t = 0; t < n; ++t)
+    for (int h = 0; h < H; ++h)
+      for (int d = 0; d < D; ++d) {
+        const size_t i = (size_t(t) * H + h) * D + d, src = (size_t(t) * H + h) * 2 * D + d;
+        q[i] = qg[src];
+        gate[i] = qg[src + D];
+      }
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = nd(rng);
+    y[i] = x[i] / (1.0f + std::exp(-gate[i]));
+  }
+  DeviceBuffer<float> dqg(qg.size()), dq(q.size()), dg(q.size()), dx(x.size());
+  upload(dqg, qg);
+  upload(dx, x);
+  bool good = ok(cuda::split_q_gate(dq.p, dg.p, dqg.p, n, H, D, nullptr), "split_q_gate") &&
+              ok(cudaDeviceSynchronize(), "split sync");
+  const bool same = download(dq, q.size()) == q && download(dg, q.size()) == gate;
+  report(r, good && same, true, "split_q_gate", "16 heads D 256, 3 tok", same ? 0.0 : 1.0);
+  good = ok(cuda::sigmoid_mul(dx.p, dg.p, int64_t(x.size()), nullptr), "sigmoid_mul") &&
+         ok(cudaDeviceSynchronize(), "sigmoid sync");
+  const double e = nerr(download(dx, x.size()), y);
+  report(r, good && e < 1e-6, true, "sigmoid_mul", std::to_string(x.size()) + " elements", e);
+}
+
+// The gated delta net kernels against lib/ref (causal_conv_silu_step + l2norm_qk, the gates,
+// gated_delta_recurrent, gated RMSNorm): conv output, conv state, layer output and the recurrent
+// state after 1 and 3 tokens (gdn_step's token-by-token kernel, one conv tile) and after 16, 17,
+// 64, 65 and 200 (gdn_chunked: one partial chunk, chunk boundaries, several chunks; conv tiles in
+// parallel and the state kernel),
+// separate and fused (Qwen3-Next) b/a projections, grouped and tiled value heads.
+void check_gdn(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  struct Case {
+    int Hk, Hv, dk, dv, K;
+    bool fused, tiled;
+  };
+  for (Case c : {Case{16, 32, 128, 128, 4, false, true}, Case{16, 32, 128, 128, 4, true, false},
+                 Case{2, 4, 64, 64, 4, false, false}, Case{2, 4, 16, 16, 4, false, true}, Case{4, 4, 128, 64, 3, false, false}}) {
+    for (int n : {1, 3, 16, 17, 64, 65, 200}) {
+      const int64_t C = 2 * int64_t{c.Hk} * c.dk + int64_t{c.Hv} * c.dv, Vd = int64_t{c.Hv} * c.dv;
+      const int r_ = c.Hv / c.Hk, ba_stride = c.fused ? 2 * c.Hv : c.Hv;
+      auto rnd = [&](size_t size, float scale) {
+        std::vector<float> v(size);
+        for (auto& x : v) x = nd(rng) * scale;
+        return v;
+      };
+      std::vector<float> in = rnd(size_t(n * C), 1.0f), taps = rnd(size_t(C * c.K), 0.5f),
+                         cstate = rnd(size_t((c.K - 1) * C), 1.0f), z = rnd(size_t(n * Vd), 1.0f),
+                         braw = rnd(size_t(n * ba_stride), 1.0f), araw = rnd(size_t(n * ba_stride), 1.0f),
+                         dt = rnd(size_t(c.Hv), 0.5f), neg_a = rnd(size_t(c.Hv), 0.5f), nw = rnd(size_t(c.dv), 1.0f),
+                         S = rnd(size_t(c.Hv) * c.dk * c.dv, 0.1f);  // [Hv][dk][dv]
+      for (auto& x : neg_a) x = -std::exp(x);
+      if (c.fused) araw = braw;  // one in_ba output read through both pointers
+      const float q_scale = 1.0f / std::sqrt(static_cast<float>(c.dk)), eps = 1e-6f;
+      // Reference.
+      std::vector<float> y(size_t(n * C)), cs = cstate, Sr = S, out(size_t(n * Vd));
+      for (int t = 0; t < n; ++t) {
+        ref::causal_conv_silu_step(taps.data(), C, c.K, cs.data(), &in[size_t(t * C)], &y[size_t(t * C)]);
+        ref::l2norm_qk(&y[size_t(t * C)], c.Hk, c.dk, q_scale);
+      }
+      std::vector<float> qh(size_t(n * c.dk)), kh(qh.size()), vh(size_t(n * c.dv)), gh(static_cast<size_t>(n)), bh(static_cast<size_t>(n)),
+          oh(vh.size());
+      for (int hv = 0; hv < c.Hv; ++hv) {
+        const int hk = c.tiled ? hv % c.Hk : hv / r_, g = hv / r_, jr = hv % r_;
+        const int bi = c.fused ? g * 2 * r_ + jr : hv, ai = c.fused ? g * 2 * r_ + r_ + jr : hv;
+        for (int t = 0; t < n; ++t) {
+          std::copy_n(&y[size_t(t * C + hk * c.dk)], c.dk, &qh[size_t(t * c.dk)]);
+          std::copy_n(&y[size_t(t * C + int64_t{c.Hk} * c.dk + hk * c.dk)], c.dk, &kh[size_t(t * c.dk)]);
+          std::copy_n(&y[size_t(t * C + 2 * int64_t{c.Hk} * c.dk + int64_t{hv} * c.dv)], c.dv, &vh[size_t(t * c.dv)]);
+          bh[size_t(t)] = ref::delta_beta(braw[size_t(t * ba_stride + bi)]);
+          gh[size_t(t)] = ref::delta_log_decay(araw[size_t(t * ba_stride + ai)], dt[size_t(hv)], neg_a[size_t(hv)]);
+        }
+        ref::gated_delta_recurrent(qh.data(), kh.data(), vh.data(), gh.data(), bh.data(), n, c.dk, c.dv,
+                                   &Sr[size_t(hv) * c.dk * c.dv], oh.data());
+        for (int t = 0; t < n; ++t) {
+          float* o = &out[size_t(t * Vd + int64_t{hv} * c.dv)];
+          std::copy_n(&oh[size_t(t * c.dv)], c.dv, o);
+          ref::rmsnorm(o, o, nw.data(), c.dv, eps, false);
+          for (int j = 0; j < c.dv; ++j) {
+            const float zj = z[size_t(t * Vd + int64_t{hv} * c.dv + j)];
+            o[j] *= zj / (1.0f + std::exp(-zj));
+          }
+        }
+      }
+      // The device keeps each head's state transposed: [Hv][dv][dk].
+      auto transpose = [&](const std::vector<float>& a) {
+        std::vector<float> t(a.size());
+        for (int h = 0; h < c.Hv; ++h)
+          for (int i = 0; i < c.dk; ++i)
+            for (int j = 0; j < c.dv; ++j)
+              t[(size_t(h) * c.dv + j) * c.dk + i] = a[(size_t(h) * c.dk + i) * c.dv + j];
+        return t;
+      };
+      DeviceBuffer<float> d_in(in.size()), d_taps(taps.size()), d_cs(cstate.size()), d_y(y.size()), d_z(z.size()),
+          d_b(braw.size()), d_a(araw.size()), d_dt(dt.size()), d_na(neg_a.size()), d_nw(nw.size()), d_S(S.size()),
+          d_out(out.size());
+      upload(d_in, in);
+      upload(d_taps, taps);
+      upload(d_cs, cstate);
+      upload(d_z, z);
+      upload(d_b, braw);
+      upload(d_a, araw);
+      upload(d_dt, dt);
+      upload(d_na, neg_a);
+      upload(d_nw, nw);
+      upload(d_S, transpose(S));
+      cudaMemset(d_y.p, 0xff, y.size() * 4);
+      cudaMemset(d_out.p, 0xff, out.size() * 4);
+      cuda::GdnStepArgs a{};
+      a.out = d_out.p;
+      a.state = d_S.p;
+      a.y = d_y.p;
+      a.z = d_z.p;
+      a.beta_raw = d_b.p;
+      a.alpha_raw = c.fused ? d_b.p : d_a.p;
+      a.ba_stride = ba_stride;
+      a.ba_fused = c.fused;
+      a.dt_bias = d_dt.p;
+      a.neg_a = d_na.p;
+      a.norm_w = d_nw.p;
+      a.eps = eps;
+      a.Hk = c.Hk;
+      a.Hv = c.Hv;
+      a.dk = c.dk;
+      a.dv = c.dv;
+      a.v_heads_tiled = c.tiled;
+      bool good = ok(cuda::gdn_conv(d_y.p, d_cs.p, d_in.p, d_taps.p, n, C, c.K, c.Hk, c.dk, q_scale, nullptr),
+                     "gdn_conv") &&
+                  ok(cuda::gdn_step(a, n, nullptr), "gdn_step") && ok(cudaDeviceSynchronize(), "gdn sync");
+      const double e_y = nerr(download(d_y, y.size()), y), e_cs = nerr(download(d_cs, cs.size()), cs),
+                   e_out = nerr(download(d_out, out.size()), out), e_S = nerr(download(d_S, S.size()), transpose(Sr));
+      const std::string shape_s = "Hk " + std::to_string(c.Hk) + " Hv " + std::to_string(c.Hv) + " dk " +
+                                  std::to_string(c.dk) + " dv " + std::to_string(c.dv) + " K " + std::to_string(c.K) +
+                                  (c.fused ? " fused ba" : "") + (c.tiled ? " tiled" : "") + ", " + std::to_string(n) +
+                                  " tok";
+      const bool chunked = n >= cuda::kGdnChunkedFrom;  // the chunked form rounds differently from the recurrence
+      report(r, good && std::max(e_y, e_cs) < 1e-5, true, "gdn_conv", shape_s, std::max(e_y, e_cs));
+      report(r, good && std::max(e_out, e_S) < (chunked ? 1e-4 : 1e-5), true, chunked ? "gdn_chunked" : "gdn_step",
+             shape_s, std::max(e_out, e_S));
+    }
+  }
+}
+
+// MoE: moe_route against the CPU reference's routing (softmax, top-k with ties to the lower id,
+// renormalized or not): the same ids, weights within fp32 rounding. Routed GEMVs (one launch, the
+// expert picked on the device) bit-identical to plain GEMVs over each pair's expert slice and row,
+// for every int8-path format and the float formats, store and gate-up epilogues, token rows shared
+// by a token's experts (x_div = k) or one row per pair (x_div = 1). moe_combine against a loop.
+void check_moe(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (int X : {8, 128, 512}) {
+    for (int k : {1, 2, 8, 10}) {
+      for (bool renorm : {true, false}) {
+        if (k > X || (!renorm && k != 8)) continue;
+        const int n = 8;
+        std::vector<float> logits(size_t(n) * X);
+        for (auto& v : logits) v = nd(rng) * 2.0f;
+        if (X == 8) logits[3] = logits[5];  // a tie: the lower id first
+        std::vector<int32_t> ids_ref(size_t(n) * k);
+        std::vector<float> w_ref(ids_ref.size());
+        for (int t = 0; t < n; ++t) {
+          std::vector<float> p(logits.begin() + t * X, logits.begin() + (t + 1) * X);
+          ref::softmax(p.data(), X);
+          std::vector<int32_t> order(static_cast<size_t>(X));
+          for (int i = 0; i < X; ++i) order[size_t(i)] = i;
+          std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                            [&](int32_t a, int32_t b) { return p[a] > p[b] || (p[a] == p[b] && a < b); });
+          float sum = 0;
+          for (int j = 0; j < k; ++j) sum += p[order[size_t(j)]];
+          for (int j = 0; j < k; ++j) {
+            ids_ref[size_t(t * k + j)] = order[size_t(j)];
+            w_ref[size_t(t * k + j)] = renorm ? p[order[size_t(j)]] / sum : p[order[size_t(j)]];
+          }
+        }
+        DeviceBuffer<float> dl(logits.size()), dw(w_ref.size());
+        DeviceBuffer<int32_t> di(ids_ref.size());
+        upload(dl, logits);
+        const bool good = ok(cuda::moe_route(di.p, dw.p, dl.p, n, X, k, renorm, nullptr), "moe_route") &&
+                          ok(cudaDeviceSynchronize(), "moe_route sync");
+        const bool same_ids = download(di, ids_ref.size()) == ids_ref;
+        const double e = nerr(download(dw, w_ref.size()), w_ref);
+        report(r, good && same_ids && e < 1e-6, true, "moe_route",
+               std::to_string(X) + " experts, top " + std::to_string(k) + (renorm ? " renorm" : "") + ", 8 tok" +
+                   (same_ids ? "" : ", ids differ"),
+               e);
+      }
+    }
+  }
+  // Routed GEMVs: 8 experts of rows x cols, 3 tokens x 2 experts each = 6 pairs.
+  const int X = 8, k = 2, n = 3, pairs = n * k;
+  const int64_t rows = 40, cols = 512;
+  std::vector<int32_t> ids(static_cast<size_t>(pairs));
+  for (auto& v : ids) v = static_cast<int32_t>(rng() % X);
+  DeviceBuffer<int32_t> dids(ids.size());
+  upload(dids, ids);
+  for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::Q8_0, GgmlType::Q4_K,
+                     GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::IQ4_XS, GgmlType::F32, GgmlType::F16, GgmlType::BF16}) {
+    const bool q8 = cuda::gemv_q8_supports(static_cast<uint32_t>(t));
+    std::vector<uint8_t> stack[2];
+    std::vector<std::unique_ptr<DeviceBuffer<uint8_t>>> dstack;
+    int64_t expert_bytes = 0;
+    for (int m = 0; m < 2; ++m) {  // gate and up stacks
+      for (int e = 0; e < X; ++e) {
+        std::vector<uint8_t> file;
+        const std::vector<uint8_t> one = native_bytes(random_weights(rng, t, rows, cols, file));
+        expert_bytes = static_cast<int64_t>(one.size());
+        stack[m].insert(stack[m].end(), one.begin(), one.end());
+      }
+      dstack.push_back(std::make_unique<DeviceBuffer<uint8_t>>(stack[m].size()));
+      upload(*dstack.back(), stack[m]);
+    }
+    for (int x_div : {k, 1}) {
+      for (cuda::GemvOut out : {cuda::GemvOut::kStore, cuda::GemvOut::kGateUp}) {
+        if (out == cuda::GemvOut::kGateUp && !q8) continue;
+        const int x_rows = pairs / x_div;
+        std::vector<float> x(size_t(x_rows * cols));
+        for (auto& v : x) v = nd(rng);
+        const ActInt8 xa = quantize_act(x);
+        const std::vector<int8_t>& xq = xa.q;
+        const std::vector<float2>& xds = xa.ds;
+        DeviceBuffer<float> dx(x.size()), dy(size_t(pairs * rows)), dref(size_t(pairs * rows));
+        DeviceBuffer<int8_t> dq(xq.size());
+        DeviceBuffer<float2> dds(xds.size());
+        upload(dx, x);
+        upload(dq, xq);
+        upload(dds, xds);
+        cudaMemset(dy.p, 0xff, size_t(pairs * rows) * 4);
+        const cuda::GemvRoute route{dids.p, expert_bytes, pairs, x_div};
+        const uint32_t type = static_cast<uint32_t>(t);
+        const uint8_t* w = dstack[0]->p;
+        const uint8_t* w2 = out == cuda::GemvOut::kGateUp ? dstack[1]->p : nullptr;
+        bool good = ok(q8 ? cuda::gemv_q8(w, w2, type, rows, cols, cuda::ActQ8{dq.p, dds.p}, 1, dy.p, out, 0, nullptr,
+                                          &route)
+                          : cuda::gemv(w, type, rows, cols, dx.p, 1, dy.p, out, nullptr, &route),
+                       "routed gemv");
+        for (int p = 0; p < pairs && good; ++p) {  // each pair alone, as a plain GEMV
+          const int64_t xr = p / x_div, off = int64_t{ids[size_t(p)]} * expert_bytes;
+          float* y = dref.p + p * rows;
+          good = ok(q8 ? cuda::gemv_q8(w + off, w2 ? w2 + off : nullptr, type, rows, cols,
+                                       cuda::ActQ8{dq.p + xr * cols, dds.p + xr * (cols / 32)}, 1, y, out, 0, nullptr)
+                       : cuda::gemv(w + off, type, rows, cols, dx.p + xr * cols, 1, y, out, nullptr),
+                    "gemv");
+        }
+        good = good && ok(cudaDeviceSynchronize(), "routed gemv sync");
+        const auto a = download(dy, size_t(pairs * rows)), b = download(dref, size_t(pairs * rows));
+        int differ = 0;
+        for (size_t i = 0; i < a.size(); ++i) differ += !(a[i] == b[i]);
+        report(r, good && differ == 0, true,
+               fmt_name("routed gemv", t, out == cuda::GemvOut::kGateUp ? "gate-up" : ""),
+               "8 experts 40 x 512, 6 pairs, x_div " + std::to_string(x_div) + ", outputs differing " +
+                   std::to_string(differ),
+               0.0);
+      }
+    }
+  }
+  // moe_combine: with and without a shared expert.
+  for (bool shared : {false, true}) {
+    const int64_t width = 2048 + 7;
+    std::vector<float> x(size_t(n * width)), eo(size_t(pairs * width)), wts(static_cast<size_t>(pairs)), so(x.size()), sg(static_cast<size_t>(n));
+    for (auto* v : {&x, &eo, &wts, &so, &sg})
+      for (auto& f : *v) f = nd(rng);
+    std::vector<float> ref = x;
+    for (int t = 0; t < n; ++t)
+      for (int64_t c = 0; c < width; ++c) {
+        float acc = ref[size_t(t * width + c)];
+        for (int j = 0; j < k; ++j) acc += wts[size_t(t * k + j)] * eo[size_t((t * k + j) * width + c)];
+        if (shared) acc += so[size_t(t * width + c)] / (1.0f + std::exp(-sg[size_t(t)]));
+        ref[size_t(t * width + c)] = acc;
+      }
+    DeviceBuffer<float> dx(x.size()), deo(eo.size()), dw(wts.size()), dso(so.size()), dsg(sg.size());
+    upload(dx, x);
+    upload(deo, eo);
+    upload(dw, wts);
+    upload(dso, so);
+    upload(dsg, sg);
+    const bool good = ok(cuda::moe_combine(dx.p, deo.p, dw.p, shared ? dso.p : nullptr, dsg.p, n, k, width, nullptr),
+                         "moe_combine") &&
+                      ok(cudaDeviceSynchronize(), "moe_combine sync");
+    const double e = nerr(download(dx, x.size()), ref);
+    report(r, good && e < 1e-6, true, "moe_combine", shared ? "3 tok x 2 experts + shared, 2055 wide" : "3 tok x 2 experts, 2055 wide", e);
+  }
+}
+
+}  // namespace bw24::kcheck
