@@ -225,9 +225,9 @@ void check_gdn(std::mt19937& rng, Result& r) {
                                   std::to_string(c.dk) + " dv " + std::to_string(c.dv) + " K " + std::to_string(c.K) +
                                   (c.fused ? " fused ba" : "") + (c.tiled ? " tiled" : "") + ", " + std::to_string(n) +
                                   " tok";
-      const bool chunked = n >= cuda::kGdnChunkedFrom;  // the chunked form rounds differently from the recurrence
+      const bool chunked = n >= cuda::kGdnChunkedFrom;  // reported under its own name (a host emulation: <= 1.3e-6)
       report(r, good && std::max(e_y, e_cs) < 1e-5, true, "gdn_conv", shape_s, std::max(e_y, e_cs));
-      report(r, good && std::max(e_out, e_S) < (chunked ? 1e-4 : 1e-5), true, chunked ? "gdn_chunked" : "gdn_step",
+      report(r, good && std::max(e_out, e_S) < 1e-5, true, chunked ? "gdn_chunked" : "gdn_step",
              shape_s, std::max(e_out, e_S));
     }
   }
