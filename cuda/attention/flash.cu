@@ -188,14 +188,25 @@ cudaError_t flash_prefill(float* out, const float* q, const void* k_cache, const
   const auto* vf = static_cast<const float*>(v_cache);
   const auto* kh = static_cast<const __half*>(k_cache);
   const auto* vh = static_cast<const __half*>(v_cache);
+  const auto* kb = static_cast<const bf16*>(k_cache);
+  const auto* vb = static_cast<const bf16*>(v_cache);
   const KvQ8 k8 = kv_q8(k_cache, n_ctx, kvw), v8 = kv_q8(v_cache, n_ctx, kvw);
-  switch (head_dim * 4 + static_cast<int>(kv)) {  // the dispatch table: head size x cache type
-    case 4 * 64 + 0: return go(launch_prefill<64, const float*>, kf, vf);
-    case 4 * 64 + 1: return go(launch_prefill<64, const __half*>, kh, vh);
-    case 4 * 64 + 2: return go(launch_prefill<64, KvQ8>, k8, v8);
-    case 4 * 128 + 0: return go(launch_prefill<128, const float*>, kf, vf);
-    case 4 * 128 + 1: return go(launch_prefill<128, const __half*>, kh, vh);
-    case 4 * 128 + 2: return go(launch_prefill<128, KvQ8>, k8, v8);
+  const KvQ4 k4 = kv_q4(k_cache, n_ctx, kvw), v4 = kv_q4(v_cache, n_ctx, kvw);
+  const KvFp8 kp{static_cast<const uint8_t*>(k_cache), 0}, vp{static_cast<const uint8_t*>(v_cache), 0};
+  constexpr int kTypes = 8;  // KvDtype values, with room
+  switch (head_dim * kTypes + static_cast<int>(kv)) {  // the dispatch table: head size x cache type
+    case 64 * kTypes + 0: return go(launch_prefill<64, const float*>, kf, vf);
+    case 64 * kTypes + 1: return go(launch_prefill<64, const __half*>, kh, vh);
+    case 64 * kTypes + 2: return go(launch_prefill<64, KvQ8>, k8, v8);
+    case 64 * kTypes + 3: return go(launch_prefill<64, const bf16*>, kb, vb);
+    case 64 * kTypes + 4: return go(launch_prefill<64, KvQ4>, k4, v4);
+    case 64 * kTypes + 5: return go(launch_prefill<64, KvFp8>, kp, vp);
+    case 128 * kTypes + 0: return go(launch_prefill<128, const float*>, kf, vf);
+    case 128 * kTypes + 1: return go(launch_prefill<128, const __half*>, kh, vh);
+    case 128 * kTypes + 2: return go(launch_prefill<128, KvQ8>, k8, v8);
+    case 128 * kTypes + 3: return go(launch_prefill<128, const bf16*>, kb, vb);
+    case 128 * kTypes + 4: return go(launch_prefill<128, KvQ4>, k4, v4);
+    case 128 * kTypes + 5: return go(launch_prefill<128, KvFp8>, kp, vp);
     default: return cudaErrorInvalidValue;
   }
 }

@@ -194,18 +194,32 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
   const auto* vf = static_cast<const float*>(v_cache);
   const auto* kh = static_cast<const __half*>(k_cache);
   const auto* vh = static_cast<const __half*>(v_cache);
+  const auto* kb = static_cast<const __nv_bfloat16*>(k_cache);
+  const auto* vb = static_cast<const __nv_bfloat16*>(v_cache);
   const KvQ8 k8 = kv_q8(k_cache, n_ctx, kvw), v8 = kv_q8(v_cache, n_ctx, kvw);
+  const KvQ4 k4 = kv_q4(k_cache, n_ctx, kvw), v4 = kv_q4(v_cache, n_ctx, kvw);
+  const KvFp8 kp{static_cast<const uint8_t*>(k_cache), 0}, vp{static_cast<const uint8_t*>(v_cache), 0};
+  constexpr int kTypes = 8;  // KvDtype values, with room
   cudaError_t e;
-  switch (head_dim * 4 + static_cast<int>(kv)) {  // the dispatch table: head size x cache type
-    case 4 * 64 + 0: e = go(launch_split<const float*, 64>, kf, vf); break;
-    case 4 * 64 + 1: e = go(launch_split<const __half*, 64>, kh, vh); break;
-    case 4 * 64 + 2: e = go(launch_split<KvQ8, 64>, k8, v8); break;
-    case 4 * 128 + 0: e = go(launch_split<const float*, 128>, kf, vf); break;
-    case 4 * 128 + 1: e = go(launch_split<const __half*, 128>, kh, vh); break;
-    case 4 * 128 + 2: e = go(launch_split<KvQ8, 128>, k8, v8); break;
-    case 4 * 256 + 0: e = go(launch_split<const float*, 256>, kf, vf); break;
-    case 4 * 256 + 1: e = go(launch_split<const __half*, 256>, kh, vh); break;
-    case 4 * 256 + 2: e = go(launch_split<KvQ8, 256>, k8, v8); break;
+  switch (head_dim * kTypes + static_cast<int>(kv)) {  // the dispatch table: head size x cache type
+    case 64 * kTypes + 0: e = go(launch_split<const float*, 64>, kf, vf); break;
+    case 64 * kTypes + 1: e = go(launch_split<const __half*, 64>, kh, vh); break;
+    case 64 * kTypes + 2: e = go(launch_split<KvQ8, 64>, k8, v8); break;
+    case 64 * kTypes + 3: e = go(launch_split<const __nv_bfloat16*, 64>, kb, vb); break;
+    case 64 * kTypes + 4: e = go(launch_split<KvQ4, 64>, k4, v4); break;
+    case 64 * kTypes + 5: e = go(launch_split<KvFp8, 64>, kp, vp); break;
+    case 128 * kTypes + 0: e = go(launch_split<const float*, 128>, kf, vf); break;
+    case 128 * kTypes + 1: e = go(launch_split<const __half*, 128>, kh, vh); break;
+    case 128 * kTypes + 2: e = go(launch_split<KvQ8, 128>, k8, v8); break;
+    case 128 * kTypes + 3: e = go(launch_split<const __nv_bfloat16*, 128>, kb, vb); break;
+    case 128 * kTypes + 4: e = go(launch_split<KvQ4, 128>, k4, v4); break;
+    case 128 * kTypes + 5: e = go(launch_split<KvFp8, 128>, kp, vp); break;
+    case 256 * kTypes + 0: e = go(launch_split<const float*, 256>, kf, vf); break;
+    case 256 * kTypes + 1: e = go(launch_split<const __half*, 256>, kh, vh); break;
+    case 256 * kTypes + 2: e = go(launch_split<KvQ8, 256>, k8, v8); break;
+    case 256 * kTypes + 3: e = go(launch_split<const __nv_bfloat16*, 256>, kb, vb); break;
+    case 256 * kTypes + 4: e = go(launch_split<KvQ4, 256>, k4, v4); break;
+    case 256 * kTypes + 5: e = go(launch_split<KvFp8, 256>, kp, vp); break;
     default: return cudaErrorInvalidValue;
   }
   if (e != cudaSuccess) return e;

@@ -1,10 +1,12 @@
-// KV cache elements (f32, f16 or q8_0) into f32 registers, shared by the flash kernels: aligned
-// vector loads, one conversion per pair for f16, one scale per load for q8_0. The kernels take the
-// cache as a pointer-like value: `kc + i` addresses element i for all three.
+// KV cache elements (cuda/ops/ops.cuh KvDtype) into f32 registers, shared by the flash kernels and
+// attention v1: aligned vector loads, one conversion per pair for f16 / bf16, one scale per load
+// for q8_0 / q4_0, a bit-exact decode for fp8. The kernels take the cache as a pointer-like value:
+// `kc + i` addresses element i for every type.
 #pragma once
 
 #include <cstdint>
 
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 namespace bw24::cuda {
@@ -22,6 +24,37 @@ struct KvQ8 {
 inline KvQ8 kv_q8(const void* cache, int64_t n_ctx, int64_t kvw) {
   const int8_t* q = static_cast<const int8_t*>(cache);
   return KvQ8{q, reinterpret_cast<const __half*>(q + n_ctx * kvw), 0};
+}
+
+// A q4_0 cache (KvDtype::kQ4_0: element-order nibbles, then the f16 scale plane) at element e.
+struct KvQ4 {
+  const uint8_t* q;
+  const __half* d;
+  int64_t e;
+  __device__ __forceinline__ KvQ4 operator+(int64_t o) const { return {q, d, e + o}; }
+};
+inline KvQ4 kv_q4(const void* cache, int64_t n_ctx, int64_t kvw) {
+  const uint8_t* q = static_cast<const uint8_t*>(cache);
+  return KvQ4{q, reinterpret_cast<const __half*>(q + n_ctx * kvw / 2), 0};
+}
+
+// An fp8 (e4m3) cache at element e.
+struct KvFp8 {
+  const uint8_t* p;
+  int64_t e;
+  __device__ __forceinline__ KvFp8 operator+(int64_t o) const { return {p, e + o}; }
+};
+
+// e4m3 byte to float exactly as lib/core's fp8_e4m3_to_f32: 0x7f / 0xff NaN, exponent 0
+// subnormal (m 2^-9), else (1 + m / 8) 2^(exp - 7), built from bits.
+__device__ __forceinline__ float fp8_e4m3_value(uint8_t b) {
+  const uint32_t exp = (b >> 3) & 15, mant = b & 7, sign = static_cast<uint32_t>(b & 0x80) << 24;
+  if (exp == 15 && mant == 7) return __uint_as_float(0x7fc00000u | sign);
+  if (exp == 0) {
+    const float v = static_cast<float>(mant) * 0.001953125f;  // m / 512, exact
+    return sign ? -v : v;
+  }
+  return __uint_as_float(sign | ((exp + 120u) << 23) | (mant << 20));
 }
 
 // 8 consecutive elements (p 16-byte aligned for f16, 32 for f32).
@@ -58,6 +91,57 @@ __device__ __forceinline__ void load_pairs(const __half* p, float (&v)[n]) {
     v[e] = x.x;
     v[e + 1] = x.y;
   }
+}
+
+__device__ __forceinline__ void load8(const __nv_bfloat16* p, float (&v)[8]) {
+  const uint4 raw = *reinterpret_cast<const uint4*>(p);
+  const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&raw);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float2 f = __bfloat1622float2(h[i]);
+    v[2 * i] = f.x;
+    v[2 * i + 1] = f.y;
+  }
+}
+template <int n>
+__device__ __forceinline__ void load_pairs(const __nv_bfloat16* p, float (&v)[n]) {
+#pragma unroll
+  for (int e = 0; e < n; e += 2) {
+    const float2 x = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(p + e));
+    v[e] = x.x;
+    v[e + 1] = x.y;
+  }
+}
+
+// q4_0: 8 elements are 4 bytes, n elements n / 2 bytes (e a multiple of 8, or of n).
+__device__ __forceinline__ void load8(const KvQ4& p, float (&v)[8]) {
+  const uint32_t raw = *reinterpret_cast<const uint32_t*>(p.q + p.e / 2);
+  const float s = __half2float(p.d[p.e >> 5]);
+#pragma unroll
+  for (int i = 0; i < 8; ++i) v[i] = s * (static_cast<int>((raw >> (4 * i)) & 15) - 8);
+}
+template <int n>
+__device__ __forceinline__ void load_pairs(const KvQ4& p, float (&v)[n]) {
+  const float s = __half2float(p.d[p.e >> 5]);
+#pragma unroll
+  for (int e = 0; e < n; e += 2) {
+    const uint8_t b = p.q[(p.e + e) / 2];
+    v[e] = s * (static_cast<int>(b & 15) - 8);
+    v[e + 1] = s * (static_cast<int>(b >> 4) - 8);
+  }
+}
+
+// fp8: 8 elements are 8 bytes.
+__device__ __forceinline__ void load8(const KvFp8& p, float (&v)[8]) {
+  const uint2 raw = *reinterpret_cast<const uint2*>(p.p + p.e);
+  const uint8_t* b = reinterpret_cast<const uint8_t*>(&raw);
+#pragma unroll
+  for (int i = 0; i < 8; ++i) v[i] = fp8_e4m3_value(b[i]);
+}
+template <int n>
+__device__ __forceinline__ void load_pairs(const KvFp8& p, float (&v)[n]) {
+#pragma unroll
+  for (int e = 0; e < n; ++e) v[e] = fp8_e4m3_value(p.p[p.e + e]);
 }
 
 __device__ __forceinline__ void load8(const KvQ8& p, float (&v)[8]) {

@@ -1,6 +1,8 @@
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <math.h>
 
+#include "cuda/attention/kv_load.cuh"
 #include "cuda/common/check.cuh"
 #include "cuda/common/launch.cuh"
 #include "cuda/ops/ops.cuh"
@@ -14,20 +16,72 @@ unsigned blocks_for(int64_t n) { return static_cast<unsigned>((n + kThreads - 1)
 
 __device__ __forceinline__ int64_t position(DevicePos p, int t) { return p.base + t + (p.dev ? *p.dev : 0); }
 
-// Cache element i as float (q8_0: scale plane at element offset `plane`, ops.cuh KvDtype), and a
-// float stored as an f32 / f16 cache element.
-__device__ __forceinline__ float load_kv(const void* c, int64_t i, KvDtype t, int64_t plane) {
-  if (t == KvDtype::kQ8_0) {
-    const int8_t* q = static_cast<const int8_t*>(c);
-    return __half2float(reinterpret_cast<const __half*>(q + plane)[i / 32]) * q[i];
+// Cache element i as float (ops.cuh KvDtype; `elems` = n_ctx kvw: where the scale planes start).
+__device__ __forceinline__ float load_kv(const void* c, int64_t i, KvDtype t, int64_t elems) {
+  const uint8_t* b = static_cast<const uint8_t*>(c);
+  switch (t) {
+    case KvDtype::kQ8_0:
+      return __half2float(reinterpret_cast<const __half*>(b + elems)[i / 32]) * reinterpret_cast<const int8_t*>(b)[i];
+    case KvDtype::kQ4_0:
+      return __half2float(reinterpret_cast<const __half*>(b + elems / 2)[i / 32]) *
+             (static_cast<int>((b[i / 2] >> (4 * (i % 2))) & 15) - 8);
+    case KvDtype::kF16: return __half2float(static_cast<const __half*>(c)[i]);
+    case KvDtype::kBF16: return __bfloat162float(static_cast<const __nv_bfloat16*>(c)[i]);
+    case KvDtype::kFp8E4M3: return fp8_e4m3_value(b[i]);
+    default: return static_cast<const float*>(c)[i];
   }
-  return t == KvDtype::kF16 ? __half2float(static_cast<const __half*>(c)[i]) : static_cast<const float*>(c)[i];
 }
-__device__ __forceinline__ void store_kv(void* c, int64_t i, float v, bool f16) {
-  if (f16)
-    static_cast<__half*>(c)[i] = __float2half_rn(v);
-  else
-    static_cast<float*>(c)[i] = v;
+
+// f to e4m3 exactly as lib/core's f32_to_fp8_e4m3: NaN 0x7f, saturating at 448, ties to even.
+__device__ __forceinline__ uint8_t fp8_e4m3_code(float f) {
+  if (isnan(f)) return 0x7f;
+  const uint8_t sign = signbit(f) ? 0x80 : 0;
+  const float a = fabsf(f);
+  if (a >= 448.0f) return sign | 0x7e;
+  if (a < 0.015625f) return static_cast<uint8_t>(sign | static_cast<int>(rintf(ldexpf(a, 9))));  // subnormal steps
+  int e = 0;
+  const float m = frexpf(a, &e);
+  int q = static_cast<int>(rintf((2.0f * m - 1.0f) * 8.0f)), exp = e - 1 + 7;
+  if (q == 8) q = 0, ++exp;
+  if (exp > 15 || (exp == 15 && q == 7)) return sign | 0x7e;
+  return static_cast<uint8_t>(sign | (exp << 3) | q);
+}
+
+// A float stored as an element of a per-element cache type (f32, f16, bf16, fp8).
+__device__ __forceinline__ void store_kv(void* c, int64_t i, float v, KvDtype t) {
+  switch (t) {
+    case KvDtype::kF16: static_cast<__half*>(c)[i] = __float2half_rn(v); break;
+    case KvDtype::kBF16: static_cast<__nv_bfloat16*>(c)[i] = __float2bfloat16_rn(v); break;
+    case KvDtype::kFp8E4M3: static_cast<uint8_t*>(c)[i] = fp8_e4m3_code(v); break;
+    default: static_cast<float*>(c)[i] = v;
+  }
+}
+
+// Element `lane` of a block of 32 (one per lane of the warp) into a q8_0 or q4_0 cache at element
+// i (cache layout: ops.cuh KvDtype), rounding as lib/quant: q8_0 d = amax / 127, q = round(x / d);
+// q4_0 d = (the element of largest magnitude, the first of equals) / -8, q = min(15, (int)(x / d +
+// 8.5)) with the product and sum rounded separately as the host's (no FMA).
+__device__ __forceinline__ void store_kv_block(void* c, int64_t i, float x, KvDtype t, int64_t elems, int lane) {
+  uint8_t* b = static_cast<uint8_t*>(c);
+  if (t == KvDtype::kQ8_0) {
+    const float d = warp_max(fabsf(x)) / 127.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
+    reinterpret_cast<int8_t*>(b)[i] = static_cast<int8_t>(roundf(x * id));
+    if (lane == 0) reinterpret_cast<__half*>(b + elems)[i / 32] = __float2half_rn(d);
+    return;
+  }
+  float best = x, amax = fabsf(x);
+  int at = lane;
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    const float ob = __shfl_xor_sync(0xffffffffu, best, o), oa = __shfl_xor_sync(0xffffffffu, amax, o);
+    const int oi = __shfl_xor_sync(0xffffffffu, at, o);
+    if (oa > amax || (oa == amax && oi < at)) best = ob, amax = oa, at = oi;
+  }
+  const float d = best / -8.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
+  const int q = min(15, static_cast<int>(__fadd_rn(__fmul_rn(x, id), 8.5f)));
+  const int hi = __shfl_down_sync(0xffffffffu, q, 1);
+  if (lane % 2 == 0) b[i / 2] = static_cast<uint8_t>(q | (hi << 4));
+  if (lane == 0) reinterpret_cast<__half*>(b + elems / 2)[i / 32] = __float2half_rn(d);
 }
 
 // Sum over a CTA of kRopeThreads threads (every thread gets it).
@@ -53,19 +107,19 @@ __global__ void qk_rope_store_kernel(QkRopeArgs a) {
   const int kvw = a.n_head_kv * D, g = head - a.n_head;
   const int64_t p = position(a.pos, t);
   const float* src = is_q ? a.q + (static_cast<size_t>(t) * a.n_head + head) * D : a.k + static_cast<size_t>(t) * kvw + g * D;
-  // Queries go back in place (f32), keys to the cache (f32 or f16; q8_0 through ko, quantized by
-  // blocks once the row is complete).
+  // Queries go back in place (f32), keys to the cache (per element; q8_0 / q4_0 through ko,
+  // quantized by blocks once the row is complete).
   float* qdst = a.q + (static_cast<size_t>(t) * a.n_head + head) * D;
   const int64_t kbase = p * kvw + g * D;
-  const bool q8 = a.kv_type == KvDtype::kQ8_0, f16 = a.kv_type == KvDtype::kF16;
+  const bool blocked = kv_blocked(a.kv_type);
   __shared__ float ko[kMaxHeadDim];
   auto put = [&](int i, float v) {
     if (is_q)
       qdst[i] = v;
-    else if (q8)
+    else if (blocked)
       ko[i] = v;
     else
-      store_kv(a.k_cache, kbase + i, v, f16);
+      store_kv(a.k_cache, kbase + i, v, a.kv_type);
   };
   const float* nw = is_q ? a.q_norm : a.k_norm;
   const bool one_plus = is_q ? a.q_one_plus : a.k_one_plus;
@@ -96,22 +150,17 @@ __global__ void qk_rope_store_kernel(QkRopeArgs a) {
   for (int i = a.rope_dims + threadIdx.x; i < D; i += kRopeThreads) put(i, xs[i]);
   if (is_q) return;
   const float* vsrc = a.v + static_cast<size_t>(t) * kvw + g * D;
-  if (!q8) {
-    for (int i = threadIdx.x; i < D; i += kRopeThreads) store_kv(a.v_cache, kbase + i, vsrc[i], f16);
+  if (!blocked) {
+    for (int i = threadIdx.x; i < D; i += kRopeThreads) store_kv(a.v_cache, kbase + i, vsrc[i], a.kv_type);
     return;
   }
   __syncthreads();  // ko complete
-  // q8_0: a warp per block of 32 (lane = element), K then V.
+  // q8_0 / q4_0: a warp per block of 32 (lane = element), K then V.
   const int lane = threadIdx.x % 32, warps = kRopeThreads / 32;
   for (int b = threadIdx.x / 32; b < 2 * (D / 32); b += warps) {
     const bool is_v = b >= D / 32;
     const int i = (is_v ? b - D / 32 : b) * 32 + lane;
-    const float x = is_v ? vsrc[i] : ko[i];
-    const float d = warp_max(fabsf(x)) / 127.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
-    int8_t* quants = static_cast<int8_t*>(is_v ? a.v_cache : a.k_cache);
-    quants[kbase + i] = static_cast<int8_t>(roundf(x * id));
-    if (lane == 0)
-      reinterpret_cast<__half*>(quants + a.n_ctx * kvw)[(kbase + i) / 32] = __float2half_rn(d);
+    store_kv_block(is_v ? a.v_cache : a.k_cache, kbase + i, is_v ? vsrc[i] : ko[i], a.kv_type, a.n_ctx * kvw, lane);
   }
 }
 
@@ -151,7 +200,7 @@ __global__ void attention_kernel(float* out, const float* q, const void* kc, con
   const int h = blockIdx.x, t = blockIdx.y, g = h / (n_head / n_head_kv);
   const int64_t p = position(pos, t), first = window > 0 ? max(static_cast<int64_t>(0), p - window + 1) : 0;
   const int kvw = n_head_kv * D;
-  const int64_t plane = int64_t{n_ctx} * kvw;  // q8_0: where the scales start
+  const int64_t plane = int64_t{n_ctx} * kvw;  // elements: where the scale planes start
   const float* qh = q + (static_cast<size_t>(t) * n_head + h) * D;
   float* s = scores + (static_cast<size_t>(t) * n_head + h) * n_ctx;
   __shared__ float red[kThreads / 32];
@@ -209,7 +258,7 @@ __global__ void attention_kernel(float* out, const float* q, const void* kc, con
 cudaError_t qk_rope_store(const QkRopeArgs& a, int n_tokens, cudaStream_t stream) {
   if (n_tokens <= 0) return cudaSuccess;
   if (a.head_dim > kMaxHeadDim || a.rope_dims > a.head_dim ||
-      (a.kv_type == KvDtype::kQ8_0 && (a.head_dim % 32 != 0 || a.n_ctx <= 0)))
+      (kv_blocked(a.kv_type) && (a.head_dim % 32 != 0 || a.n_ctx <= 0)))
     return cudaErrorInvalidValue;
   return launch_pdl(qk_rope_store_kernel, dim3(a.n_head + a.n_head_kv, n_tokens), dim3(kRopeThreads), 0, stream, a);
 }
@@ -247,7 +296,7 @@ cudaError_t attention(float* out, const float* q, const void* k_cache, const voi
                       int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos, int window, float scale,
                       int n_ctx, cudaStream_t stream) {
   if (n_tokens <= 0) return cudaSuccess;
-  if (kv == KvDtype::kQ8_0 && head_dim % 32 != 0) return cudaErrorInvalidValue;
+  if (kv_blocked(kv) && head_dim % 32 != 0) return cudaErrorInvalidValue;
   return launch_pdl(attention_kernel, dim3(n_head, n_tokens), dim3(kThreads), 0, stream, out, q, k_cache, v_cache,
                     kv, scores, n_head, n_head_kv, head_dim, pos, window, scale, n_ctx);
 }

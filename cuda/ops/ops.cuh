@@ -19,13 +19,24 @@ struct DevicePos {
 
 constexpr int kMaxHeadDim = 512;
 
-// Element type of a layer's KV cache on the device. f32 / f16: elements [n_ctx][kvw]. q8_0: int8
-// quants [n_ctx][kvw], then one f16 scale per 32 quants [n_ctx][kvw / 32] (x = d q; blocks of 32
-// within a head row, kvw % 32 == 0), the planes apart so that quant loads stay 8-byte aligned.
-// Bytes per position: 4 kvw, 2 kvw, 1.0625 kvw.
-enum class KvDtype : int { kF32 = 0, kF16 = 1, kQ8_0 = 2 };
+// Element type of a layer's KV cache on the device. f32 / f16 / bf16 / fp8 (e4m3, lib/core's
+// codec: saturating, ties to even): elements [n_ctx][kvw]. q8_0: int8 quants [n_ctx][kvw], then one
+// f16 scale per 32 quants [n_ctx][kvw / 32] (x = d q; blocks of 32 within a head row, kvw % 32 ==
+// 0), the planes apart so that quant loads stay aligned. q4_0: the same with 4-bit quants, two
+// per byte in element order (element 2j in the low nibble of byte j), x = d (q - 8), quantized as
+// lib/quant's q4_0. Bytes per position: 4, 2, 2, 1, 1.0625 and 0.5625 kvw.
+enum class KvDtype : int { kF32 = 0, kF16 = 1, kQ8_0 = 2, kBF16 = 3, kQ4_0 = 4, kFp8E4M3 = 5 };
+__host__ __device__ inline bool kv_blocked(KvDtype t) { return t == KvDtype::kQ8_0 || t == KvDtype::kQ4_0; }
 inline int64_t kv_cache_bytes(KvDtype t, int64_t n_ctx, int64_t kvw) {
-  return t == KvDtype::kF32 ? 4 * n_ctx * kvw : t == KvDtype::kF16 ? 2 * n_ctx * kvw : n_ctx * kvw + n_ctx * kvw / 16;
+  const int64_t e = n_ctx * kvw;
+  switch (t) {
+    case KvDtype::kF32: return 4 * e;
+    case KvDtype::kF16: case KvDtype::kBF16: return 2 * e;
+    case KvDtype::kQ8_0: return e + e / 16;
+    case KvDtype::kQ4_0: return e / 2 + e / 16;
+    case KvDtype::kFp8E4M3: return e;
+  }
+  return 4 * e;
 }
 
 // Q/K of one layer after the QKV projection: optional per-head RMSNorm (q_norm / k_norm null =

@@ -136,6 +136,19 @@ uint32_t DeviceWeights::type_of(const loaders::TensorInfo* t) const {
 // ---------------------------------------------------------------------------------------------
 namespace {
 
+// The device cache type of a session KV type (every kv::KvType has one; cuda/ops/ops.cuh KvDtype).
+cuda::KvDtype device_kv_type(kv::KvType t) {
+  switch (t) {
+    case kv::KvType::kF16: return cuda::KvDtype::kF16;
+    case kv::KvType::kBF16: return cuda::KvDtype::kBF16;
+    case kv::KvType::kQ8_0: return cuda::KvDtype::kQ8_0;
+    case kv::KvType::kQ4_0: return cuda::KvDtype::kQ4_0;
+    case kv::KvType::kFp8E4M3: return cuda::KvDtype::kFp8E4M3;
+    case kv::KvType::kF32: break;
+  }
+  return cuda::KvDtype::kF32;
+}
+
 using arch::AttentionBlock;
 using arch::MlpBlock;
 using arch::ModelGraph;
@@ -322,11 +335,11 @@ class CudaRunner final : public Runner {
         flash_scratch_.alloc(size_t(cuda::flash_decode_scratch(opt_.n_ctx, kStep, max_heads, max_dim)), "attention scratch"));
     // The version-1 kernel's score rows, only for head shapes the flash kernels do not take.
     if (!all_flash) BW24_RETURN_IF_ERROR(scores_.alloc(size_t(kStep) * max_heads * opt_.n_ctx, "attention scratch"));
-    if (kv_dtype() == cuda::KvDtype::kQ8_0)
+    if (cuda::kv_blocked(kv_dtype()))
       for (const auto& L : g_.layers)
         if (!L.recurrent && L.attn.head_dim % 32 != 0)
-          return error(Code::kUnsupported, "a q8_0 KV cache needs head_dim to be a multiple of 32 (it is {})",
-                       L.attn.head_dim);
+          return error(Code::kUnsupported, "a {} KV cache needs head_dim to be a multiple of 32 (it is {})",
+                       kv::kv_type_name(opt_.k_type), L.attn.head_dim);
     // RoPE frequencies per layer, as lib/ref computes them (std::pow in double).
     for (const auto& L : g_.layers) {
       std::vector<double> f(static_cast<size_t>(std::max(1, L.attn.rope_dims / 2)));
@@ -486,11 +499,7 @@ class CudaRunner final : public Runner {
     return st;
   }
 
-  cuda::KvDtype kv_dtype() const {
-    return opt_.k_type == kv::KvType::kF16    ? cuda::KvDtype::kF16
-           : opt_.k_type == kv::KvType::kQ8_0 ? cuda::KvDtype::kQ8_0
-                                              : cuda::KvDtype::kF32;
-  }
+  cuda::KvDtype kv_dtype() const { return device_kv_type(opt_.k_type); }
   const float* f32(const arch::Weight& w) const { return static_cast<const float*>(w_.at(w.t)); }
   bool is_bf16(const arch::Weight& w) const { return w_.type_of(w.t) == static_cast<uint32_t>(GgmlType::BF16); }
   // bf16 elements the GEMM needs expanded for w (BF16 weights are read in place); for stacked
@@ -1002,12 +1011,9 @@ class CudaRunner final : public Runner {
 absl::StatusOr<std::unique_ptr<Runner>> make_cuda_runner(const ModelGraph& graph, const DeviceWeights& w,
                                                          const RunnerOptions& opt) {
   if (graph.layers.empty()) return error(Code::kModel, "model has no layers");
-  for (kv::KvType t : {opt.k_type, opt.v_type})
-    if (t != kv::KvType::kF32 && t != kv::KvType::kF16 && t != kv::KvType::kQ8_0)
-      return error(Code::kUnsupported, "a {} KV cache does not run on the CUDA runner yet (f16, f32 and q8_0 do; "
-                   "the CPU reference takes every BW24_KV_* type)", kv::kv_type_name(t));
   if (opt.k_type != opt.v_type)
-    return error(Code::kUnsupported, "the CUDA runner keeps K and V in one type for now (both f16, f32 or q8_0)");
+    return error(Code::kUnsupported, "the CUDA runner keeps K and V in one type for now (K {}, V {}; the CPU "
+                 "reference takes them apart)", kv::kv_type_name(opt.k_type), kv::kv_type_name(opt.v_type));
   auto r = std::make_unique<CudaRunner>(graph, w, opt);
   BW24_RETURN_IF_ERROR(r->init());
   return std::unique_ptr<Runner>(std::move(r));

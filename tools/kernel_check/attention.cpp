@@ -1,56 +1,70 @@
-// bw24-kernel-check: The attention kernels over f32 / f16 / q8_0 caches: q/k norm + RoPE + KV store, attention v1 and flash decode, flash prefill.
+// bw24-kernel-check: the attention kernels over every cache type (f32, f16, bf16, q8_0, q4_0, fp8): q/k norm + RoPE + KV store, attention v1 and flash decode, flash prefill.
 #include "tools/kernel_check/check.h"
 
 namespace bw24::kcheck {
 namespace {
 
-// KV cache contents as the device keeps them (cuda/ops/ops.cuh KvDtype): f32; f16 (values rounded
-// on the way); q8_0 from lib/quant's q8_0 quantizer, its 34-byte blocks split into the device's
-// planes (all quants, then all f16 scales). v: [n][width] values, width % 32 == 0 for q8_0.
+// KV cache contents as the device keeps them (cuda/ops/ops.cuh KvDtype): f32; f16, bf16 and fp8
+// (lib/core's conversions); q8_0 / q4_0 from lib/quant's quantizers, their blocks split into the
+// device's planes (all quants, then all f16 scales; q4_0 nibbles in element order). v: [n][width]
+// values, width % 32 == 0 for the block types.
 std::vector<uint8_t> cache_bytes(const std::vector<float>& v, cuda::KvDtype kv) {
-  if (kv == cuda::KvDtype::kQ8_0) {
-    const size_t blocks = v.size() / 32;
-    std::vector<uint8_t> file(blocks * 34), out(v.size() + blocks * 2);
-    quant::traits(GgmlType::Q8_0)->quantize(v.data(), file.data(), int64_t(v.size()));
+  const size_t n = v.size(), blocks = n / 32;
+  if (kv == cuda::KvDtype::kQ8_0 || kv == cuda::KvDtype::kQ4_0) {
+    const bool q8 = kv == cuda::KvDtype::kQ8_0;
+    const size_t bb = q8 ? 34 : 18, qbytes = q8 ? n : n / 2;
+    std::vector<uint8_t> file(blocks * bb), out(qbytes + blocks * 2);
+    quant::traits(q8 ? GgmlType::Q8_0 : GgmlType::Q4_0)->quantize(v.data(), file.data(), int64_t(n));
     for (size_t b = 0; b < blocks; ++b) {
-      std::memcpy(&out[32 * b], &file[34 * b + 2], 32);
-      std::memcpy(&out[v.size() + 2 * b], &file[34 * b], 2);
+      const uint8_t* blk = &file[bb * b];
+      std::memcpy(&out[qbytes + 2 * b], blk, 2);
+      if (q8) {
+        std::memcpy(&out[32 * b], blk + 2, 32);
+        continue;
+      }
+      for (int e = 0; e < 32; e += 2) {  // element e: qs[e] low nibble (e < 16) or qs[e - 16] high
+        auto q = [&](int x) { return x < 16 ? blk[2 + x] & 15 : blk[2 + x - 16] >> 4; };
+        out[16 * b + e / 2] = static_cast<uint8_t>(q(e) | (q(e + 1) << 4));
+      }
     }
     return out;
   }
-  const bool f16 = kv == cuda::KvDtype::kF16;
-  std::vector<uint8_t> out(v.size() * (f16 ? 2 : 4));
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (f16) {
-      const uint16_t h = f32_to_fp16(v[i]);
-      std::memcpy(&out[2 * i], &h, 2);
-    } else {
+  const size_t es = kv == cuda::KvDtype::kF32 ? 4 : kv == cuda::KvDtype::kFp8E4M3 ? 1 : 2;
+  std::vector<uint8_t> out(n * es);
+  for (size_t i = 0; i < n; ++i) {
+    if (kv == cuda::KvDtype::kF32) {
       std::memcpy(&out[4 * i], &v[i], 4);
+    } else if (kv == cuda::KvDtype::kFp8E4M3) {
+      out[i] = f32_to_fp8_e4m3(v[i]);
+    } else {
+      const uint16_t h = kv == cuda::KvDtype::kF16 ? f32_to_fp16(v[i]) : f32_to_bf16(v[i]);
+      std::memcpy(&out[2 * i], &h, 2);
     }
   }
   return out;
 }
 
-std::vector<float> cache_values(const std::vector<uint8_t>& b, cuda::KvDtype kv) {
-  if (kv == cuda::KvDtype::kQ8_0) {
-    const size_t n = b.size() * 16 / 17;  // n quants + n / 16 bytes of scales
-    std::vector<float> out(n);
-    for (size_t i = 0; i < n; ++i) {
-      uint16_t h;
-      std::memcpy(&h, &b[n + 2 * (i / 32)], 2);
-      out[i] = fp16_to_f32(h) * static_cast<float>(static_cast<int8_t>(b[i]));
-    }
-    return out;
-  }
-  const bool f16 = kv == cuda::KvDtype::kF16;
-  std::vector<float> out(b.size() / (f16 ? 2 : 4));
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (f16) {
-      uint16_t h;
-      std::memcpy(&h, &b[2 * i], 2);
-      out[i] = fp16_to_f32(h);
-    } else {
-      std::memcpy(&out[i], &b[4 * i], 4);
+// The values of n cache elements in bytes b.
+std::vector<float> cache_values(const std::vector<uint8_t>& b, size_t n, cuda::KvDtype kv) {
+  std::vector<float> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    uint16_t h;
+    switch (kv) {
+      case cuda::KvDtype::kQ8_0:
+        std::memcpy(&h, &b[n + 2 * (i / 32)], 2);
+        out[i] = fp16_to_f32(h) * static_cast<float>(static_cast<int8_t>(b[i]));
+        break;
+      case cuda::KvDtype::kQ4_0:
+        std::memcpy(&h, &b[n / 2 + 2 * (i / 32)], 2);
+        out[i] = fp16_to_f32(h) * static_cast<float>(((b[i / 2] >> (4 * (i % 2))) & 15) - 8);
+        break;
+      case cuda::KvDtype::kF16:
+      case cuda::KvDtype::kBF16:
+        std::memcpy(&h, &b[2 * i], 2);
+        out[i] = kv == cuda::KvDtype::kF16 ? fp16_to_f32(h) : bf16_to_f32(h);
+        break;
+      case cuda::KvDtype::kFp8E4M3: out[i] = fp8_e4m3_to_f32(b[i]); break;
+      case cuda::KvDtype::kF32: std::memcpy(&out[i], &b[4 * i], 4); break;
     }
   }
   return out;
@@ -58,14 +72,23 @@ std::vector<float> cache_values(const std::vector<uint8_t>& b, cuda::KvDtype kv)
 
 // The values a cache of type kv holds for v.
 std::vector<float> round_kv(const std::vector<float>& v, cuda::KvDtype kv) {
-  return kv == cuda::KvDtype::kF32 ? v : cache_values(cache_bytes(v, kv), kv);
+  return kv == cuda::KvDtype::kF32 ? v : cache_values(cache_bytes(v, kv), v.size(), kv);
 }
 
 const char* kv_name(cuda::KvDtype kv) {
-  return kv == cuda::KvDtype::kF32 ? "f32" : kv == cuda::KvDtype::kF16 ? "f16" : "q8_0";
+  switch (kv) {
+    case cuda::KvDtype::kF16: return "f16";
+    case cuda::KvDtype::kBF16: return "bf16";
+    case cuda::KvDtype::kQ8_0: return "q8_0";
+    case cuda::KvDtype::kQ4_0: return "q4_0";
+    case cuda::KvDtype::kFp8E4M3: return "fp8";
+    case cuda::KvDtype::kF32: break;
+  }
+  return "f32";
 }
 
-constexpr cuda::KvDtype kKvTypes[] = {cuda::KvDtype::kF32, cuda::KvDtype::kF16, cuda::KvDtype::kQ8_0};
+constexpr cuda::KvDtype kKvTypes[] = {cuda::KvDtype::kF32,  cuda::KvDtype::kF16,  cuda::KvDtype::kQ8_0,
+                                      cuda::KvDtype::kBF16, cuda::KvDtype::kQ4_0, cuda::KvDtype::kFp8E4M3};
 
 // One attention test case: random q and cache (f16: values rounded as the device stores them),
 // the reference output (ref::attend_head per token and head) and the cache bytes to upload.
@@ -121,7 +144,7 @@ void check_qk_rope(std::mt19937& rng, Result& r) {
   for (Case c : {Case{32, 8, 128, 128, true, true}, Case{4, 1, 256, 256, true, true}, Case{8, 8, 64, 64, false, false},
                  Case{6, 2, 80, 32, false, true}}) {
     for (int nt : {1, 3}) for (cuda::KvDtype kv : kKvTypes) {
-      if (kv == cuda::KvDtype::kQ8_0 && c.head_dim % 32 != 0) continue;
+      if (cuda::kv_blocked(kv) && c.head_dim % 32 != 0) continue;
       const int64_t pos0 = 1000, n_ctx = pos0 + nt;
       const int D = c.head_dim, kvw = c.n_head_kv * D;
       const size_t cache_size = size_t(cuda::kv_cache_bytes(kv, n_ctx, kvw));
@@ -177,13 +200,20 @@ void check_qk_rope(std::mt19937& rng, Result& r) {
       upload(dfreq, freq);
       a.inv_freq = nt == 1 ? dfreq.p : nullptr;
       bool good = ok(cuda::qk_rope_store(a, nt, nullptr), "qk_rope_store") && ok(cudaDeviceSynchronize(), "sync");
-      const std::vector<float> gq = download(dq, q.size()), gkc = cache_values(download(kc, cache_size), kv),
-                               gvc = cache_values(download(vc, cache_size), kv);
+      const size_t elems = size_t(n_ctx) * kvw;
+      const std::vector<float> gq = download(dq, q.size()), gkc = cache_values(download(kc, cache_size), elems, kv),
+                               gvc = cache_values(download(vc, cache_size), elems, kv);
       const std::vector<float> gk(gkc.begin() + pos0 * kvw, gkc.end()), gv(gvc.begin() + pos0 * kvw, gvc.end());
-      // V goes into the cache unchanged: its f16 / q8_0 form must equal the reference's exactly.
+      // V goes into the cache unchanged: its stored form must equal the host codec's exactly (the
+      // device's q8_0 / q4_0 / fp8 / bf16 rounding is lib/quant's and lib/core's). K is rotated on
+      // both sides (fp32 RoPE a few ulps apart), so a rare element may round the other way.
       const bool v_exact = gv == round_kv(v, kv);
       const double e = std::max({nerr(gq, rq), nerr(gk, round_kv(rk, kv)), nerr(gv, round_kv(v, kv))});
-      good = good && v_exact && e < (kv == cuda::KvDtype::kF32 ? 1e-5 : kv == cuda::KvDtype::kF16 ? 1e-3 : 5e-3);
+      const double tol = kv == cuda::KvDtype::kF32                                   ? 1e-5
+                         : kv == cuda::KvDtype::kF16                                 ? 1e-3
+                         : kv == cuda::KvDtype::kBF16 || kv == cuda::KvDtype::kQ8_0 ? 5e-3
+                                                                                     : 2e-2;
+      good = good && v_exact && e < tol;
       report(r, good, nt == 1, std::string("qk_rope_store ") + kv_name(kv),
              "heads " + std::to_string(c.n_head) + "/" + std::to_string(c.n_head_kv) + " D " + std::to_string(D) +
                  " rope " + std::to_string(c.rope_dims) + (c.neox ? " neox" : "") + ", " + std::to_string(nt) + " tok",
@@ -192,15 +222,15 @@ void check_qk_rope(std::mt19937& rng, Result& r) {
   }
 }
 
-// Decode attention against ref::attend_head, GQA, causal, windowed, f32 and f16 caches (the
-// reference reads the same f16-rounded values): version 1 (any head size) and split-K flash decode
+// Decode attention against ref::attend_head, GQA, causal, windowed, every cache type (the
+// reference reads the same rounded values): version 1 (any head size) and split-K flash decode
 // (64/128/256, across split boundaries).
 void check_attention(std::mt19937& rng, Result& r) {
   for (AttnCase c : {AttnCase{32, 8, 128, 0, 1, 0}, AttnCase{32, 8, 128, 700, 1, 0}, AttnCase{32, 8, 128, 300, 8, 0},
                      AttnCase{4, 1, 256, 1000, 3, 512}, AttnCase{6, 2, 80, 37, 2, 0}, AttnCase{16, 2, 64, 4095, 2, 0},
                      AttnCase{64, 8, 128, 1536, 1, 300}}) {
     for (cuda::KvDtype kv : kKvTypes) {
-      if (kv == cuda::KvDtype::kQ8_0 && c.D % 32 != 0) continue;
+      if (cuda::kv_blocked(kv) && c.D % 32 != 0) continue;
       const int n_ctx = static_cast<int>(c.pos0) + c.nt + 100;  // slack: splits past the end
       const AttnData d = attention_data(rng, c, n_ctx, kv);
       DeviceBuffer<float> dq(d.q.size()), dout(d.q.size()), dscores(size_t(c.nt) * c.n_head * n_ctx),
