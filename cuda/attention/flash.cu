@@ -174,7 +174,7 @@ cudaError_t launch_prefill(dim3 grid, float* out, const float* q, Kv kc, Kv vc, 
 
 bool flash_prefill_supports(int head_dim) { return head_dim == 64 || head_dim == 128; }
 
-cudaError_t flash_prefill(float* out, const float* q, const void* k_cache, const void* v_cache, KvDtype kv,
+cudaError_t flash_prefill(float* out, const float* q, const void* k_cache, const void* v_cache, KvTypes kv,
                           int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos, int window, float scale,
                           int n_ctx, cudaStream_t stream) {
   if (n_tokens <= 0) return cudaSuccess;
@@ -193,8 +193,15 @@ cudaError_t flash_prefill(float* out, const float* q, const void* k_cache, const
   const KvQ8 k8 = kv_q8(k_cache, n_ctx, kvw), v8 = kv_q8(v_cache, n_ctx, kvw);
   const KvQ4 k4 = kv_q4(k_cache, n_ctx, kvw), v4 = kv_q4(v_cache, n_ctx, kvw);
   const KvFp8 kp{static_cast<const uint8_t*>(k_cache), 0}, vp{static_cast<const uint8_t*>(v_cache), 0};
+  if (kv.k != kv.v) {  // K and V of different types: the run-time typed loader
+    const int64_t elems = int64_t{n_ctx} * kvw;
+    const KvAny ka{static_cast<const uint8_t*>(k_cache), elems, kv.k, 0}, va{static_cast<const uint8_t*>(v_cache), elems, kv.v, 0};
+    if (head_dim == 64) return go(launch_prefill<64, KvAny>, ka, va);
+    if (head_dim == 128) return go(launch_prefill<128, KvAny>, ka, va);
+    return cudaErrorInvalidValue;
+  }
   constexpr int kTypes = 8;  // KvDtype values, with room
-  switch (head_dim * kTypes + static_cast<int>(kv)) {  // the dispatch table: head size x cache type
+  switch (head_dim * kTypes + static_cast<int>(kv.k)) {  // the dispatch table: head size x cache type
     case 64 * kTypes + 0: return go(launch_prefill<64, const float*>, kf, vf);
     case 64 * kTypes + 1: return go(launch_prefill<64, const __half*>, kh, vh);
     case 64 * kTypes + 2: return go(launch_prefill<64, KvQ8>, k8, v8);

@@ -1,4 +1,4 @@
-// Flash attention on the layer's KV cache (f32, f16 or q8_0: cuda/ops/ops.cuh KvDtype), two kernels:
+// Flash attention on the layer's KV cache (any KvDtype, K and V of one type or two: cuda/ops/ops.cuh), two kernels:
 //
 // flash_prefill: tensor cores (FlashAttention-2 style), causal GQA attention of a chunk of
 // n_tokens consecutive queries without materializing the scores. One CTA of 4 warps per (64-query tile, query head); a warp owns 16 queries, walks the
@@ -30,7 +30,7 @@
 namespace bw24::cuda {
 
 bool flash_prefill_supports(int head_dim);
-cudaError_t flash_prefill(float* out, const float* q, const void* k_cache, const void* v_cache, KvDtype kv,
+cudaError_t flash_prefill(float* out, const float* q, const void* k_cache, const void* v_cache, KvTypes kv,
                           int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos, int window, float scale,
                           int n_ctx, cudaStream_t stream);
 
@@ -40,7 +40,7 @@ constexpr int kFlashDecodeMaxTokens = 8;
 bool flash_decode_supports(int head_dim, int n_head, int n_head_kv);
 // Floats of scratch flash_decode needs: partial outputs and (max, sum) pairs of every split.
 int64_t flash_decode_scratch(int n_ctx, int n_tokens, int n_head, int head_dim);
-cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const void* v_cache, KvDtype kv,
+cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const void* v_cache, KvTypes kv,
                          float* scratch, int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos,
                          int window, float scale, int n_ctx, cudaStream_t stream);
 

@@ -176,7 +176,7 @@ int64_t flash_decode_scratch(int n_ctx, int n_tokens, int n_head, int head_dim) 
   return int64_t{n_tokens} * n_head * splits_for(n_ctx) * (head_dim + 2);
 }
 
-cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const void* v_cache, KvDtype kv,
+cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const void* v_cache, KvTypes kv,
                          float* scratch, int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos,
                          int window, float scale, int n_ctx, cudaStream_t stream) {
   if (n_tokens <= 0) return cudaSuccess;
@@ -200,26 +200,32 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
   const KvQ4 k4 = kv_q4(k_cache, n_ctx, kvw), v4 = kv_q4(v_cache, n_ctx, kvw);
   const KvFp8 kp{static_cast<const uint8_t*>(k_cache), 0}, vp{static_cast<const uint8_t*>(v_cache), 0};
   constexpr int kTypes = 8;  // KvDtype values, with room
+  const int64_t elems = int64_t{n_ctx} * kvw;
+  const KvAny ka{static_cast<const uint8_t*>(k_cache), elems, kv.k, 0}, va{static_cast<const uint8_t*>(v_cache), elems, kv.v, 0};
+  const int type = kv.k == kv.v ? static_cast<int>(kv.k) : kTypes - 1;  // K != V: the run-time typed loader
   cudaError_t e;
-  switch (head_dim * kTypes + static_cast<int>(kv)) {  // the dispatch table: head size x cache type
+  switch (head_dim * kTypes + type) {  // the dispatch table: head size x cache type
     case 64 * kTypes + 0: e = go(launch_split<const float*, 64>, kf, vf); break;
     case 64 * kTypes + 1: e = go(launch_split<const __half*, 64>, kh, vh); break;
     case 64 * kTypes + 2: e = go(launch_split<KvQ8, 64>, k8, v8); break;
     case 64 * kTypes + 3: e = go(launch_split<const __nv_bfloat16*, 64>, kb, vb); break;
     case 64 * kTypes + 4: e = go(launch_split<KvQ4, 64>, k4, v4); break;
     case 64 * kTypes + 5: e = go(launch_split<KvFp8, 64>, kp, vp); break;
+    case 64 * kTypes + kTypes - 1: e = go(launch_split<KvAny, 64>, ka, va); break;
     case 128 * kTypes + 0: e = go(launch_split<const float*, 128>, kf, vf); break;
     case 128 * kTypes + 1: e = go(launch_split<const __half*, 128>, kh, vh); break;
     case 128 * kTypes + 2: e = go(launch_split<KvQ8, 128>, k8, v8); break;
     case 128 * kTypes + 3: e = go(launch_split<const __nv_bfloat16*, 128>, kb, vb); break;
     case 128 * kTypes + 4: e = go(launch_split<KvQ4, 128>, k4, v4); break;
     case 128 * kTypes + 5: e = go(launch_split<KvFp8, 128>, kp, vp); break;
+    case 128 * kTypes + kTypes - 1: e = go(launch_split<KvAny, 128>, ka, va); break;
     case 256 * kTypes + 0: e = go(launch_split<const float*, 256>, kf, vf); break;
     case 256 * kTypes + 1: e = go(launch_split<const __half*, 256>, kh, vh); break;
     case 256 * kTypes + 2: e = go(launch_split<KvQ8, 256>, k8, v8); break;
     case 256 * kTypes + 3: e = go(launch_split<const __nv_bfloat16*, 256>, kb, vb); break;
     case 256 * kTypes + 4: e = go(launch_split<KvQ4, 256>, k4, v4); break;
     case 256 * kTypes + 5: e = go(launch_split<KvFp8, 256>, kp, vp); break;
+    case 256 * kTypes + kTypes - 1: e = go(launch_split<KvAny, 256>, ka, va); break;
     default: return cudaErrorInvalidValue;
   }
   if (e != cudaSuccess) return e;

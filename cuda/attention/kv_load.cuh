@@ -9,6 +9,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "cuda/ops/ops.cuh"
+
 namespace bw24::cuda {
 
 // A q8_0 cache (cuda/ops/ops.cuh KvDtype::kQ8_0: quants, then the f16 scale plane) positioned at
@@ -160,6 +162,36 @@ __device__ __forceinline__ void load_pairs(const KvQ8& p, float (&v)[n]) {
     v[e] = s * c.x;
     v[e + 1] = s * c.y;
   }
+}
+
+// A cache of a type known at run time (K and V of different types): the typed loaders behind one
+// switch per load, uniform across the CTA. elems = n_ctx kvw (where the scale planes start).
+struct KvAny {
+  const uint8_t* base;
+  int64_t elems;
+  KvDtype t;
+  int64_t e;
+  __device__ __forceinline__ KvAny operator+(int64_t o) const { return {base, elems, t, e + o}; }
+};
+template <class F>
+__device__ __forceinline__ void with_typed(const KvAny& p, F&& f) {
+  switch (p.t) {
+    case KvDtype::kF16: f(reinterpret_cast<const __half*>(p.base) + p.e); break;
+    case KvDtype::kBF16: f(reinterpret_cast<const __nv_bfloat16*>(p.base) + p.e); break;
+    case KvDtype::kQ8_0:
+      f(KvQ8{reinterpret_cast<const int8_t*>(p.base), reinterpret_cast<const __half*>(p.base + p.elems), p.e});
+      break;
+    case KvDtype::kQ4_0: f(KvQ4{p.base, reinterpret_cast<const __half*>(p.base + p.elems / 2), p.e}); break;
+    case KvDtype::kFp8E4M3: f(KvFp8{p.base, p.e}); break;
+    default: f(reinterpret_cast<const float*>(p.base) + p.e);
+  }
+}
+__device__ __forceinline__ void load8(const KvAny& p, float (&v)[8]) {
+  with_typed(p, [&](auto typed) { load8(typed, v); });
+}
+template <int n>
+__device__ __forceinline__ void load_pairs(const KvAny& p, float (&v)[n]) {
+  with_typed(p, [&](auto typed) { load_pairs<n>(typed, v); });
 }
 
 }  // namespace bw24::cuda

@@ -111,15 +111,15 @@ __global__ void qk_rope_store_kernel(QkRopeArgs a) {
   // quantized by blocks once the row is complete).
   float* qdst = a.q + (static_cast<size_t>(t) * a.n_head + head) * D;
   const int64_t kbase = p * kvw + g * D;
-  const bool blocked = kv_blocked(a.kv_type);
+  const bool bk = kv_blocked(a.kv_type.k), bv = kv_blocked(a.kv_type.v);
   __shared__ float ko[kMaxHeadDim];
   auto put = [&](int i, float v) {
     if (is_q)
       qdst[i] = v;
-    else if (blocked)
+    else if (bk)
       ko[i] = v;
     else
-      store_kv(a.k_cache, kbase + i, v, a.kv_type);
+      store_kv(a.k_cache, kbase + i, v, a.kv_type.k);
   };
   const float* nw = is_q ? a.q_norm : a.k_norm;
   const bool one_plus = is_q ? a.q_one_plus : a.k_one_plus;
@@ -150,17 +150,18 @@ __global__ void qk_rope_store_kernel(QkRopeArgs a) {
   for (int i = a.rope_dims + threadIdx.x; i < D; i += kRopeThreads) put(i, xs[i]);
   if (is_q) return;
   const float* vsrc = a.v + static_cast<size_t>(t) * kvw + g * D;
-  if (!blocked) {
-    for (int i = threadIdx.x; i < D; i += kRopeThreads) store_kv(a.v_cache, kbase + i, vsrc[i], a.kv_type);
-    return;
-  }
+  if (!bv)
+    for (int i = threadIdx.x; i < D; i += kRopeThreads) store_kv(a.v_cache, kbase + i, vsrc[i], a.kv_type.v);
+  if (!bk && !bv) return;
   __syncthreads();  // ko complete
-  // q8_0 / q4_0: a warp per block of 32 (lane = element), K then V.
+  // q8_0 / q4_0: a warp per block of 32 (lane = element), K's blocks then V's (each where blocked).
   const int lane = threadIdx.x % 32, warps = kRopeThreads / 32;
   for (int b = threadIdx.x / 32; b < 2 * (D / 32); b += warps) {
     const bool is_v = b >= D / 32;
+    if (!(is_v ? bv : bk)) continue;  // uniform per warp
     const int i = (is_v ? b - D / 32 : b) * 32 + lane;
-    store_kv_block(is_v ? a.v_cache : a.k_cache, kbase + i, is_v ? vsrc[i] : ko[i], a.kv_type, a.n_ctx * kvw, lane);
+    store_kv_block(is_v ? a.v_cache : a.k_cache, kbase + i, is_v ? vsrc[i] : ko[i], is_v ? a.kv_type.v : a.kv_type.k,
+                   a.n_ctx * kvw, lane);
   }
 }
 
@@ -194,7 +195,7 @@ __global__ void add_kernel(float* x, const float* y, int64_t n) {
   if (i < n) x[i] += y[i];
 }
 
-__global__ void attention_kernel(float* out, const float* q, const void* kc, const void* vc, KvDtype kv, float* scores,
+__global__ void attention_kernel(float* out, const float* q, const void* kc, const void* vc, KvTypes kv, float* scores,
                                  int n_head, int n_head_kv, int D, DevicePos pos, int window, float scale, int n_ctx) {
   pdl_begin();
   const int h = blockIdx.x, t = blockIdx.y, g = h / (n_head / n_head_kv);
@@ -212,7 +213,7 @@ __global__ void attention_kernel(float* out, const float* q, const void* kc, con
   for (int64_t j = first + warp; j <= p; j += kThreads / 32) {
     const int64_t kj = j * kvw + g * D;
     float acc = 0;
-    for (int d = lane; d < D; d += 32) acc += qh[d] * load_kv(kc, kj + d, kv, plane);
+    for (int d = lane; d < D; d += 32) acc += qh[d] * load_kv(kc, kj + d, kv.k, plane);
     acc = warp_sum(acc) * scale;
     if (lane == 0) s[j] = acc;
     mx = fmaxf(mx, acc);
@@ -248,7 +249,7 @@ __global__ void attention_kernel(float* out, const float* q, const void* kc, con
   float* oh = out + (static_cast<size_t>(t) * n_head + h) * D;
   for (int d = threadIdx.x; d < D; d += kThreads) {
     float acc = 0;
-    for (int64_t j = first; j <= p; ++j) acc += s[j] * load_kv(vc, j * kvw + g * D + d, kv, plane);
+    for (int64_t j = first; j <= p; ++j) acc += s[j] * load_kv(vc, j * kvw + g * D + d, kv.v, plane);
     oh[d] = acc * inv;
   }
 }
@@ -258,7 +259,7 @@ __global__ void attention_kernel(float* out, const float* q, const void* kc, con
 cudaError_t qk_rope_store(const QkRopeArgs& a, int n_tokens, cudaStream_t stream) {
   if (n_tokens <= 0) return cudaSuccess;
   if (a.head_dim > kMaxHeadDim || a.rope_dims > a.head_dim ||
-      (kv_blocked(a.kv_type) && (a.head_dim % 32 != 0 || a.n_ctx <= 0)))
+      (a.kv_type.blocked() && (a.head_dim % 32 != 0 || a.n_ctx <= 0)))
     return cudaErrorInvalidValue;
   return launch_pdl(qk_rope_store_kernel, dim3(a.n_head + a.n_head_kv, n_tokens), dim3(kRopeThreads), 0, stream, a);
 }
@@ -292,11 +293,11 @@ cudaError_t add_inplace(float* x, const float* y, int64_t n, cudaStream_t stream
   return launch_pdl(add_kernel, dim3(blocks_for(n)), dim3(kThreads), 0, stream, x, y, n);
 }
 
-cudaError_t attention(float* out, const float* q, const void* k_cache, const void* v_cache, KvDtype kv, float* scores,
+cudaError_t attention(float* out, const float* q, const void* k_cache, const void* v_cache, KvTypes kv, float* scores,
                       int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos, int window, float scale,
                       int n_ctx, cudaStream_t stream) {
   if (n_tokens <= 0) return cudaSuccess;
-  if (kv_blocked(kv) && head_dim % 32 != 0) return cudaErrorInvalidValue;
+  if (kv.blocked() && head_dim % 32 != 0) return cudaErrorInvalidValue;
   return launch_pdl(attention_kernel, dim3(n_head, n_tokens), dim3(kThreads), 0, stream, out, q, k_cache, v_cache,
                     kv, scores, n_head, n_head_kv, head_dim, pos, window, scale, n_ctx);
 }

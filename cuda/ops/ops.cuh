@@ -27,6 +27,13 @@ constexpr int kMaxHeadDim = 512;
 // lib/quant's q4_0. Bytes per position: 4, 2, 2, 1, 1.0625 and 0.5625 kvw.
 enum class KvDtype : int { kF32 = 0, kF16 = 1, kQ8_0 = 2, kBF16 = 3, kQ4_0 = 4, kFp8E4M3 = 5 };
 __host__ __device__ inline bool kv_blocked(KvDtype t) { return t == KvDtype::kQ8_0 || t == KvDtype::kQ4_0; }
+// The K and V cache types of a layer (one type converts to both).
+struct KvTypes {
+  KvDtype k, v;
+  __host__ __device__ KvTypes(KvDtype t) : k(t), v(t) {}  // NOLINT(google-explicit-constructor): K = V
+  __host__ __device__ KvTypes(KvDtype k_type, KvDtype v_type) : k(k_type), v(v_type) {}
+  __host__ __device__ bool blocked() const { return kv_blocked(k) || kv_blocked(v); }
+};
 inline int64_t kv_cache_bytes(KvDtype t, int64_t n_ctx, int64_t kvw) {
   const int64_t e = n_ctx * kvw;
   switch (t) {
@@ -47,8 +54,8 @@ inline int64_t kv_cache_bytes(KvDtype t, int64_t n_ctx, int64_t kvw) {
 struct QkRopeArgs {
   float* q;                     // [n_tokens][n_head][head_dim]
   const float *k, *v;           // [n_tokens][n_head_kv * head_dim]
-  void *k_cache, *v_cache;      // of kv_type (KvDtype)
-  KvDtype kv_type;
+  void *k_cache, *v_cache;      // of kv_type.k and kv_type.v (KvDtype)
+  KvTypes kv_type = KvDtype::kF32;
   int64_t n_ctx;                // positions the caches hold (q8_0: where the scale plane starts)
   const float *q_norm, *k_norm;
   bool q_one_plus, k_one_plus;
@@ -81,7 +88,7 @@ cudaError_t add_inplace(float* x, const float* y, int64_t n, cudaStream_t stream
 // at position pos(t) sees cache positions [max(0, p - window + 1), p] (window 0 = all). Caches of
 // any KvDtype (n_ctx positions). scores: scratch of n_tokens * n_head * n_ctx floats. Version 1,
 // kept for head sizes the flash kernels (cuda/attention/flash.cuh) do not take.
-cudaError_t attention(float* out, const float* q, const void* k_cache, const void* v_cache, KvDtype kv, float* scores,
+cudaError_t attention(float* out, const float* q, const void* k_cache, const void* v_cache, KvTypes kv, float* scores,
                       int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos, int window, float scale,
                       int n_ctx, cudaStream_t stream);
 

@@ -335,11 +335,12 @@ class CudaRunner final : public Runner {
         flash_scratch_.alloc(size_t(cuda::flash_decode_scratch(opt_.n_ctx, kStep, max_heads, max_dim)), "attention scratch"));
     // The version-1 kernel's score rows, only for head shapes the flash kernels do not take.
     if (!all_flash) BW24_RETURN_IF_ERROR(scores_.alloc(size_t(kStep) * max_heads * opt_.n_ctx, "attention scratch"));
-    if (cuda::kv_blocked(kv_dtype()))
-      for (const auto& L : g_.layers)
-        if (!L.recurrent && L.attn.head_dim % 32 != 0)
-          return error(Code::kUnsupported, "a {} KV cache needs head_dim to be a multiple of 32 (it is {})",
-                       kv::kv_type_name(opt_.k_type), L.attn.head_dim);
+    for (kv::KvType t : {opt_.k_type, opt_.v_type})
+      if (cuda::kv_blocked(device_kv_type(t)))
+        for (const auto& L : g_.layers)
+          if (!L.recurrent && L.attn.head_dim % 32 != 0)
+            return error(Code::kUnsupported, "a {} KV cache needs head_dim to be a multiple of 32 (it is {})",
+                         kv::kv_type_name(t), L.attn.head_dim);
     // RoPE frequencies per layer, as lib/ref computes them (std::pow in double).
     for (const auto& L : g_.layers) {
       std::vector<double> f(static_cast<size_t>(std::max(1, L.attn.rope_dims / 2)));
@@ -356,9 +357,8 @@ class CudaRunner final : public Runner {
       kc_[l] = std::make_unique<DeviceArray<uint8_t>>();
       vc_[l] = std::make_unique<DeviceArray<uint8_t>>();
       const size_t rows = g_.layers[l].recurrent ? 0 : size_t(opt_.n_ctx);  // delta nets keep no KV
-      const size_t bytes = size_t(cuda::kv_cache_bytes(kv_dtype(), int64_t(rows), kw));
-      BW24_RETURN_IF_ERROR(kc_[l]->alloc(bytes, "KV cache"));
-      BW24_RETURN_IF_ERROR(vc_[l]->alloc(bytes, "KV cache"));
+      BW24_RETURN_IF_ERROR(kc_[l]->alloc(size_t(cuda::kv_cache_bytes(kv_types().k, int64_t(rows), kw)), "KV cache"));
+      BW24_RETURN_IF_ERROR(vc_[l]->alloc(size_t(cuda::kv_cache_bytes(kv_types().v, int64_t(rows), kw)), "KV cache"));
     }
     return absl::OkStatus();
   }
@@ -375,7 +375,9 @@ class CudaRunner final : public Runner {
   uint64_t state_bytes() const override {
     uint64_t n = 0;
     for (const auto& L : g_.layers)
-      if (!L.recurrent) n += 2 * uint64_t(cuda::kv_cache_bytes(kv_dtype(), opt_.n_ctx, kv_width_));
+      if (!L.recurrent)
+        n += uint64_t(cuda::kv_cache_bytes(kv_types().k, opt_.n_ctx, kv_width_) +
+                      cuda::kv_cache_bytes(kv_types().v, opt_.n_ctx, kv_width_));
     for (const auto& st : dn_states_) n += (st.conv_elems + st.ssm_elems) * 4;
     return n;
   }
@@ -499,7 +501,7 @@ class CudaRunner final : public Runner {
     return st;
   }
 
-  cuda::KvDtype kv_dtype() const { return device_kv_type(opt_.k_type); }
+  cuda::KvTypes kv_types() const { return {device_kv_type(opt_.k_type), device_kv_type(opt_.v_type)}; }
   const float* f32(const arch::Weight& w) const { return static_cast<const float*>(w_.at(w.t)); }
   bool is_bf16(const arch::Weight& w) const { return w_.type_of(w.t) == static_cast<uint32_t>(GgmlType::BF16); }
   // bf16 elements the GEMM needs expanded for w (BF16 weights are read in place); for stacked
@@ -677,7 +679,7 @@ class CudaRunner final : public Runner {
     r.v = v_.p;
     r.k_cache = kc_[layer]->p;
     r.v_cache = vc_[layer]->p;
-    r.kv_type = kv_dtype();
+    r.kv_type = kv_types();
     r.n_ctx = opt_.n_ctx;
     r.q_norm = a.q_norm.w ? f32(a.q_norm.w) : nullptr;
     r.k_norm = a.k_norm.w ? f32(a.k_norm.w) : nullptr;
@@ -696,7 +698,7 @@ class CudaRunner final : public Runner {
     const void* kc = kc_[layer]->p;
     const void* vc = vc_[layer]->p;
     if (n > kStep && cuda::flash_prefill_supports(D)) {
-      BW24_CUDA_OK(cuda::flash_prefill(o_.p, q_.p, kc, vc, kv_dtype(), n, a.n_head, a.n_head_kv, D, pos,
+      BW24_CUDA_OK(cuda::flash_prefill(o_.p, q_.p, kc, vc, kv_types(), n, a.n_head, a.n_head_kv, D, pos,
                                        a.sliding_window, a.scale, opt_.n_ctx, stream_),
                    "flash attention");
     } else {
@@ -708,9 +710,9 @@ class CudaRunner final : public Runner {
         const cuda::DevicePos p{pos.dev, pos.base + t};
         const cudaError_t e =
             cuda::flash_decode_supports(D, a.n_head, a.n_head_kv)
-                ? cuda::flash_decode(o_.p + off, q_.p + off, kc, vc, kv_dtype(), flash_scratch_.p, rows, a.n_head,
+                ? cuda::flash_decode(o_.p + off, q_.p + off, kc, vc, kv_types(), flash_scratch_.p, rows, a.n_head,
                                      a.n_head_kv, D, p, a.sliding_window, a.scale, opt_.n_ctx, stream_)
-                : cuda::attention(o_.p + off, q_.p + off, kc, vc, kv_dtype(), scores_.p, rows, a.n_head, a.n_head_kv, D, p,
+                : cuda::attention(o_.p + off, q_.p + off, kc, vc, kv_types(), scores_.p, rows, a.n_head, a.n_head_kv, D, p,
                                   a.sliding_window, a.scale, opt_.n_ctx, stream_);
         BW24_CUDA_OK(e, "attention");
       }
@@ -979,7 +981,7 @@ class CudaRunner final : public Runner {
   DeviceArray<int8_t> act_q_;
   DeviceArray<float2> act_ds_;
   DeviceArray<cuda::bf16> act_bf_, wscratch_;  // GEMM input rows; quantized weights expanded
-  std::vector<std::unique_ptr<DeviceArray<uint8_t>>> kc_, vc_;  // [n_ctx][n_head_kv * head_dim] of kv_dtype()
+  std::vector<std::unique_ptr<DeviceArray<uint8_t>>> kc_, vc_;  // [n_ctx][n_head_kv * head_dim] of kv_types()
   std::vector<std::unique_ptr<DeviceArray<double>>> inv_freq_;  // per layer, [rope_dims / 2]
   DeviceArray<float> qg_, attn_gate_;                          // gated attention: raw q projection, gate
   // Delta-net layers: activations (qkv projection, conv output, z, b, a, gated-norm output) and
@@ -1011,9 +1013,6 @@ class CudaRunner final : public Runner {
 absl::StatusOr<std::unique_ptr<Runner>> make_cuda_runner(const ModelGraph& graph, const DeviceWeights& w,
                                                          const RunnerOptions& opt) {
   if (graph.layers.empty()) return error(Code::kModel, "model has no layers");
-  if (opt.k_type != opt.v_type)
-    return error(Code::kUnsupported, "the CUDA runner keeps K and V in one type for now (K {}, V {}; the CPU "
-                 "reference takes them apart)", kv::kv_type_name(opt.k_type), kv::kv_type_name(opt.v_type));
   auto r = std::make_unique<CudaRunner>(graph, w, opt);
   BW24_RETURN_IF_ERROR(r->init());
   return std::unique_ptr<Runner>(std::move(r));

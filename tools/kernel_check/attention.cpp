@@ -87,8 +87,16 @@ const char* kv_name(cuda::KvDtype kv) {
   return "f32";
 }
 
-constexpr cuda::KvDtype kKvTypes[] = {cuda::KvDtype::kF32,  cuda::KvDtype::kF16,  cuda::KvDtype::kQ8_0,
-                                      cuda::KvDtype::kBF16, cuda::KvDtype::kQ4_0, cuda::KvDtype::kFp8E4M3};
+// K and V cache types: each type for both, and three mixed pairs (the run-time typed loader).
+struct KvPair {
+  cuda::KvDtype k, v;
+  bool blocked() const { return cuda::kv_blocked(k) || cuda::kv_blocked(v); }
+  std::string name() const { return k == v ? kv_name(k) : std::string(kv_name(k)) + "/" + kv_name(v); }
+};
+using KD = cuda::KvDtype;
+constexpr KvPair kKvPairs[] = {{KD::kF32, KD::kF32},   {KD::kF16, KD::kF16},  {KD::kQ8_0, KD::kQ8_0},
+                               {KD::kBF16, KD::kBF16}, {KD::kQ4_0, KD::kQ4_0}, {KD::kFp8E4M3, KD::kFp8E4M3},
+                               {KD::kQ8_0, KD::kF16},  {KD::kFp8E4M3, KD::kQ4_0}, {KD::kBF16, KD::kF32}};
 
 // One attention test case: random q and cache (f16: values rounded as the device stores them),
 // the reference output (ref::attend_head per token and head) and the cache bytes to upload.
@@ -96,10 +104,10 @@ struct AttnCase {
   int n_head, n_head_kv, D;
   int64_t pos0;
   int nt, window;
-  std::string name(cuda::KvDtype kv) const {
+  std::string name(const KvPair& kv) const {
     return "heads " + std::to_string(n_head) + "/" + std::to_string(n_head_kv) + " D " + std::to_string(D) + " pos " +
            std::to_string(pos0) + " " + std::to_string(nt) + " tok" +
-           (window ? " window " + std::to_string(window) : "") + " " + kv_name(kv);
+           (window ? " window " + std::to_string(window) : "") + " " + kv.name();
   }
 };
 
@@ -109,15 +117,15 @@ struct AttnData {
   float scale;
 };
 
-AttnData attention_data(std::mt19937& rng, const AttnCase& c, int n_ctx, cuda::KvDtype kv) {
+AttnData attention_data(std::mt19937& rng, const AttnCase& c, int n_ctx, const KvPair& kv) {
   std::normal_distribution<float> nd(0.0f, 1.0f);
   const int kvw = c.n_head_kv * c.D;
   std::vector<float> q(size_t(c.nt) * c.n_head * c.D), kc(size_t(n_ctx) * kvw), vc(kc.size());
   for (auto* vec : {&q, &kc, &vc})
     for (auto& x : *vec) x = nd(rng);
-  kc = round_kv(kc, kv);  // the reference reads what the cache holds
-  vc = round_kv(vc, kv);
-  AttnData d{q, std::vector<float>(q.size()), cache_bytes(kc, kv), cache_bytes(vc, kv),
+  kc = round_kv(kc, kv.k);  // the reference reads what the cache holds
+  vc = round_kv(vc, kv.v);
+  AttnData d{q, std::vector<float>(q.size()), cache_bytes(kc, kv.k), cache_bytes(vc, kv.v),
              1.0f / std::sqrt(static_cast<float>(c.D))};
   std::vector<float> scratch(static_cast<size_t>(n_ctx));
   for (int t = 0; t < c.nt; ++t)
@@ -143,11 +151,11 @@ void check_qk_rope(std::mt19937& rng, Result& r) {
   };
   for (Case c : {Case{32, 8, 128, 128, true, true}, Case{4, 1, 256, 256, true, true}, Case{8, 8, 64, 64, false, false},
                  Case{6, 2, 80, 32, false, true}}) {
-    for (int nt : {1, 3}) for (cuda::KvDtype kv : kKvTypes) {
-      if (cuda::kv_blocked(kv) && c.head_dim % 32 != 0) continue;
+    for (int nt : {1, 3}) for (const KvPair& kv : kKvPairs) {
+      if (kv.blocked() && c.head_dim % 32 != 0) continue;
       const int64_t pos0 = 1000, n_ctx = pos0 + nt;
       const int D = c.head_dim, kvw = c.n_head_kv * D;
-      const size_t cache_size = size_t(cuda::kv_cache_bytes(kv, n_ctx, kvw));
+      const size_t k_size = size_t(cuda::kv_cache_bytes(kv.k, n_ctx, kvw)), v_size = size_t(cuda::kv_cache_bytes(kv.v, n_ctx, kvw));
       std::vector<float> q(size_t(nt) * c.n_head * D), k(size_t(nt) * kvw), v(k.size()), qn(D), kn(D);
       for (auto* vec : {&q, &k, &v, &qn, &kn})
         for (auto& x : *vec) x = nd(rng);
@@ -165,7 +173,7 @@ void check_qk_rope(std::mt19937& rng, Result& r) {
         }
       }
       DeviceBuffer<float> dq(q.size()), dk(k.size()), dv(v.size()), dqn(D), dkn(D);
-      DeviceBuffer<uint8_t> kc(cache_size), vc(cache_size);
+      DeviceBuffer<uint8_t> kc(k_size), vc(v_size);
       DeviceBuffer<int64_t> dpos(1);
       upload(dq, q);
       upload(dk, k);
@@ -173,15 +181,15 @@ void check_qk_rope(std::mt19937& rng, Result& r) {
       upload(dqn, qn);
       upload(dkn, kn);
       upload(dpos, std::vector<int64_t>{pos0 - 7});
-      cudaMemset(kc.p, 0xff, cache_size);
-      cudaMemset(vc.p, 0xff, cache_size);
+      cudaMemset(kc.p, 0xff, k_size);
+      cudaMemset(vc.p, 0xff, v_size);
       cuda::QkRopeArgs a{};
       a.q = dq.p;
       a.k = dk.p;
       a.v = dv.p;
       a.k_cache = kc.p;
       a.v_cache = vc.p;
-      a.kv_type = kv;
+      a.kv_type = cuda::KvTypes(kv.k, kv.v);
       a.n_ctx = n_ctx;
       a.q_norm = c.norm ? dqn.p : nullptr;
       a.k_norm = c.norm ? dkn.p : nullptr;
@@ -201,20 +209,18 @@ void check_qk_rope(std::mt19937& rng, Result& r) {
       a.inv_freq = nt == 1 ? dfreq.p : nullptr;
       bool good = ok(cuda::qk_rope_store(a, nt, nullptr), "qk_rope_store") && ok(cudaDeviceSynchronize(), "sync");
       const size_t elems = size_t(n_ctx) * kvw;
-      const std::vector<float> gq = download(dq, q.size()), gkc = cache_values(download(kc, cache_size), elems, kv),
-                               gvc = cache_values(download(vc, cache_size), elems, kv);
+      const std::vector<float> gq = download(dq, q.size()), gkc = cache_values(download(kc, k_size), elems, kv.k),
+                               gvc = cache_values(download(vc, v_size), elems, kv.v);
       const std::vector<float> gk(gkc.begin() + pos0 * kvw, gkc.end()), gv(gvc.begin() + pos0 * kvw, gvc.end());
       // V goes into the cache unchanged: its stored form must equal the host codec's exactly (the
       // device's q8_0 / q4_0 / fp8 / bf16 rounding is lib/quant's and lib/core's). K is rotated on
       // both sides (fp32 RoPE a few ulps apart), so a rare element may round the other way.
-      const bool v_exact = gv == round_kv(v, kv);
-      const double e = std::max({nerr(gq, rq), nerr(gk, round_kv(rk, kv)), nerr(gv, round_kv(v, kv))});
-      const double tol = kv == cuda::KvDtype::kF32                                   ? 1e-5
-                         : kv == cuda::KvDtype::kF16                                 ? 1e-3
-                         : kv == cuda::KvDtype::kBF16 || kv == cuda::KvDtype::kQ8_0 ? 5e-3
-                                                                                     : 2e-2;
+      const bool v_exact = gv == round_kv(v, kv.v);
+      const double e = std::max({nerr(gq, rq), nerr(gk, round_kv(rk, kv.k)), nerr(gv, round_kv(v, kv.v))});
+      const KD kt = kv.k;  // the tolerance is K's (V is exact)
+      const double tol = kt == KD::kF32 ? 1e-5 : kt == KD::kF16 ? 1e-3 : kt == KD::kBF16 || kt == KD::kQ8_0 ? 5e-3 : 2e-2;
       good = good && v_exact && e < tol;
-      report(r, good, nt == 1, std::string("qk_rope_store ") + kv_name(kv),
+      report(r, good, nt == 1, "qk_rope_store " + kv.name(),
              "heads " + std::to_string(c.n_head) + "/" + std::to_string(c.n_head_kv) + " D " + std::to_string(D) +
                  " rope " + std::to_string(c.rope_dims) + (c.neox ? " neox" : "") + ", " + std::to_string(nt) + " tok",
              e);
@@ -229,8 +235,8 @@ void check_attention(std::mt19937& rng, Result& r) {
   for (AttnCase c : {AttnCase{32, 8, 128, 0, 1, 0}, AttnCase{32, 8, 128, 700, 1, 0}, AttnCase{32, 8, 128, 300, 8, 0},
                      AttnCase{4, 1, 256, 1000, 3, 512}, AttnCase{6, 2, 80, 37, 2, 0}, AttnCase{16, 2, 64, 4095, 2, 0},
                      AttnCase{64, 8, 128, 1536, 1, 300}}) {
-    for (cuda::KvDtype kv : kKvTypes) {
-      if (cuda::kv_blocked(kv) && c.D % 32 != 0) continue;
+    for (const KvPair& kv : kKvPairs) {
+      if (kv.blocked() && c.D % 32 != 0) continue;
       const int n_ctx = static_cast<int>(c.pos0) + c.nt + 100;  // slack: splits past the end
       const AttnData d = attention_data(rng, c, n_ctx, kv);
       DeviceBuffer<float> dq(d.q.size()), dout(d.q.size()), dscores(size_t(c.nt) * c.n_head * n_ctx),
@@ -244,9 +250,9 @@ void check_attention(std::mt19937& rng, Result& r) {
         cudaMemset(dout.p, 0xff, d.q.size() * 4);
         const cuda::DevicePos pos{nullptr, c.pos0};
         const cudaError_t e0 =
-            flash ? cuda::flash_decode(dout.p, dq.p, dk.p, dv.p, kv, dflash.p, c.nt, c.n_head, c.n_head_kv, c.D, pos,
+            flash ? cuda::flash_decode(dout.p, dq.p, dk.p, dv.p, {kv.k, kv.v}, dflash.p, c.nt, c.n_head, c.n_head_kv, c.D, pos,
                                        c.window, d.scale, n_ctx, nullptr)
-                  : cuda::attention(dout.p, dq.p, dk.p, dv.p, kv, dscores.p, c.nt, c.n_head, c.n_head_kv, c.D, pos,
+                  : cuda::attention(dout.p, dq.p, dk.p, dv.p, {kv.k, kv.v}, dscores.p, c.nt, c.n_head, c.n_head_kv, c.D, pos,
                                     c.window, d.scale, n_ctx, nullptr);
         bool good = ok(e0, "attention") && ok(cudaDeviceSynchronize(), "attention sync");
         const double e = nerr(download(dout, d.q.size()), d.ref);
@@ -261,7 +267,8 @@ void check_attention(std::mt19937& rng, Result& r) {
 void check_flash_prefill(std::mt19937& rng, Result& r) {
   for (AttnCase c : {AttnCase{32, 8, 128, 0, 512, 0}, AttnCase{32, 8, 128, 700, 100, 0}, AttnCase{4, 1, 64, 0, 77, 32},
                      AttnCase{16, 8, 128, 300, 65, 100}, AttnCase{8, 8, 64, 5, 9, 0}}) {
-    for (cuda::KvDtype kv : kKvTypes) {
+    for (const KvPair& kv : kKvPairs) {
+      if (kv.blocked() && c.D % 32 != 0) continue;
       const int n_ctx = static_cast<int>(c.pos0) + c.nt;
       const AttnData d = attention_data(rng, c, n_ctx, kv);
       DeviceBuffer<float> dq(d.q.size()), dout(d.q.size());
@@ -270,7 +277,7 @@ void check_flash_prefill(std::mt19937& rng, Result& r) {
       upload(dk, d.kb);
       upload(dv, d.vb);
       cudaMemset(dout.p, 0xff, d.q.size() * 4);
-      bool good = ok(cuda::flash_prefill(dout.p, dq.p, dk.p, dv.p, kv, c.nt, c.n_head, c.n_head_kv, c.D,
+      bool good = ok(cuda::flash_prefill(dout.p, dq.p, dk.p, dv.p, {kv.k, kv.v}, c.nt, c.n_head, c.n_head_kv, c.D,
                                          cuda::DevicePos{nullptr, c.pos0}, c.window, d.scale, n_ctx, nullptr),
                      "flash_prefill") &&
                   ok(cudaDeviceSynchronize(), "flash sync");
