@@ -1,4 +1,5 @@
-// bw24-kernel-check: the attention kernels over every cache type (f32, f16, bf16, q8_0, q4_0, fp8): q/k norm + RoPE + KV store, attention v1 and flash decode, flash prefill.
+// bw24-kernel-check, the attention kernels over every cache type (f32, f16, bf16, q8_0, q4_0, fp8):
+// q/k norm + RoPE + KV store, attention v1 and flash decode, flash prefill.
 #include "tools/kernel_check/check.h"
 
 namespace bw24::kcheck {

@@ -1,4 +1,5 @@
-// bw24-kernel-check: The prefill GEMM family: bf16 expansion, the GEMM over its tile configurations, multi-segment launches, the grouped expert GEMM and its fused expansion.
+// bw24-kernel-check, the prefill GEMM family: bf16 expansion, the GEMM over its tile
+// configurations, multi-segment launches, the grouped expert GEMM and its fused expansion.
 #include "tools/kernel_check/check.h"
 
 namespace bw24::kcheck {

@@ -1,4 +1,5 @@
-// bw24-kernel-check: RMSNorm (f32 and int8 outputs) and the decode GEMVs (float and int8 paths, multi-matrix launches).
+// bw24-kernel-check, rMSNorm (f32 and int8 outputs) and the decode GEMVs (float and int8 paths,
+// multi-matrix launches).
 #include "tools/kernel_check/check.h"
 
 namespace bw24::kcheck {

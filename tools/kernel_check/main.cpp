@@ -12,7 +12,6 @@
 using namespace bw24;
 using namespace bw24::kcheck;
 
-
 int main(int argc, char** argv) {
   int n = cuda::device_count();
   if (n == 0) {

@@ -1,4 +1,5 @@
-// bw24-kernel-check: Token selection (argmax, top-k sampling), the gated elementwise ops, the gated delta net and MoE routing / routed GEMVs / combine.
+// bw24-kernel-check, token selection (argmax, top-k sampling), the gated elementwise ops, the gated
+// delta net and MoE routing / routed GEMVs / combine.
 #include "tools/kernel_check/check.h"
 
 namespace bw24::kcheck {
