@@ -8,6 +8,7 @@
 #include "lib/core/status.h"
 #include "lib/core/thread_pool.h"
 #include "lib/engine/runner.h"
+#include "lib/sampling/sampler.h"
 #include "lib/ref/delta_rule.h"
 #include "lib/ref/ops.h"
 
@@ -52,6 +53,12 @@ class RefRunner final : public Runner {
     return n;
   }
   bool recurrent() const override { return recurrent_; }
+  bool device_argmax() const override { return opt_.emulate_device_choice; }
+  absl::Status last_logits(float* out) override {
+    if (!opt_.emulate_device_choice || last_.empty()) return error(Code::kState, "no logits kept");
+    std::copy(last_.begin(), last_.end(), out);
+    return absl::OkStatus();
+  }
   void reset() override {
     for (auto& v : conv_state_) std::fill(v.begin(), v.end(), 0.0f);
     for (auto& v : ssm_state_) std::fill(v.begin(), v.end(), 0.0f);
@@ -84,7 +91,18 @@ class RefRunner final : public Runner {
     // Only the rows whose logits were asked for go through the head.
     const int64_t first = req.all_logits ? 0 : n - 1, rows = n - first;
     norm_rows(g_.output_norm, x.data() + first * E, h.data(), rows, E);
-    mm(*g_.output.t, h.data(), rows, req.logits);
+    const int64_t V = g_.n_vocab;
+    const bool choose = opt_.emulate_device_choice && req.argmax && !req.all_logits;
+    if (opt_.emulate_device_choice) last_.resize(size_t(V));
+    mm(*g_.output.t, h.data(), rows, choose ? last_.data() : req.logits);
+    if (opt_.emulate_device_choice && !choose) std::copy_n(req.logits + (rows - 1) * V, V, last_.data());
+    if (choose) {
+      const DeviceSampling* s = req.sample;
+      sampling::Params p;
+      if (s) p.temperature = s->temperature, p.top_k = s->top_k, p.top_p = s->top_p, p.min_p = s->min_p;
+      *req.argmax = s ? sampling::sample_with_draw(last_.data(), int32_t(V), p, s->u, ids_)
+                      : sampling::argmax(last_.data(), int32_t(V));
+    }
     state_pos_ = req.pos + n;
     return absl::OkStatus();
   }
@@ -310,6 +328,8 @@ class RefRunner final : public Runner {
 
   const ModelGraph& g_;
   RunnerOptions opt_;
+  std::vector<float> last_;     // emulate_device_choice: the last forward's last logits row
+  std::vector<int32_t> ids_;    // sampling scratch
   ThreadPool pool_;
   kv::HostKvCache kv_;
   std::vector<std::vector<float>> conv_state_, ssm_state_;  // per layer; empty for attention layers

@@ -73,6 +73,10 @@ struct RunnerOptions {
   // CUDA runner, tests only: cap of the weight expansion scratch in bf16 elements (0: the default),
   // so small models take the paths of large ones (weights expanded in row slices, experts in groups).
   int64_t gemm_scratch_elems = 0;
+  // CPU reference, tests only: behave as a device runner for the token choice (device_argmax(),
+  // ForwardRequest::argmax / sample, last_logits()) with the host's argmax and
+  // sampling::sample_with_draw, so the session's device paths run in CPU tests.
+  bool emulate_device_choice = false;
 };
 
 // The scaled embedding rows of n tokens into out[n][n_embd] (both runners start here).

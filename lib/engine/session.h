@@ -23,6 +23,7 @@ struct SessionOptions {
   bool round_act_int8 = false;  // CPU reference: RunnerOptions::round_act_int8 (tests only)
   bool prefill_gemm = true;     // CUDA runner: RunnerOptions::prefill_gemm (tests turn it off)
   int64_t gemm_scratch_elems = 0;  // CUDA runner: RunnerOptions::gemm_scratch_elems (tests only)
+  bool emulate_device_choice = false;  // CPU reference: RunnerOptions::emulate_device_choice (tests only)
 };
 
 enum class StopReason : int32_t { kLength = 0, kEog = 1, kContextFull = 2 };

@@ -35,22 +35,26 @@ int32_t Sampler::sample(const float* logits, int32_t n_vocab, const Params& p,
   }
   if (p.temperature <= 0.0f) return argmax(l, n_vocab);
 
+  return sample_with_draw(l, n_vocab, p, uniform(), ids_);
+}
+
+int32_t sample_with_draw(const float* l, int32_t n_vocab, const Params& p, double u, std::vector<int32_t>& ids) {
   // Candidates sorted by logit, descending (ties by id for determinism).
-  ids_.resize(n_vocab);
-  std::iota(ids_.begin(), ids_.end(), 0);
+  ids.resize(n_vocab);
+  std::iota(ids.begin(), ids.end(), 0);
   auto by_logit = [l](int32_t a, int32_t b) { return l[a] > l[b] || (l[a] == l[b] && a < b); };
   size_t keep = static_cast<size_t>(n_vocab);
   if (p.top_k > 0 && static_cast<size_t>(p.top_k) < keep) {
     keep = static_cast<size_t>(p.top_k);
-    std::partial_sort(ids_.begin(), ids_.begin() + keep, ids_.end(), by_logit);
+    std::partial_sort(ids.begin(), ids.begin() + keep, ids.end(), by_logit);
   } else {
-    std::sort(ids_.begin(), ids_.end(), by_logit);
+    std::sort(ids.begin(), ids.end(), by_logit);
   }
-  ids_.resize(keep);
+  ids.resize(keep);
 
   std::vector<double> prob(keep);
-  double mx = l[ids_[0]] / p.temperature, sum = 0;
-  for (size_t i = 0; i < keep; ++i) sum += prob[i] = std::exp(l[ids_[i]] / p.temperature - mx);
+  double mx = l[ids[0]] / p.temperature, sum = 0;
+  for (size_t i = 0; i < keep; ++i) sum += prob[i] = std::exp(l[ids[i]] / p.temperature - mx);
   for (double& q : prob) q /= sum;
 
   if (p.top_p < 1.0f) {
@@ -73,12 +77,12 @@ int32_t Sampler::sample(const float* logits, int32_t n_vocab, const Params& p,
   }
   double total = 0;
   for (size_t i = 0; i < keep; ++i) total += prob[i];
-  double r = uniform() * total, acc = 0;
+  double r = u * total, acc = 0;
   for (size_t i = 0; i < keep; ++i) {
     acc += prob[i];
-    if (r < acc) return ids_[i];
+    if (r < acc) return ids[i];
   }
-  return ids_[keep - 1];
+  return ids[keep - 1];
 }
 
 }  // namespace bw24::sampling

@@ -54,4 +54,9 @@ class Sampler {
 // argmax with the lowest index winning ties.
 int32_t argmax(const float* x, int32_t n);
 
+// The sampler's chain after penalties and greedy (top-k -> temperature -> softmax -> top-p ->
+// min-p -> draw) with the uniform draw u given: what Sampler::sample does with its own draw, and
+// what cuda::sample_top_k computes on a device. ids: scratch.
+int32_t sample_with_draw(const float* logits, int32_t n_vocab, const Params& p, double u, std::vector<int32_t>& ids);
+
 }  // namespace bw24::sampling

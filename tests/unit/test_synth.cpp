@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "benchmarks/synthetic.h"
 #include "lib/engine/model.h"
@@ -90,5 +91,68 @@ TEST_CASE("int8 activation rounding in the CPU reference applies to quantized we
     const double rel = std::sqrt(num / den);
     if (std::string(quant) == "BF16") CHECK(rel == 0.0);
     else CHECK((rel > 1e-4 && rel < 5e-2));
+  }
+}
+
+// The session's device token choice (greedy argmax and top-k sampling on the runner, a pending
+// choice per step, logits copied back on demand, a sampled choice's draw given back when unused)
+// against the host path, on the CPU reference emulating a device's choice
+// (SessionOptions::emulate_device_choice): the same tokens through two decode calls, a change to
+// penalized sampling (host path), a reseed, an end-of-generation stop, logits() after a device
+// step, and a rewind; a dense model and a hybrid (recurrent state).
+TEST_CASE("device token choice in the session equals the host path", "[synth]") {
+  for (const char* shape : {"tiny-qwen3", "tiny-qwen35"}) {
+    INFO(shape);
+    auto built = bench::build_synthetic(shape, "Q8_0");
+    REQUIRE(built.ok());
+    auto m = engine::Model::from_directory(std::move(built).value(), shape, {});
+    REQUIRE(m.ok());
+    const int V = (*m)->graph().n_vocab;
+    engine::SessionOptions host_opt, dev_opt;
+    host_opt.seed = dev_opt.seed = 99;
+    dev_opt.emulate_device_choice = true;
+    auto host = engine::Session::create(*m, host_opt), dev = engine::Session::create(*m, dev_opt);
+    REQUIRE(host.ok());
+    REQUIRE(dev.ok());
+    const std::vector<int32_t> prompt = {1, 17, 300, 42, 7, 99, 1000, 5, 64};
+    for (auto* s : {&host, &dev}) REQUIRE((**s)->prefill(prompt.data(), int32_t(prompt.size()), false).ok());
+    sampling::Params greedy, topk, penalized;
+    topk.temperature = 0.9f;
+    topk.top_k = 40;
+    topk.top_p = 0.95f;
+    topk.min_p = 0.02f;
+    penalized = topk;
+    penalized.repeat_penalty = 1.3f;
+    // Each step: (params, reseed, tokens); both sessions run the same calls.
+    struct Step {
+      sampling::Params p;
+      std::optional<uint64_t> reseed;
+      int32_t n;
+    };
+    const Step steps[] = {{greedy, std::nullopt, 6}, {greedy, std::nullopt, 3}, {topk, std::nullopt, 7},
+                          {topk, std::nullopt, 5}, {penalized, std::nullopt, 3}, {topk, 1234, 4},
+                          {topk, std::nullopt, 2}, {greedy, std::nullopt, 2}};
+    for (const Step& st : steps) {
+      std::vector<int32_t> a(size_t(st.n)), b(size_t(st.n));
+      engine::DecodeResult ra, rb;
+      REQUIRE((*host)->decode(st.p, st.reseed, true, a.data(), st.n, &ra).ok());
+      REQUIRE((*dev)->decode(st.p, st.reseed, true, b.data(), st.n, &rb).ok());
+      CHECK(a == b);
+      REQUIRE(ra.n_tokens == rb.n_tokens);
+    }
+    // logits() after device steps: the row the host computed.
+    const float *la, *lb;
+    int32_t rows_a, rows_b, va, vb;
+    REQUIRE((*host)->logits(&la, &rows_a, &va).ok());
+    REQUIRE((*dev)->logits(&lb, &rows_b, &vb).ok());
+    CHECK(std::vector<float>(la + size_t(rows_a - 1) * V, la + size_t(rows_a) * V) ==
+          std::vector<float>(lb + size_t(rows_b - 1) * V, lb + size_t(rows_b) * V));
+    // A rewind, then sampling again from the same seed.
+    for (auto* s : {&host, &dev}) REQUIRE((**s)->rewind((**s)->position() - 5).ok());
+    std::vector<int32_t> a(6), b(6);
+    engine::DecodeResult ra, rb;
+    REQUIRE((*host)->decode(topk, 7, true, a.data(), 6, &ra).ok());
+    REQUIRE((*dev)->decode(topk, 7, true, b.data(), 6, &rb).ok());
+    CHECK(a == b);
   }
 }
