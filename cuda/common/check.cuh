@@ -62,6 +62,25 @@ __device__ __forceinline__ void scale_min_k4(int j, const uint8_t* s, int* sc, i
   }
 }
 
+// The same from the 12 scale bytes held in three registers (bytes 0-3, 4-7, 8-11): a lane-dependent
+// j indexing a byte array of a register-loaded block head would put the head in local memory.
+__device__ __forceinline__ void scale_min_k4_regs(int j, uint32_t s0, uint32_t s1, uint32_t s2, int* sc, int* m) {
+  auto byte = [&](int k) -> int {
+    const uint32_t w = k < 4 ? s0 : k < 8 ? s1 : s2;
+    return static_cast<int>((w >> (8 * (k & 3))) & 0xFFu);
+  };
+  if (j < 4) {
+    *sc = byte(j) & 63;
+    *m = byte(j + 4) & 63;
+  } else {
+    *sc = (byte(j + 4) & 0xF) | ((byte(j - 4) >> 6) << 4);
+    *m = (byte(j + 4) >> 4) | ((byte(j) >> 6) << 4);
+  }
+}
+// The fp16 in the low / high half of a register.
+__device__ __forceinline__ float half_lo(uint32_t v) { return __half2float(__ushort_as_half(static_cast<unsigned short>(v & 0xFFFFu))); }
+__device__ __forceinline__ float half_hi(uint32_t v) { return __half2float(__ushort_as_half(static_cast<unsigned short>(v >> 16))); }
+
 // IQ4_XS / IQ4_NL: four 4-bit codebook indices (the low nibble of each byte of n4) to their int8
 // levels {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113} (lib/quant's
 // kIq4nlValues), four bytes at once: two byte permutes pick from levels 0-7 and 8-15 by the index's

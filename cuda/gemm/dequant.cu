@@ -91,8 +91,7 @@ struct Q4_K {
   __device__ static void get8(const uint8_t* w, int64_t, int64_t gb, int e, float* v) {
     const uint8_t* blk = w + gb * 144;
     const int s = e / 32, l0 = e % 32;
-    alignas(16) uint8_t head[16];
-    *reinterpret_cast<uint4*>(head) = __ldg(reinterpret_cast<const uint4*>(blk));
+    const uint4 head = __ldg(reinterpret_cast<const uint4*>(blk));
     uint8_t q[8];
     bytes8(load8(blk + 16 + 32 * (s / 2) + l0), q);
     q4k_expand8(head, q, s, v);
@@ -106,14 +105,13 @@ struct Q5_K {
   __device__ static void get8(const uint8_t* w, int64_t, int64_t gb, int e, float* v) {
     const uint8_t* blk = w + gb * 176;
     const int s = e / 32, l0 = e % 32;
-    alignas(16) uint8_t head[16];
-    *reinterpret_cast<uint4*>(head) = __ldg(reinterpret_cast<const uint4*>(blk));
+    const uint4 head = __ldg(reinterpret_cast<const uint4*>(blk));  // in registers (see Q4_K)
     uint8_t q[8], qh[8];
     bytes8(load8(blk + 48 + 32 * (s / 2) + l0), q);
     bytes8(load8(blk + 16 + l0), qh);
     int scale, mn;
-    scale_min_k4(s, head + 4, &scale, &mn);
-    const float d = half_at(head) * scale, m = half_at(head + 2) * mn;
+    scale_min_k4_regs(s, head.y, head.z, head.w, &scale, &mn);
+    const float d = half_lo(head.x) * scale, m = half_hi(head.x) * mn;
     const int shift = 4 * (s % 2);
     for (int j = 0; j < 8; ++j) v[j] = d * (((q[j] >> shift) & 15) | (((qh[j] >> s) & 1) << 4)) - m;
   }

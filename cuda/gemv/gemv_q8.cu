@@ -249,11 +249,11 @@ struct Q4_K {
         }
 #pragma unroll
         for (int m = 0; m < kMats; ++m) {
-          const uint8_t* hb = reinterpret_cast<const uint8_t*>(&head[m][u]);
-          const float d = half_at(hb), dmin = half_at(hb + 2);
+          const uint4 hd = head[m][u];  // [d, dmin | scales 0-3 | 4-7 | 8-11], read from registers
+          const float d = half_lo(hd.x), dmin = half_hi(hd.x);
           int sc1, m1, sc2, m2;
-          scale_min_k4(2 * c, hb + 4, &sc1, &m1);
-          scale_min_k4(2 * c + 1, hb + 4, &sc2, &m2);
+          scale_min_k4_regs(2 * c, hd.y, hd.z, hd.w, &sc1, &m1);
+          scale_min_k4_regs(2 * c + 1, hd.y, hd.z, hd.w, &sc2, &m2);
           const int q[4] = {static_cast<int>(qv[m][u].x), static_cast<int>(qv[m][u].y), static_cast<int>(qv[m][u].z),
                             static_cast<int>(qv[m][u].w)};
           const int lo[4] = {q[0] & kLo, q[1] & kLo, q[2] & kLo, q[3] & kLo};
@@ -319,11 +319,11 @@ struct Q5_K {
         }
 #pragma unroll
         for (int m = 0; m < kMats; ++m) {
-          const uint8_t* hb = reinterpret_cast<const uint8_t*>(&head[m][u]);
-          const float d = half_at(hb), dmin = half_at(hb + 2);
+          const uint4 hd = head[m][u];  // [d, dmin | scales 0-3 | 4-7 | 8-11], read from registers
+          const float d = half_lo(hd.x), dmin = half_hi(hd.x);
           int sc1, m1, sc2, m2;
-          scale_min_k4(2 * c, hb + 4, &sc1, &m1);
-          scale_min_k4(2 * c + 1, hb + 4, &sc2, &m2);
+          scale_min_k4_regs(2 * c, hd.y, hd.z, hd.w, &sc1, &m1);
+          scale_min_k4_regs(2 * c + 1, hd.y, hd.z, hd.w, &sc2, &m2);
           const int q[4] = {static_cast<int>(qv[m][u].x), static_cast<int>(qv[m][u].y), static_cast<int>(qv[m][u].z),
                             static_cast<int>(qv[m][u].w)};
           const int qh[4] = {static_cast<int>(hv[m][u].x), static_cast<int>(hv[m][u].y), static_cast<int>(hv[m][u].z),
@@ -394,10 +394,11 @@ struct IQ4_XS {
         }
 #pragma unroll
         for (int m = 0; m < kMats; ++m) {
-          const uint8_t* hb = reinterpret_cast<const uint8_t*>(&head[m][u]);
-          const int scales_h = hb[2] | (hb[3] << 8);
-          const int ls = ((hb[4 + ib / 2] >> (4 * (ib % 2))) & 0xF) | (((scales_h >> (2 * ib)) & 3) << 4);
-          const float dl = half_at(hb) * static_cast<float>(ls - 32);
+          const uint2 hd = head[m][u];  // [d | scales_h | scales_l[4]], read from registers
+          const int scales_h = static_cast<int>(hd.x >> 16);
+          const int sl = static_cast<int>((hd.y >> (8 * (ib / 2))) & 0xFFu);
+          const int ls = ((sl >> (4 * (ib % 2))) & 0xF) | (((scales_h >> (2 * ib)) & 3) << 4);
+          const float dl = half_lo(hd.x) * static_cast<float>(ls - 32);
           const uint32_t q[4] = {qv[m][u].x, qv[m][u].y, qv[m][u].z, qv[m][u].w};
           int lo[4], hi[4];
 #pragma unroll
@@ -508,14 +509,18 @@ template <class F, int nt, GemvOut kOut>
 __global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const uint8_t* w2, int64_t cols, ActQ8 x,
                                                            int act, GemvRoute route) {
   constexpr int kMats = kOut == GemvOut::kGateUp ? 2 : 1;
-  int s = 0;
-  while (s + 1 < seg.n && blockIdx.x >= seg.cta_end[s]) ++s;
-  const unsigned cta0 = s ? seg.cta_end[s - 1] : 0;
+  // The segment by selects over constant indices: a dynamic index into the parameter struct made
+  // every thread copy it to local memory first (88-160-byte stack frames in ptxas -v, a local
+  // round trip ahead of each warp's first weight load).
+  const int s = (seg.n > 1 && blockIdx.x >= seg.cta_end[0]) + (seg.n > 2 && blockIdx.x >= seg.cta_end[1]);
+  static_assert(kMaxGemvSegments == 3, "the selects cover three segments");
+  auto at = [s](const auto& field) { return s == 0 ? field[0] : s == 1 ? field[1] : field[2]; };
+  const unsigned cta0 = s == 0 ? 0u : s == 1 ? seg.cta_end[0] : seg.cta_end[1];
   const uint8_t* w[kMats];
-  w[0] = seg.w[s];
+  w[0] = at(seg.w);
   if constexpr (kMats == 2) w[1] = w2;
-  float* y = seg.y[s];
-  const int64_t rows = seg.rows[s];
+  float* y = at(seg.y);
+  const int64_t rows = at(seg.rows);
   const int lane = threadIdx.x % 32;
   const int64_t row = static_cast<int64_t>(blockIdx.x - cta0) * kWarpsPerCta + threadIdx.x / 32;
   const int64_t blocks = cols / F::kBlockElems, n_blocks = rows * blocks;
