@@ -7,10 +7,29 @@ namespace {
 
 constexpr int kThreads = 256;
 
-// 1 / sqrt(mean(x^2) + eps) of one row, every thread of the CTA gets it.
+// 1 / sqrt(mean(x^2) + eps) of one row, every thread of the CTA gets it. Rows of a multiple of 4
+// floats (16-byte aligned) as float4 loads, kUnroll of them issued before any is used: a warp
+// issues in order, so the scalar loop (a load, then the FMA that waits for it) paid one L2 round
+// trip per iteration, 16 of them at n = 4096 (rmsnorm_q8 took 3.1 us, ncu); now one.
 __device__ float row_inv_rms(const float* xr, int n, float eps) {
+  constexpr int kUnroll = 4;
   float ss = 0.0f;
-  for (int i = threadIdx.x; i < n; i += kThreads) ss += xr[i] * xr[i];
+  if (n % 4 == 0 && (reinterpret_cast<uintptr_t>(xr) & 15) == 0) {
+    const float4* x4 = reinterpret_cast<const float4*>(xr);
+    const int n4 = n / 4;
+    for (int base = 0; base < n4; base += kThreads * kUnroll) {
+      float4 v[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int i = base + u * kThreads + static_cast<int>(threadIdx.x);
+        v[u] = i < n4 ? x4[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) ss += v[u].x * v[u].x + v[u].y * v[u].y + v[u].z * v[u].z + v[u].w * v[u].w;
+    }
+  } else {
+    for (int i = threadIdx.x; i < n; i += kThreads) ss += xr[i] * xr[i];
+  }
   ss = warp_sum(ss);
   __shared__ float partial[kThreads / 32];
   if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = ss;
