@@ -141,23 +141,32 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* part_o, float2* 
   if (threadIdx.x < G) part_ml[slot0 + threadIdx.x * n_splits] = ml[threadIdx.x];
 }
 
-__global__ void merge_kernel(float* out, const float* part_o, const float2* part_ml, int n_head, int D, int n_splits) {
+// Only the splits that hold visible keys, [first / kSplit, p / kSplit]: the grid covers n_ctx (the
+// captured graph serves every position), but at position p only those wrote partials; reading
+// all n_ctx / 128 of them cost a round trip each (37 at n_ctx 4616). Loads of four splits are
+// issued before any is used.
+__global__ void merge_kernel(float* out, const float* part_o, const float2* part_ml, int n_head, int D, int n_splits,
+                             DevicePos pos, int window) {
   pdl_begin();
   const int h = blockIdx.x, t = blockIdx.y;
   const int64_t slot0 = (int64_t{t} * n_head + h) * n_splits;
+  const int64_t p = pos.base + t + (pos.dev ? *pos.dev : 0);
+  const int64_t first = window > 0 ? max(int64_t{0}, p - window + 1) : 0;
+  const int s_lo = static_cast<int>(first / kSplit), s_end = static_cast<int>(min(int64_t{n_splits}, p / kSplit + 1));
   float M = -INFINITY;
-  for (int s = 0; s < n_splits; ++s) {
+  for (int s = s_lo; s < s_end; ++s) {
     const float2 v = part_ml[slot0 + s];
     if (v.y > 0) M = fmaxf(M, v.x);
   }
   for (int d = threadIdx.x; d < D; d += blockDim.x) {
     float L = 0, o = 0;
-    for (int s = 0; s < n_splits; ++s) {
+#pragma unroll 4
+    for (int s = s_lo; s < s_end; ++s) {
       const float2 v = part_ml[slot0 + s];
-      if (v.y <= 0) continue;
-      const float w = expf(v.x - M);
+      const float po = part_o[(slot0 + s) * D + d];
+      const float w = v.y > 0 ? expf(v.x - M) : 0.0f;  // an empty split (none in range) adds nothing
       L += w * v.y;
-      o += w * part_o[(slot0 + s) * D + d];
+      o += v.y > 0 ? w * po : 0.0f;
     }
     out[(int64_t{t} * n_head + h) * D + d] = o / L;
   }
@@ -237,7 +246,8 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
   }
   if (e != cudaSuccess) return e;
   return launch_pdl(merge_kernel, dim3(static_cast<unsigned>(n_head), static_cast<unsigned>(n_tokens)),
-                    dim3(static_cast<unsigned>(head_dim)), 0, stream, out, part_o, part_ml, n_head, head_dim, n_splits);
+                    dim3(static_cast<unsigned>(head_dim)), 0, stream, out, part_o, part_ml, n_head, head_dim, n_splits,
+                    pos, window);
 }
 
 }  // namespace bw24::cuda
