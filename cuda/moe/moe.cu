@@ -134,7 +134,15 @@ __global__ void combine_kernel(float* x, const float* expert_out, const float* w
   const int t = blockIdx.y;
   if (c >= width) return;
   float acc = x[int64_t{t} * width + c];
-  for (int j = 0; j < k; ++j) acc += weights[t * k + j] * expert_out[(int64_t{t} * k + j) * width + c];
+  // The k rows' loads issued together (a fixed-bound, predicated loop): a load, then the add that
+  // waits for it, cost a round trip per expert (8 for Qwen3-30B-A3B, 6 us per layer, ncu).
+  float part[kMoeMaxUsed];
+#pragma unroll
+  for (int j = 0; j < kMoeMaxUsed; ++j)
+    part[j] = j < k ? weights[t * k + j] * expert_out[(int64_t{t} * k + j) * width + c] : 0.0f;
+#pragma unroll
+  for (int j = 0; j < kMoeMaxUsed; ++j)
+    if (j < k) acc += part[j];
   if (shared_out) acc += shared_out[int64_t{t} * width + c] / (1.0f + expf(-shared_gate[t]));
   x[int64_t{t} * width + c] = acc;
 }
