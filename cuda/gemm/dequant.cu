@@ -85,37 +85,24 @@ struct Q8_0 {  // qs[32] | d. w = q d
 };
 
 // Q4_K file layout [d, dmin | scales[12] | qs[128]]: sub-block s = 2c + h (elements [32 s, 32 s +
-// 32)) holds qs[32c + l]'s low (h = 0) or high (h = 1) nibbles; w = d sc_s q - dmin m_s.
-struct Q4_K {
+// 32)) holds qs[32c + l]'s low (h = 0) or high (h = 1) nibbles; w = d sc_s q - dmin m_s. Q5_K
+// (kFifth) [d, dmin | scales[12] | qh[32] | qs[128]]: the same, and the fifth bit of element 32 s + l
+// is bit s of qh[l].
+template <bool kFifth>
+struct KQuant {
   static constexpr int kBlockElems = 256;
   __device__ static void get8(const uint8_t* w, int64_t, int64_t gb, int e, float* v) {
-    const uint8_t* blk = w + gb * 144;
+    const uint8_t* blk = w + gb * (kFifth ? 176 : 144);
     const int s = e / 32, l0 = e % 32;
     const uint4 head = __ldg(reinterpret_cast<const uint4*>(blk));
-    uint8_t q[8];
-    bytes8(load8(blk + 16 + 32 * (s / 2) + l0), q);
-    q4k_expand8(head, q, s, v);
-  }
-};
-
-// Q5_K file layout [d, dmin | scales[12] | qh[32] | qs[128]]: as Q4_K, and the fifth bit of element
-// 32 s + l is bit s of qh[l].
-struct Q5_K {
-  static constexpr int kBlockElems = 256;
-  __device__ static void get8(const uint8_t* w, int64_t, int64_t gb, int e, float* v) {
-    const uint8_t* blk = w + gb * 176;
-    const int s = e / 32, l0 = e % 32;
-    const uint4 head = __ldg(reinterpret_cast<const uint4*>(blk));  // in registers (see Q4_K)
     uint8_t q[8], qh[8];
-    bytes8(load8(blk + 48 + 32 * (s / 2) + l0), q);
-    bytes8(load8(blk + 16 + l0), qh);
-    int scale, mn;
-    scale_min_k4_regs(s, head.y, head.z, head.w, &scale, &mn);
-    const float d = half_lo(head.x) * scale, m = half_hi(head.x) * mn;
-    const int shift = 4 * (s % 2);
-    for (int j = 0; j < 8; ++j) v[j] = d * (((q[j] >> shift) & 15) | (((qh[j] >> s) & 1) << 4)) - m;
+    bytes8(load8(blk + (kFifth ? 48 : 16) + 32 * (s / 2) + l0), q);
+    if constexpr (kFifth) bytes8(load8(blk + 16 + l0), qh);
+    q4k_expand8(head, q, s, v, kFifth ? qh : nullptr);
   }
 };
+using Q4_K = KQuant<false>;
+using Q5_K = KQuant<true>;
 
 // Q6_K planes ql[128] | qh[64] | scales[16] (int8) | d. Sub-block s = 4 half + j (elements
 // 128 half + 32 j + l): low 4 bits from ql[64 half + 32 (j & 1) + l] (nibble j / 2), top two from

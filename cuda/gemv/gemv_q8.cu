@@ -204,32 +204,37 @@ struct Legacy {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Q4_K, file layout: 144-byte blocks [d, dmin (fp16), scales[12] (6-bit scale/min pairs), qs[128]].
-// qs[32c + l] holds element 64c + l (low nibble, sub-block 2c) and 64c + 32 + l (high nibble,
-// sub-block 2c + 1). Lane (c, h) of a block's 8 loads qs[32c + 16h, +16) with one 16-byte load.
-// w = d * sc * q - dmin * m per sub-block.
+// Q4_K and Q5_K, file layouts (16-byte multiples): 144-byte blocks [d, dmin (fp16) | scales[12]
+// (6-bit scale/min pairs) | qs[128]], Q5_K 176 bytes with qh[32] before qs. qs[32c + l] holds
+// element 64c + l (low nibble, sub-block 2c) and 64c + 32 + l (high nibble, sub-block 2c + 1);
+// Q5_K's fifth bit of element 32 s + l is bit s of qh[l]. Lane (c, h) of a block's 8 loads
+// qs[32c + 16h, +16) (and qh[16h, +16)) with one 16-byte load each. w = d sc q - dmin m per
+// sub-block, q in [0, 15] / [0, 31].
 // ---------------------------------------------------------------------------------------------
-struct Q4_K {
-  static constexpr int kBlockElems = 256;
+template <bool kFifth>
+struct KQuant {
+  static constexpr int kBlockElems = 256, kBlockBytes = kFifth ? 176 : 144, kQs = kFifth ? 48 : 16;
   __device__ static void prefetch(const uint8_t* w, int64_t, int64_t row, int64_t blocks, int lane) {
-    prefetch_l2(w + row * blocks * 144, blocks * 144, lane);
+    prefetch_l2(w + row * blocks * kBlockBytes, blocks * kBlockBytes, lane);
   }
   template <int nt, int kMats>
   __device__ static void row_dot(const uint8_t* const (&w)[kMats], int64_t, int64_t row, int64_t blocks,
                                  const ActQ8& x, int64_t cols, int lane, float (&acc)[kMats][nt]) {
-    constexpr int kLo = 0x0F0F0F0F, kDepth = 4 / kMats;
+    constexpr int kLo = 0x0F0F0F0F, kBit = 0x01010101, kDepth = 4 / kMats;
+    constexpr int kHv = kFifth ? kMats : 1, kHd = kFifth ? kDepth : 1;  // qh registers only for Q5_K
     const int sub = lane % 8, grp = lane / 8, c = sub / 2, h = sub % 2;
     for (int64_t b0 = grp; b0 < blocks; b0 += 4 * kDepth) {
-      uint4 head[kMats][kDepth], qv[kMats][kDepth];
+      uint4 head[kMats][kDepth], qv[kMats][kDepth], hv[kHv][kHd];
 #pragma unroll
       for (int u = 0; u < kDepth; ++u) {
         const int64_t b = b0 + 4 * u;
 #pragma unroll
         for (int m = 0; m < kMats; ++m) {
           if (b < blocks) {
-            const uint8_t* blk = w[m] + (row * blocks + b) * 144;
+            const uint8_t* blk = w[m] + (row * blocks + b) * kBlockBytes;
             head[m][u] = __ldg(reinterpret_cast<const uint4*>(blk));
-            qv[m][u] = __ldg(reinterpret_cast<const uint4*>(blk + 16 + 32 * c + 16 * h));
+            if constexpr (kFifth) hv[m][u] = __ldg(reinterpret_cast<const uint4*>(blk + 16 + 16 * h));
+            qv[m][u] = __ldg(reinterpret_cast<const uint4*>(blk + kQs + 32 * c + 16 * h));
           }
         }
       }
@@ -254,10 +259,23 @@ struct Q4_K {
           int sc1, m1, sc2, m2;
           scale_min_k4_regs(2 * c, hd.y, hd.z, hd.w, &sc1, &m1);
           scale_min_k4_regs(2 * c + 1, hd.y, hd.z, hd.w, &sc2, &m2);
-          const int q[4] = {static_cast<int>(qv[m][u].x), static_cast<int>(qv[m][u].y), static_cast<int>(qv[m][u].z),
-                            static_cast<int>(qv[m][u].w)};
-          const int lo[4] = {q[0] & kLo, q[1] & kLo, q[2] & kLo, q[3] & kLo};
-          const int hi[4] = {(q[0] >> 4) & kLo, (q[1] >> 4) & kLo, (q[2] >> 4) & kLo, (q[3] >> 4) & kLo};
+          const uint4 qq = qv[m][u];
+          const int q[4] = {static_cast<int>(qq.x), static_cast<int>(qq.y), static_cast<int>(qq.z), static_cast<int>(qq.w)};
+          int lo[4], hi[4];
+#pragma unroll
+          for (int k = 0; k < 4; ++k) {
+            lo[k] = q[k] & kLo;
+            hi[k] = (q[k] >> 4) & kLo;
+          }
+          if constexpr (kFifth) {
+            const uint4 hh = hv[m][u];
+            const int qh[4] = {static_cast<int>(hh.x), static_cast<int>(hh.y), static_cast<int>(hh.z), static_cast<int>(hh.w)};
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+              lo[k] |= ((qh[k] >> (2 * c)) & kBit) << 4;
+              hi[k] |= ((qh[k] >> (2 * c + 1)) & kBit) << 4;
+            }
+          }
 #pragma unroll
           for (int t = 0; t < nt; ++t) {
             const int s1 = dp4a4(lo[0], lo[1], lo[2], lo[3], xa[t], 0);
@@ -272,81 +290,8 @@ struct Q4_K {
     }
   }
 };
-
-// ---------------------------------------------------------------------------------------------
-// Q5_K, file layout: 176-byte blocks [d, dmin | scales[12] | qh[32] | qs[128]] (a 16-byte multiple).
-// As Q4_K, plus the fifth bit of element 32 s + l in bit s of qh[l]: lane (c, h) also loads qh[16h,
-// +16) and takes bits 2c (low nibbles, sub-block 2c) and 2c + 1 (high nibbles). q in [0, 31].
-// ---------------------------------------------------------------------------------------------
-struct Q5_K {
-  static constexpr int kBlockElems = 256;
-  __device__ static void prefetch(const uint8_t* w, int64_t, int64_t row, int64_t blocks, int lane) {
-    prefetch_l2(w + row * blocks * 176, blocks * 176, lane);
-  }
-  template <int nt, int kMats>
-  __device__ static void row_dot(const uint8_t* const (&w)[kMats], int64_t, int64_t row, int64_t blocks,
-                                 const ActQ8& x, int64_t cols, int lane, float (&acc)[kMats][nt]) {
-    constexpr int kLo = 0x0F0F0F0F, kBit = 0x01010101, kDepth = 4 / kMats;
-    const int sub = lane % 8, grp = lane / 8, c = sub / 2, h = sub % 2;
-    for (int64_t b0 = grp; b0 < blocks; b0 += 4 * kDepth) {
-      uint4 head[kMats][kDepth], qv[kMats][kDepth], hv[kMats][kDepth];
-#pragma unroll
-      for (int u = 0; u < kDepth; ++u) {
-        const int64_t b = b0 + 4 * u;
-#pragma unroll
-        for (int m = 0; m < kMats; ++m) {
-          if (b < blocks) {
-            const uint8_t* blk = w[m] + (row * blocks + b) * 176;
-            head[m][u] = __ldg(reinterpret_cast<const uint4*>(blk));
-            hv[m][u] = __ldg(reinterpret_cast<const uint4*>(blk + 16 + 16 * h));
-            qv[m][u] = __ldg(reinterpret_cast<const uint4*>(blk + 48 + 32 * c + 16 * h));
-          }
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < kDepth; ++u) {
-        const int64_t b = b0 + 4 * u;
-        if (b >= blocks) break;
-        const int64_t c0 = b * 256 + 64 * c + 16 * h;
-        int4 xa[nt], xb[nt];
-        float2 ds1[nt], ds2[nt];
-#pragma unroll
-        for (int t = 0; t < nt; ++t) {
-          xa[t] = act16(x, cols, t, c0);
-          xb[t] = act16(x, cols, t, c0 + 32);
-          ds1[t] = act_ds(x, cols, t, b * 8 + 2 * c);
-          ds2[t] = act_ds(x, cols, t, b * 8 + 2 * c + 1);
-        }
-#pragma unroll
-        for (int m = 0; m < kMats; ++m) {
-          const uint4 hd = head[m][u];  // [d, dmin | scales 0-3 | 4-7 | 8-11], read from registers
-          const float d = half_lo(hd.x), dmin = half_hi(hd.x);
-          int sc1, m1, sc2, m2;
-          scale_min_k4_regs(2 * c, hd.y, hd.z, hd.w, &sc1, &m1);
-          scale_min_k4_regs(2 * c + 1, hd.y, hd.z, hd.w, &sc2, &m2);
-          const int q[4] = {static_cast<int>(qv[m][u].x), static_cast<int>(qv[m][u].y), static_cast<int>(qv[m][u].z),
-                            static_cast<int>(qv[m][u].w)};
-          const int qh[4] = {static_cast<int>(hv[m][u].x), static_cast<int>(hv[m][u].y), static_cast<int>(hv[m][u].z),
-                             static_cast<int>(hv[m][u].w)};
-          int lo[4], hi[4];
-#pragma unroll
-          for (int k = 0; k < 4; ++k) {
-            lo[k] = (q[k] & kLo) | (((qh[k] >> (2 * c)) & kBit) << 4);
-            hi[k] = ((q[k] >> 4) & kLo) | (((qh[k] >> (2 * c + 1)) & kBit) << 4);
-          }
-#pragma unroll
-          for (int t = 0; t < nt; ++t) {
-            const int s1 = dp4a4(lo[0], lo[1], lo[2], lo[3], xa[t], 0);
-            const int s2 = dp4a4(hi[0], hi[1], hi[2], hi[3], xb[t], 0);
-            float v = d * (sc1 * ds1[t].x * s1 + sc2 * ds2[t].x * s2);
-            if (h == 0) v -= dmin * (m1 * ds1[t].y + m2 * ds2[t].y);  // once per sub-block, as Q4_K
-            acc[m][t] += v;
-          }
-        }
-      }
-    }
-  }
-};
+using Q4_K = KQuant<false>;
+using Q5_K = KQuant<true>;
 
 // ---------------------------------------------------------------------------------------------
 // IQ4_XS, planes qs[128] | (d, scales_h, scales_l[4]) (136-byte blocks: not a 16-byte multiple).
