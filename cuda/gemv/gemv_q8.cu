@@ -254,11 +254,15 @@ struct KQuant {
         }
 #pragma unroll
         for (int m = 0; m < kMats; ++m) {
-          const uint4 hd = head[m][u];  // [d, dmin | scales 0-3 | 4-7 | 8-11], read from registers
-          const float d = half_lo(hd.x), dmin = half_hi(hd.x);
+          // The head as a byte array (scale_min_k4 with a lane-dependent index puts it in local
+          // memory, 64 bytes a thread): read from registers instead (scale_min_k4_regs) the kernel
+          // needs 76 registers, not 60, and a resident CTA per SM less; the int8 GEMV v3 lost to
+          // exactly that (docs/performance.md). Which wins is the H200's to say.
+          const uint8_t* hb = reinterpret_cast<const uint8_t*>(&head[m][u]);
+          const float d = half_at(hb), dmin = half_at(hb + 2);
           int sc1, m1, sc2, m2;
-          scale_min_k4_regs(2 * c, hd.y, hd.z, hd.w, &sc1, &m1);
-          scale_min_k4_regs(2 * c + 1, hd.y, hd.z, hd.w, &sc2, &m2);
+          scale_min_k4(2 * c, hb + 4, &sc1, &m1);
+          scale_min_k4(2 * c + 1, hb + 4, &sc2, &m2);
           const uint4 qq = qv[m][u];
           const int q[4] = {static_cast<int>(qq.x), static_cast<int>(qq.y), static_cast<int>(qq.z), static_cast<int>(qq.w)};
           int lo[4], hi[4];
