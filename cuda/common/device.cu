@@ -68,6 +68,17 @@ double copy_bandwidth_gbs(int ordinal) {
   return runs[2];
 }
 
+// SMs of the current device (cached per ordinal < 64; 132, the H200's, if the query fails).
+int sm_count() {
+  static std::atomic<int> cache[64] = {};
+  int dev = 0, sms = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return 132;
+  if (dev < 64 && (sms = cache[dev].load(std::memory_order_relaxed)) > 0) return sms;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms <= 0) sms = 132;
+  if (dev < 64) cache[dev].store(sms, std::memory_order_relaxed);
+  return sms;
+}
+
 bool pdl_supported() {
   // Cached per device ordinal: a launch must not pay an attribute query.
   static std::atomic<int> cached[64] = {};  // 0 unknown, 1 no, 2 yes

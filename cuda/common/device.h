@@ -16,4 +16,8 @@ bool device_properties(int ordinal, char* name, int name_cap, int* cc_major, int
 // 2 GiB, counting bytes read plus bytes written (gates.md §2). 0 if it cannot be measured.
 double copy_bandwidth_gbs(int ordinal);
 
+// SMs of the current device (cached; 132, the H200's, if the query fails). Launchers size
+// persistent grids with it.
+int sm_count();
+
 }  // namespace bw24::cuda

@@ -30,6 +30,7 @@
 #include <atomic>
 
 #include "cuda/common/check.cuh"
+#include "cuda/common/device.h"
 #include "cuda/common/launch.cuh"
 #include "cuda/common/mma.cuh"
 #include "cuda/gemm/expand.cuh"
@@ -417,16 +418,6 @@ constexpr Config kConfigs[] = {
 };
 constexpr int kConfigCount = sizeof(kConfigs) / sizeof(kConfigs[0]);
 
-// SMs of the current device (cached per ordinal < 64; 132, the H200's, if the query fails).
-int sm_count() {
-  static std::atomic<int> cache[64] = {};
-  int dev = 0, sms = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) return 132;
-  if (dev < 64 && (sms = cache[dev].load(std::memory_order_relaxed)) > 0) return sms;
-  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms <= 0) sms = 132;
-  if (dev < 64) cache[dev].store(sms, std::memory_order_relaxed);
-  return sms;
-}
 
 // 64-token tiles when 128-token tiles would leave half the SMs idle (small M or narrow N); else
 // 128 x 128 with four 64 x 64 warps. Measured on the H200 at 147640f1 (M = 512 unless noted; us):

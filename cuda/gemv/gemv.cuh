@@ -55,6 +55,12 @@ cudaError_t gemv_q8(const void* w, const void* w2, uint32_t ggml_type, int64_t r
                     int n_tokens, float* y, GemvOut out, int act, cudaStream_t stream,
                     const GemvRoute* route = nullptr);
 
+// One-token Q4_K / Q5_K launches on sm_90 take the streamed kernel (a persistent CTA per SM with a
+// bulk-copy ring; bit-identical results). On by default; BW24_GEMV_STREAM=0 in the environment or
+// gemv_q8_set_streamed(false) (kernel check, A/B benchmarks) keeps the warp-per-row kernel.
+bool gemv_q8_streamed();
+void gemv_q8_set_streamed(bool on);
+
 // Several matrices of one type and width over the same input in one launch (Q, K, V: one launch
 // instead of three; the small K and V alone fill less than one wave of CTAs).
 constexpr int kMaxGemvSegments = 3;

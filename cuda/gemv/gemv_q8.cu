@@ -16,7 +16,13 @@
 // for Q8_0 and slower for the K-quants; not kept, docs/performance.md.)
 #include <cuda_fp16.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+
+#include "cuda/common/bulk.cuh"
 #include "cuda/common/check.cuh"
+#include "cuda/common/device.h"
 #include "cuda/common/launch.cuh"
 #include "cuda/gemv/gemv.cuh"
 
@@ -214,13 +220,72 @@ struct Legacy {
 template <bool kFifth>
 struct KQuant {
   static constexpr int kBlockElems = 256, kBlockBytes = kFifth ? 176 : 144, kQs = kFifth ? 48 : 16;
+  // Lane (c, h)'s activations of block b: columns 64c + 16h (+ 32) and sub-blocks 2c, 2c + 1.
+  template <int nt>
+  struct Act {
+    int4 xa[nt], xb[nt];
+    float2 ds1[nt], ds2[nt];
+  };
+  template <int nt>
+  __device__ static Act<nt> load_act(const ActQ8& x, int64_t cols, int64_t b, int c, int h) {
+    Act<nt> a;
+    const int64_t c0 = b * 256 + 64 * c + 16 * h;
+#pragma unroll
+    for (int t = 0; t < nt; ++t) {
+      a.xa[t] = act16(x, cols, t, c0);
+      a.xb[t] = act16(x, cols, t, c0 + 32);
+      a.ds1[t] = act_ds(x, cols, t, b * 8 + 2 * c);
+      a.ds2[t] = act_ds(x, cols, t, b * 8 + 2 * c + 1);
+    }
+    return a;
+  }
+  // Lane (c, h)'s part of one block: head = the block's first 16 bytes, qq = its 16 quant bytes,
+  // hh = its 16 fifth-bit bytes (Q5_K).
+  // hb: the block's first 16 bytes (d, dmin, 12 scale bytes), in shared memory or a register copy.
+  // A register copy read as a byte array with a lane-dependent index (scale_min_k4) lives in local
+  // memory (64 bytes a thread in the warp-per-row kernel); decoding it from registers instead
+  // (scale_min_k4_regs) needed 76 registers, not 60, and a resident CTA per SM less, the cost the
+  // int8 GEMV v3 lost to (docs/performance.md). The streamed kernel passes shared memory.
+  template <int nt>
+  __device__ static void dot(const uint8_t* hb, const uint4& qq, const uint4& hh, const Act<nt>& a, int c, int h,
+                             float (&acc)[nt]) {
+    constexpr int kLo = 0x0F0F0F0F, kBit = 0x01010101;
+    const float d = half_at(hb), dmin = half_at(hb + 2);
+    int sc1, m1, sc2, m2;
+    scale_min_k4(2 * c, hb + 4, &sc1, &m1);
+    scale_min_k4(2 * c + 1, hb + 4, &sc2, &m2);
+    const int q[4] = {static_cast<int>(qq.x), static_cast<int>(qq.y), static_cast<int>(qq.z), static_cast<int>(qq.w)};
+    int lo[4], hi[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      lo[k] = q[k] & kLo;
+      hi[k] = (q[k] >> 4) & kLo;
+    }
+    if constexpr (kFifth) {
+      const int qh[4] = {static_cast<int>(hh.x), static_cast<int>(hh.y), static_cast<int>(hh.z), static_cast<int>(hh.w)};
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        lo[k] |= ((qh[k] >> (2 * c)) & kBit) << 4;
+        hi[k] |= ((qh[k] >> (2 * c + 1)) & kBit) << 4;
+      }
+    }
+#pragma unroll
+    for (int t = 0; t < nt; ++t) {
+      const int s1 = dp4a4(lo[0], lo[1], lo[2], lo[3], a.xa[t], 0);
+      const int s2 = dp4a4(hi[0], hi[1], hi[2], hi[3], a.xb[t], 0);
+      float v = d * (sc1 * a.ds1[t].x * s1 + sc2 * a.ds2[t].x * s2);
+      // The min term covers the whole 32-element sub-block: counted once, by the h = 0 lane.
+      if (h == 0) v -= dmin * (m1 * a.ds1[t].y + m2 * a.ds2[t].y);
+      acc[t] += v;
+    }
+  }
   __device__ static void prefetch(const uint8_t* w, int64_t, int64_t row, int64_t blocks, int lane) {
     prefetch_l2(w + row * blocks * kBlockBytes, blocks * kBlockBytes, lane);
   }
   template <int nt, int kMats>
   __device__ static void row_dot(const uint8_t* const (&w)[kMats], int64_t, int64_t row, int64_t blocks,
                                  const ActQ8& x, int64_t cols, int lane, float (&acc)[kMats][nt]) {
-    constexpr int kLo = 0x0F0F0F0F, kBit = 0x01010101, kDepth = 4 / kMats;
+    constexpr int kDepth = 4 / kMats;
     constexpr int kHv = kFifth ? kMats : 1, kHd = kFifth ? kDepth : 1;  // qh registers only for Q5_K
     const int sub = lane % 8, grp = lane / 8, c = sub / 2, h = sub % 2;
     for (int64_t b0 = grp; b0 < blocks; b0 += 4 * kDepth) {
@@ -242,54 +307,9 @@ struct KQuant {
       for (int u = 0; u < kDepth; ++u) {
         const int64_t b = b0 + 4 * u;
         if (b >= blocks) break;
-        const int64_t c0 = b * 256 + 64 * c + 16 * h;
-        int4 xa[nt], xb[nt];
-        float2 ds1[nt], ds2[nt];
+        const Act<nt> a = load_act<nt>(x, cols, b, c, h);
 #pragma unroll
-        for (int t = 0; t < nt; ++t) {
-          xa[t] = act16(x, cols, t, c0);
-          xb[t] = act16(x, cols, t, c0 + 32);
-          ds1[t] = act_ds(x, cols, t, b * 8 + 2 * c);
-          ds2[t] = act_ds(x, cols, t, b * 8 + 2 * c + 1);
-        }
-#pragma unroll
-        for (int m = 0; m < kMats; ++m) {
-          // The head as a byte array (scale_min_k4 with a lane-dependent index puts it in local
-          // memory, 64 bytes a thread): read from registers instead (scale_min_k4_regs) the kernel
-          // needs 76 registers, not 60, and a resident CTA per SM less; the int8 GEMV v3 lost to
-          // exactly that (docs/performance.md). Which wins is the H200's to say.
-          const uint8_t* hb = reinterpret_cast<const uint8_t*>(&head[m][u]);
-          const float d = half_at(hb), dmin = half_at(hb + 2);
-          int sc1, m1, sc2, m2;
-          scale_min_k4(2 * c, hb + 4, &sc1, &m1);
-          scale_min_k4(2 * c + 1, hb + 4, &sc2, &m2);
-          const uint4 qq = qv[m][u];
-          const int q[4] = {static_cast<int>(qq.x), static_cast<int>(qq.y), static_cast<int>(qq.z), static_cast<int>(qq.w)};
-          int lo[4], hi[4];
-#pragma unroll
-          for (int k = 0; k < 4; ++k) {
-            lo[k] = q[k] & kLo;
-            hi[k] = (q[k] >> 4) & kLo;
-          }
-          if constexpr (kFifth) {
-            const uint4 hh = hv[m][u];
-            const int qh[4] = {static_cast<int>(hh.x), static_cast<int>(hh.y), static_cast<int>(hh.z), static_cast<int>(hh.w)};
-#pragma unroll
-            for (int k = 0; k < 4; ++k) {
-              lo[k] |= ((qh[k] >> (2 * c)) & kBit) << 4;
-              hi[k] |= ((qh[k] >> (2 * c + 1)) & kBit) << 4;
-            }
-          }
-#pragma unroll
-          for (int t = 0; t < nt; ++t) {
-            const int s1 = dp4a4(lo[0], lo[1], lo[2], lo[3], xa[t], 0);
-            const int s2 = dp4a4(hi[0], hi[1], hi[2], hi[3], xb[t], 0);
-            float v = d * (sc1 * ds1[t].x * s1 + sc2 * ds2[t].x * s2);
-            // The min term covers the whole 32-element sub-block: counted once, by the h = 0 lane.
-            if (h == 0) v -= dmin * (m1 * ds1[t].y + m2 * ds2[t].y);
-            acc[m][t] += v;
-          }
-        }
+        for (int m = 0; m < kMats; ++m) dot<nt>(reinterpret_cast<const uint8_t*>(&head[m][u]), qv[m][u], hv[kFifth ? m : 0][kFifth ? u : 0], a, c, h, acc[m]);
       }
     }
   }
@@ -516,6 +536,159 @@ __global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const u
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// The streamed kernel (sm_90, one token, Q4_K / Q5_K in file layout): a persistent CTA per SM
+// walks its share of row groups (8 rows, a warp each) in K chunks of 16 blocks (8 per matrix for
+// gate + up). Stage = the group's 8 row pieces of the chunk, one bulk copy each, into a ring of
+// kStages stages completed on mbarriers.
+//
+// Why: the warp-per-row kernel above issues a row's 2.3 KB (K = 4096) and then waits: its bytes in
+// flight are capped by registers (60 per lane at 4 CTAs/SM), each CTA pays its activation staging
+// before its first weight load, and 1.5-3 waves of short-lived CTAs leave tails (ncu: QKV 14.2 MB
+// in 13.2 us = 1.1 TB/s, gate-up 56.6 MB in 34 us = 1.7 TB/s). Here the ring holds 4 x 18 KB =
+// 72 KB in flight per SM (kernels-hopper.md §1.2 asks for >= 32 KB), the first kStages stages are
+// issued before the PDL wait (weights depend on nothing, so they overlap the previous kernel), and
+// the work is split evenly over the SMs (O: 512 groups on 132 SMs, at most 4 groups per SM against
+// 3.9 on average).
+//
+// Each lane reads the same blocks in the same order as in row_dot above and the warp sums the same
+// way: the results are bit-identical to the warp-per-row kernel (bw24-kernel-check checks that).
+// ---------------------------------------------------------------------------------------------
+constexpr int kStreamStages = 4;
+
+struct StreamArgs {
+  Segments seg;
+  const uint8_t* w2;
+  int64_t cols;
+  ActQ8 x;
+  int act;
+  unsigned group_end[kMaxGemvSegments];  // row groups of segments 0..s (cumulative)
+  unsigned groups;
+};
+
+template <class F, int kMats>
+struct StreamShape {
+  static constexpr int kChunk = 16 / kMats;                                    // blocks per row piece
+  static constexpr int kPiece = kChunk * F::kBlockBytes;                       // bytes per row piece
+  static constexpr int kStage = kMats * kWarpsPerCta * kPiece;                 // bytes per stage
+  static constexpr int kRing = 128 + kStreamStages * kStage;                   // barriers + stages
+};
+__host__ __device__ constexpr int64_t stream_act_bytes(int64_t cols) { return cols + cols / 32 * 8; }
+
+template <class F, GemvOut kOut>
+__global__ void __launch_bounds__(kThreads, 1) gemv_stream_kernel(StreamArgs a) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int kMats = kOut == GemvOut::kGateUp ? 2 : 1;
+  using Shape = StreamShape<F, kMats>;
+  extern __shared__ __align__(128) uint8_t smem[];
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem);
+  uint8_t* ring = smem + 128;
+  const int64_t blocks = a.cols / F::kBlockElems;
+  const int chunks = static_cast<int>((blocks + Shape::kChunk - 1) / Shape::kChunk);
+  const unsigned g0 = static_cast<unsigned>(uint64_t{blockIdx.x} * a.groups / gridDim.x);
+  const unsigned g1 = static_cast<unsigned>(uint64_t{blockIdx.x + 1} * a.groups / gridDim.x);
+  const int items = static_cast<int>(g1 - g0) * chunks;
+  // Item i: row group g0 + i / chunks (segment s, rows [r0, r0 + nr)), K chunk i % chunks.
+  struct Item {
+    int s, nr, kc, nb;
+    int64_t r0;
+  };
+  auto item = [&](int i) {
+    Item it;
+    const unsigned g = g0 + static_cast<unsigned>(i / chunks);
+    it.s = (a.seg.n > 1 && g >= a.group_end[0]) + (a.seg.n > 2 && g >= a.group_end[1]);
+    const unsigned first = it.s == 0 ? 0u : it.s == 1 ? a.group_end[0] : a.group_end[1];
+    const int64_t rows = it.s == 0 ? a.seg.rows[0] : it.s == 1 ? a.seg.rows[1] : a.seg.rows[2];
+    it.r0 = int64_t{g - first} * kWarpsPerCta;
+    it.nr = static_cast<int>(min(int64_t{kWarpsPerCta}, rows - it.r0));
+    it.kc = i % chunks;
+    it.nb = static_cast<int>(min(int64_t{Shape::kChunk}, blocks - int64_t{it.kc} * Shape::kChunk));
+    return it;
+  };
+  auto issue = [&](int i, uint64_t policy) {  // thread 0: item i's row pieces into its stage
+    const Item it = item(i);
+    const int slot = i % kStreamStages;
+    const uint32_t piece = static_cast<uint32_t>(it.nb * F::kBlockBytes);
+    mbar_arrive_expect_tx(&full[slot], static_cast<uint32_t>(kMats * it.nr) * piece);
+    const uint8_t* w0 = it.s == 0 ? a.seg.w[0] : it.s == 1 ? a.seg.w[1] : a.seg.w[2];
+    for (int m = 0; m < kMats; ++m) {
+      const uint8_t* w = m == 0 ? w0 : a.w2;
+      for (int r = 0; r < it.nr; ++r)
+        bulk_copy_g2s(ring + slot * Shape::kStage + (m * kWarpsPerCta + r) * Shape::kPiece,
+                      w + ((it.r0 + r) * blocks + int64_t{it.kc} * Shape::kChunk) * F::kBlockBytes, piece, &full[slot],
+                      policy);
+    }
+  };
+  uint64_t policy = 0;
+  if (threadIdx.x == 0) {
+    policy = l2_evict_first_policy();
+    for (int s = 0; s < kStreamStages; ++s) mbar_init(&full[s], 1);
+    mbar_init_fence();
+    for (int i = 0; i < min(items, kStreamStages); ++i) issue(i, policy);
+  }
+  pdl_begin();
+  // The activations into shared memory behind the ring (every warp reads all of them).
+  int4* act = reinterpret_cast<int4*>(ring + kStreamStages * Shape::kStage);
+  const int64_t q16 = a.cols / 16;
+  for (int64_t i = threadIdx.x; i < q16; i += kThreads) act[i] = __ldg(reinterpret_cast<const int4*>(a.x.q) + i);
+  float2* act_ds = reinterpret_cast<float2*>(act + q16);
+  for (int64_t i = threadIdx.x; i < a.cols / 32; i += kThreads) act_ds[i] = __ldg(a.x.ds + i);
+  __syncthreads();
+  const ActQ8 x{reinterpret_cast<const int8_t*>(act), act_ds};
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int sub = lane % 8, grp = lane / 8, c = sub / 2, h = sub % 2;
+  float acc[kMats][1] = {};
+  for (int i = 0; i < items; ++i) {
+    const Item it = item(i);
+    const int slot = i % kStreamStages;
+    mbar_wait(&full[slot], static_cast<uint32_t>(i / kStreamStages) & 1u);
+    if (warp < it.nr) {
+      const uint8_t* stage = ring + slot * Shape::kStage + warp * Shape::kPiece;
+#pragma unroll
+      for (int u = 0; u < Shape::kChunk / 4; ++u) {
+        const int bb = grp + 4 * u;
+        if (bb < it.nb) {
+          const auto xa = F::template load_act<1>(x, a.cols, int64_t{it.kc} * Shape::kChunk + bb, c, h);
+#pragma unroll
+          for (int m = 0; m < kMats; ++m) {
+            const uint8_t* blk = stage + m * kWarpsPerCta * Shape::kPiece + bb * F::kBlockBytes;
+            const uint4 qq = *reinterpret_cast<const uint4*>(blk + F::kQs + 32 * c + 16 * h);
+            uint4 hh{};
+            if constexpr (F::kBlockBytes == 176) hh = *reinterpret_cast<const uint4*>(blk + 16 + 16 * h);
+            F::template dot<1>(blk, qq, hh, xa, c, h, acc[m]);
+          }
+        }
+      }
+      if (it.kc == chunks - 1) {  // the row is complete: the epilogue of the warp-per-row kernel
+        float* y = it.s == 0 ? a.seg.y[0] : it.s == 1 ? a.seg.y[1] : a.seg.y[2];
+        const int64_t row = it.r0 + warp;
+        if constexpr (kOut == GemvOut::kGateUp) {
+          const float g = warp_sum(acc[0][0]), u = warp_sum(acc[1][0]);
+          if (lane == 0) y[row] = gate_activation(g, a.act) * u;
+        } else {
+          const float v = warp_sum(acc[0][0]);
+          if (lane == 0) y[row] = kOut == GemvOut::kAdd ? y[row] + v : v;
+        }
+#pragma unroll
+        for (int m = 0; m < kMats; ++m) acc[m][0] = 0.0f;
+      }
+    }
+    __syncthreads();  // every warp is done with the stage: refill it
+    if (threadIdx.x == 0 && i + kStreamStages < items) issue(i + kStreamStages, policy);
+  }
+#endif
+}
+
+// Whether the streamed kernel takes this launch; then launches it.
+template <class F, GemvOut kOut>
+cudaError_t launch_stream(const StreamArgs& a, size_t smem, cudaStream_t s) {
+  static const cudaError_t attr =
+      cudaFuncSetAttribute(gemv_stream_kernel<F, kOut>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024);
+  if (attr != cudaSuccess) return attr;
+  const unsigned grid = std::min<unsigned>(a.groups, static_cast<unsigned>(sm_count()));
+  return launch_pdl(gemv_stream_kernel<F, kOut>, dim3(grid), dim3(kThreads), smem, s, a);
+}
+
 struct Launch {
   Segments seg;
   const uint8_t* w2;
@@ -564,6 +737,20 @@ cudaError_t launch_format(const Launch& a, int nt, GemvOut out) {
 
 }  // namespace
 
+namespace {
+std::atomic<int> g_streamed{-1};  // -1: not yet read from BW24_GEMV_STREAM
+}
+bool gemv_q8_streamed() {
+  int v = g_streamed.load(std::memory_order_relaxed);
+  if (v < 0) {
+    const char* e = std::getenv("BW24_GEMV_STREAM");
+    v = (e && e[0] == '0') ? 0 : 1;
+    g_streamed.store(v, std::memory_order_relaxed);
+  }
+  return v == 1;
+}
+void gemv_q8_set_streamed(bool on) { g_streamed.store(on ? 1 : 0, std::memory_order_relaxed); }
+
 bool gemv_q8_supports(uint32_t t) {
   return t == kQ4_0 || t == kQ4_1 || t == kQ5_0 || t == kQ5_1 || t == kQ8_0 || t == kQ4_K || t == kQ5_K || t == kQ6_K ||
          t == kIQ4_XS;
@@ -589,6 +776,31 @@ cudaError_t gemv_q8_launch(const GemvSegment* segs, int n_segs, const void* w2, 
     a.seg.cta_end[i] = ctas;
   }
   a.seg.n = n_segs;
+  if (nt == 1 && !route.ids && (type == kQ4_K || type == kQ5_K) && gemv_q8_streamed() && pdl_supported()) {
+    StreamArgs sa{a.seg, a.w2, cols, x, act, {}, 0};
+    bool aligned = out != GemvOut::kGateUp || reinterpret_cast<uintptr_t>(a.w2) % 16 == 0;
+    for (int i = 0; i < n_segs; ++i) {
+      sa.groups += static_cast<unsigned>((segs[i].rows + kWarpsPerCta - 1) / kWarpsPerCta);
+      sa.group_end[i] = sa.groups;
+      aligned = aligned && reinterpret_cast<uintptr_t>(segs[i].w) % 16 == 0;
+    }
+    const int kMats = out == GemvOut::kGateUp ? 2 : 1;
+    const int64_t ring = type == kQ4_K ? (kMats == 1 ? StreamShape<Q4_K, 1>::kRing : StreamShape<Q4_K, 2>::kRing)
+                                       : (kMats == 1 ? StreamShape<Q5_K, 1>::kRing : StreamShape<Q5_K, 2>::kRing);
+    const int64_t smem = ring + stream_act_bytes(cols);
+    if (aligned && cols % 256 == 0 && smem <= 200 * 1024) {
+      const auto sz = static_cast<size_t>(smem);
+      switch (out) {
+        case GemvOut::kStore:
+          return type == kQ4_K ? launch_stream<Q4_K, GemvOut::kStore>(sa, sz, s) : launch_stream<Q5_K, GemvOut::kStore>(sa, sz, s);
+        case GemvOut::kAdd:
+          return type == kQ4_K ? launch_stream<Q4_K, GemvOut::kAdd>(sa, sz, s) : launch_stream<Q5_K, GemvOut::kAdd>(sa, sz, s);
+        case GemvOut::kGateUp:
+          return type == kQ4_K ? launch_stream<Q4_K, GemvOut::kGateUp>(sa, sz, s)
+                               : launch_stream<Q5_K, GemvOut::kGateUp>(sa, sz, s);
+      }
+    }
+  }
   switch (type) {
     case kQ4_0: return launch_format<Legacy<Q4_0>>(a, nt, out);
     case kQ4_1: return launch_format<Legacy<Q4_1>>(a, nt, out);

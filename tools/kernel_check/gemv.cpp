@@ -215,6 +215,82 @@ void check_gemv_q8_multi(std::mt19937& rng, Result& r) {
   }
 }
 
+// The streamed one-token kernel (sm_90, Q4_K / Q5_K) against the warp-per-row kernel: the same
+// blocks in the same order per lane, so every output is bit-identical. Shapes cover a partial K
+// chunk (9 and 1 blocks), several chunks per row (48 blocks), partial row groups, CTAs with more
+// items than ring stages (4096 x 12288: 4 groups x 3 chunks each), and a three-segment launch.
+void check_gemv_q8_streamed(std::mt19937& rng, Result& r) {
+  if (!cuda::gemv_q8_streamed()) {
+    std::printf("SKIPPED gemv_q8_streamed: turned off (BW24_GEMV_STREAM=0)\n");
+    return;
+  }
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  struct Shape {
+    int64_t rows[3];
+    int n;
+    int64_t cols;
+  };
+  const Shape shapes[] = {{{1}, 1, 256},    {{33}, 1, 2304},        {{4096}, 1, 4096},
+                          {{4096}, 1, 12288}, {{1000}, 1, 4096},    {{4096, 1024, 1024}, 3, 4096},
+                          {{64, 17, 16}, 3, 512}};
+  for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q5_K}) {
+    for (const Shape& sh : shapes) {
+      for (cuda::GemvOut out : {cuda::GemvOut::kStore, cuda::GemvOut::kAdd, cuda::GemvOut::kGateUp}) {
+        if (sh.n > 1 && out != cuda::GemvOut::kStore) continue;
+        const int64_t cols = sh.cols;
+        std::vector<std::unique_ptr<DeviceBuffer<uint8_t>>> dw;
+        for (int i = 0; i < sh.n + 1; ++i) {  // the last one: the up matrix of gate-up
+          std::vector<uint8_t> wq;
+          loaders::TensorInfo ti = random_weights(rng, t, sh.rows[i < sh.n ? i : 0], cols, wq);
+          dw.push_back(std::make_unique<DeviceBuffer<uint8_t>>(wq.size()));
+          upload_weights(*dw.back(), ti);
+        }
+        std::vector<float> x(static_cast<size_t>(cols));
+        for (auto& v : x) v = nd(rng);
+        const ActInt8 xa = quantize_act(x);
+        DeviceBuffer<int8_t> dq(xa.q.size());
+        DeviceBuffer<float2> dds(xa.ds.size());
+        upload(dq, xa.q);
+        upload(dds, xa.ds);
+        const cuda::ActQ8 act{dq.p, dds.p};
+        bool good = true;
+        int64_t differ = 0, total = 0;
+        std::vector<float> y0s[3], res[2][3];
+        for (int pass = 0; pass < 2; ++pass) {  // 0: warp per row, 1: streamed
+          cuda::gemv_q8_set_streamed(pass == 1);
+          std::vector<std::unique_ptr<DeviceBuffer<float>>> dy;
+          cuda::GemvSegment segs[3];
+          for (int i = 0; i < sh.n; ++i) {
+            if (pass == 0) {
+              y0s[i].resize(size_t(sh.rows[i]));
+              for (auto& v : y0s[i]) v = nd(rng);
+            }
+            dy.push_back(std::make_unique<DeviceBuffer<float>>(size_t(sh.rows[i])));
+            upload(*dy.back(), y0s[i]);
+            segs[i] = {dw[size_t(i)]->p, dy.back()->p, sh.rows[i]};
+          }
+          const void* w2 = out == cuda::GemvOut::kGateUp ? dw.back()->p : nullptr;
+          good = good && ok(cuda::gemv_q8_multi(segs, sh.n, w2, static_cast<uint32_t>(t), cols, act, 1, out, 0, nullptr),
+                            "gemv_q8_multi") &&
+                 ok(cudaDeviceSynchronize(), "sync");
+          for (int i = 0; i < sh.n; ++i) res[pass][i] = download(*dy[size_t(i)], size_t(sh.rows[i]));
+        }
+        cuda::gemv_q8_set_streamed(true);
+        for (int i = 0; i < sh.n; ++i)
+          for (size_t k = 0; k < res[0][i].size(); ++k, ++total) differ += !(res[0][i][k] == res[1][i][k]);
+        good = good && differ == 0;
+        std::string what = std::to_string(sh.rows[0]);
+        for (int i = 1; i < sh.n; ++i) what += " + " + std::to_string(sh.rows[i]);
+        const char* tag = out == cuda::GemvOut::kAdd ? "add" : out == cuda::GemvOut::kGateUp ? "gate-up" : "";
+        report(r, good, true, fmt_name("gemv_q8_streamed", t, tag),
+               what + " x " + std::to_string(cols) + ", outputs differing " + std::to_string(differ) + "/" +
+                   std::to_string(total),
+               0.0);
+      }
+    }
+  }
+}
+
 // rmsnorm_q8 against ref::rmsnorm + ref::quantize_act_q8: the f32 output within fp32 tolerance, the
 // int8 codes equal except where the reference value sits within rounding distance of a .5 step.
 void check_rmsnorm_q8(std::mt19937& rng, Result& r) {

@@ -1,0 +1,62 @@
+// Bulk copies from global into shared memory, completed on an mbarrier (sm_90: cp.async.bulk, the
+// one-dimensional form of the tensor memory accelerator). One thread issues a whole stage of a
+// ring with a few instructions; the bytes travel without registers, so the bytes a CTA keeps in
+// flight are bounded by shared memory (228 KB per SM), not by registers per lane (kernels-hopper.md
+// §1.2, §1.4). Rules from the PTX ISA: source and destination 16-byte aligned, size a multiple of
+// 16. Only for __CUDA_ARCH__ >= 900; callers choose another kernel on older devices.
+#pragma once
+
+#include <cstdint>
+
+namespace bw24::cuda {
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// Barrier for `count` arrivals; make the initialisation visible to the async proxy (the copies).
+__device__ __forceinline__ void mbar_init(uint64_t* bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+// One arrival that also announces `bytes` of copies still to land in the current phase.
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
+}
+
+// Wait until the phase with this parity has completed (arrivals done and all bytes landed).
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "WAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT;\n"
+      "}\n" ::"r"(smem_addr(bar)),
+      "r"(parity)
+      : "memory");
+}
+
+// bytes from global src to shared dst; completion counted on bar. The weights are read once per
+// token: L2 evict-first, so they do not push out the activations and KV the next kernels read.
+__device__ __forceinline__ void bulk_copy_g2s(void* dst, const void* src, uint32_t bytes, uint64_t* bar,
+                                              uint64_t policy) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;" ::"r"(
+          smem_addr(dst)),
+      "l"(src), "r"(bytes), "r"(smem_addr(bar)), "l"(policy)
+      : "memory");
+}
+__device__ __forceinline__ uint64_t l2_evict_first_policy() {
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+#endif
+
+}  // namespace bw24::cuda
