@@ -685,7 +685,11 @@ cudaError_t launch_stream(const StreamArgs& a, size_t smem, cudaStream_t s) {
   static const cudaError_t attr =
       cudaFuncSetAttribute(gemv_stream_kernel<F, kOut>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024);
   if (attr != cudaSuccess) return attr;
-  const unsigned grid = std::min<unsigned>(a.groups, static_cast<unsigned>(sm_count()));
+  static const int per_sm = [] {
+    const char* e = std::getenv("BW24_GEMV_STREAM_CTAS");
+    return e && e[0] >= '1' && e[0] <= '3' ? e[0] - '0' : 1;
+  }();
+  const unsigned grid = std::min<unsigned>(a.groups, static_cast<unsigned>(per_sm * sm_count()));
   return launch_pdl(gemv_stream_kernel<F, kOut>, dim3(grid), dim3(kThreads), smem, s, a);
 }
 
