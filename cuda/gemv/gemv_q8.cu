@@ -554,7 +554,7 @@ __global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const u
 // Each lane reads the same blocks in the same order as in row_dot above and the warp sums the same
 // way: the results are bit-identical to the warp-per-row kernel (bw24-kernel-check checks that).
 // ---------------------------------------------------------------------------------------------
-constexpr int kStreamStages = 4;
+constexpr int kStreamStages = 3;
 
 struct StreamArgs {
   Segments seg;
@@ -575,8 +575,80 @@ struct StreamShape {
 };
 __host__ __device__ constexpr int64_t stream_act_bytes(int64_t cols) { return cols + cols / 32 * 8; }
 
+// Lane (block slot, c) of a step takes the sub-block pair 2c, 2c + 1 of its block: the 32 quant bytes
+// qs[32c, 32c + 32) (64 weights), so the scale / min decode and the float epilogue are paid once per
+// 64 weights, not per 32 as in row_dot (ncu of the first streamed version, one lane per 32 weights:
+// 4.2 instructions per weight against the budget of ~2, kernels-hopper.md §1.3, and the warps of a
+// CTA per SM could not hide the latency of that chain).
+struct StreamAct {
+  int4 lo[2], hi[2];  // columns 64c + [0, 32) (sub-block 2c) and 64c + 32 + [0, 32) (2c + 1)
+  float4 ds;          // (d, d sum q) of sub-blocks 2c and 2c + 1
+};
+__device__ __forceinline__ StreamAct stream_act(const ActQ8& x, int64_t b, int c) {
+  const int4* q = reinterpret_cast<const int4*>(x.q + b * 256 + 64 * c);
+  return {{q[0], q[1]}, {q[2], q[3]}, reinterpret_cast<const float4*>(x.ds)[b * 4 + c]};
+}
+
+// Scales and mins of sub-blocks 2c and 2c + 1 from the 12 scale bytes in registers s0..s2 (bytes
+// 0-3, 4-7, 8-11), two bytes at a time, without a lane-dependent byte index (scale_min_k4's rule:
+// j < 4: sc = s[j] & 63, m = s[j + 4] & 63; j >= 4: sc = low 4 bits of s[j + 4] | top 2 of s[j - 4],
+// m = high 4 bits of s[j + 4] | top 2 of s[j]).
+__device__ __forceinline__ void k4_pair(uint32_t s0, uint32_t s1, uint32_t s2, int c, int* sc, int* mn) {
+  const int sh = 16 * (c & 1);
+  const uint32_t p0 = (s0 >> sh) & 0xFFFFu, p1 = (s1 >> sh) & 0xFFFFu, p2 = (s2 >> sh) & 0xFFFFu;
+  uint32_t vs, vm;
+  if (c < 2) {
+    vs = p0 & 0x3F3Fu;
+    vm = p1 & 0x3F3Fu;
+  } else {
+    vs = (p2 & 0x0F0Fu) | ((p0 >> 2) & 0x3030u);
+    vm = ((p2 >> 4) & 0x0F0Fu) | ((p1 >> 2) & 0x3030u);
+  }
+  sc[0] = static_cast<int>(vs & 0xFFu);
+  sc[1] = static_cast<int>(vs >> 8);
+  mn[0] = static_cast<int>(vm & 0xFFu);
+  mn[1] = static_cast<int>(vm >> 8);
+}
+
+template <bool kFifth>
+struct KQuantStream {
+  static constexpr int kBlockElems = 256, kBlockBytes = kFifth ? 176 : 144, kQs = kFifth ? 48 : 16;
+  // blk: one block in shared memory. Returns this lane's part of the block's dot product.
+  __device__ static float dot64(const uint8_t* blk, const StreamAct& a, int c) {
+    constexpr int kLo = 0x0F0F0F0F, kBit = 0x01010101;
+    const uint4 head = *reinterpret_cast<const uint4*>(blk);
+    const uint4* qs = reinterpret_cast<const uint4*>(blk + kQs + 32 * c);
+    const uint4 q0 = qs[0], q1 = qs[1];
+    const int q[8] = {int(q0.x), int(q0.y), int(q0.z), int(q0.w), int(q1.x), int(q1.y), int(q1.z), int(q1.w)};
+    int lo[8], hi[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      lo[k] = q[k] & kLo;
+      hi[k] = (q[k] >> 4) & kLo;
+    }
+    if constexpr (kFifth) {  // bit s of qh[l]: the fifth bit of element 32 s + l
+      const uint4* qhp = reinterpret_cast<const uint4*>(blk + 16);
+      const uint4 h0 = qhp[0], h1 = qhp[1];
+      const int qh[8] = {int(h0.x), int(h0.y), int(h0.z), int(h0.w), int(h1.x), int(h1.y), int(h1.z), int(h1.w)};
+#pragma unroll
+      for (int k = 0; k < 8; ++k) {
+        lo[k] |= ((qh[k] >> (2 * c)) & kBit) << 4;
+        hi[k] |= ((qh[k] >> (2 * c + 1)) & kBit) << 4;
+      }
+    }
+    const int s1 = dp4a4(lo[4], lo[5], lo[6], lo[7], a.lo[1], dp4a4(lo[0], lo[1], lo[2], lo[3], a.lo[0], 0));
+    const int s2 = dp4a4(hi[4], hi[5], hi[6], hi[7], a.hi[1], dp4a4(hi[0], hi[1], hi[2], hi[3], a.hi[0], 0));
+    int sc[2], mn[2];
+    k4_pair(head.y, head.z, head.w, c, sc, mn);
+    const float d = half_lo(head.x), dmin = half_hi(head.x);
+    return d * (static_cast<float>(sc[0]) * a.ds.x * static_cast<float>(s1) +
+                static_cast<float>(sc[1]) * a.ds.z * static_cast<float>(s2)) -
+           dmin * (static_cast<float>(mn[0]) * a.ds.y + static_cast<float>(mn[1]) * a.ds.w);
+  }
+};
+
 template <class F, GemvOut kOut>
-__global__ void __launch_bounds__(kThreads, 1) gemv_stream_kernel(StreamArgs a) {
+__global__ void __launch_bounds__(kThreads, 2) gemv_stream_kernel(StreamArgs a) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kMats = kOut == GemvOut::kGateUp ? 2 : 1;
   using Shape = StreamShape<F, kMats>;
@@ -636,8 +708,8 @@ __global__ void __launch_bounds__(kThreads, 1) gemv_stream_kernel(StreamArgs a) 
   __syncthreads();
   const ActQ8 x{reinterpret_cast<const int8_t*>(act), act_ds};
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int sub = lane % 8, grp = lane / 8, c = sub / 2, h = sub % 2;
-  float acc[kMats][1] = {};
+  const int slot_b = lane / 4, c = lane % 4;  // block slot of the step, sub-block pair 2c, 2c + 1
+  float acc[kMats] = {};
   for (int i = 0; i < items; ++i) {
     const Item it = item(i);
     const int slot = i % kStreamStages;
@@ -645,32 +717,28 @@ __global__ void __launch_bounds__(kThreads, 1) gemv_stream_kernel(StreamArgs a) 
     if (warp < it.nr) {
       const uint8_t* stage = ring + slot * Shape::kStage + warp * Shape::kPiece;
 #pragma unroll
-      for (int u = 0; u < Shape::kChunk / 4; ++u) {
-        const int bb = grp + 4 * u;
+      for (int u = 0; u < (Shape::kChunk + 7) / 8; ++u) {
+        const int bb = slot_b + 8 * u;
         if (bb < it.nb) {
-          const auto xa = F::template load_act<1>(x, a.cols, int64_t{it.kc} * Shape::kChunk + bb, c, h);
+          const int64_t b = int64_t{it.kc} * Shape::kChunk + bb;
+          const StreamAct xa = stream_act(x, b, c);
 #pragma unroll
-          for (int m = 0; m < kMats; ++m) {
-            const uint8_t* blk = stage + m * kWarpsPerCta * Shape::kPiece + bb * F::kBlockBytes;
-            const uint4 qq = *reinterpret_cast<const uint4*>(blk + F::kQs + 32 * c + 16 * h);
-            uint4 hh{};
-            if constexpr (F::kBlockBytes == 176) hh = *reinterpret_cast<const uint4*>(blk + 16 + 16 * h);
-            F::template dot<1>(blk, qq, hh, xa, c, h, acc[m]);
-          }
+          for (int m = 0; m < kMats; ++m)
+            acc[m] += F::dot64(stage + m * kWarpsPerCta * Shape::kPiece + bb * F::kBlockBytes, xa, c);
         }
       }
       if (it.kc == chunks - 1) {  // the row is complete: the epilogue of the warp-per-row kernel
         float* y = it.s == 0 ? a.seg.y[0] : it.s == 1 ? a.seg.y[1] : a.seg.y[2];
         const int64_t row = it.r0 + warp;
         if constexpr (kOut == GemvOut::kGateUp) {
-          const float g = warp_sum(acc[0][0]), u = warp_sum(acc[1][0]);
+          const float g = warp_sum(acc[0]), u = warp_sum(acc[1]);
           if (lane == 0) y[row] = gate_activation(g, a.act) * u;
         } else {
-          const float v = warp_sum(acc[0][0]);
+          const float v = warp_sum(acc[0]);
           if (lane == 0) y[row] = kOut == GemvOut::kAdd ? y[row] + v : v;
         }
 #pragma unroll
-        for (int m = 0; m < kMats; ++m) acc[m][0] = 0.0f;
+        for (int m = 0; m < kMats; ++m) acc[m] = 0.0f;
       }
     }
     __syncthreads();  // every warp is done with the stage: refill it
@@ -687,7 +755,7 @@ cudaError_t launch_stream(const StreamArgs& a, size_t smem, cudaStream_t s) {
   if (attr != cudaSuccess) return attr;
   static const int per_sm = [] {
     const char* e = std::getenv("BW24_GEMV_STREAM_CTAS");
-    return e && e[0] >= '1' && e[0] <= '3' ? e[0] - '0' : 1;
+    return e && e[0] >= '1' && e[0] <= '3' ? e[0] - '0' : 2;
   }();
   const unsigned grid = std::min<unsigned>(a.groups, static_cast<unsigned>(per_sm * sm_count()));
   return launch_pdl(gemv_stream_kernel<F, kOut>, dim3(grid), dim3(kThreads), smem, s, a);
@@ -789,19 +857,21 @@ cudaError_t gemv_q8_launch(const GemvSegment* segs, int n_segs, const void* w2, 
       aligned = aligned && reinterpret_cast<uintptr_t>(segs[i].w) % 16 == 0;
     }
     const int kMats = out == GemvOut::kGateUp ? 2 : 1;
-    const int64_t ring = type == kQ4_K ? (kMats == 1 ? StreamShape<Q4_K, 1>::kRing : StreamShape<Q4_K, 2>::kRing)
-                                       : (kMats == 1 ? StreamShape<Q5_K, 1>::kRing : StreamShape<Q5_K, 2>::kRing);
+    using S4 = KQuantStream<false>;
+    using S5 = KQuantStream<true>;
+    const int64_t ring = type == kQ4_K ? (kMats == 1 ? StreamShape<S4, 1>::kRing : StreamShape<S4, 2>::kRing)
+                                       : (kMats == 1 ? StreamShape<S5, 1>::kRing : StreamShape<S5, 2>::kRing);
     const int64_t smem = ring + stream_act_bytes(cols);
     if (aligned && cols % 256 == 0 && smem <= 200 * 1024) {
       const auto sz = static_cast<size_t>(smem);
       switch (out) {
         case GemvOut::kStore:
-          return type == kQ4_K ? launch_stream<Q4_K, GemvOut::kStore>(sa, sz, s) : launch_stream<Q5_K, GemvOut::kStore>(sa, sz, s);
+          return type == kQ4_K ? launch_stream<S4, GemvOut::kStore>(sa, sz, s) : launch_stream<S5, GemvOut::kStore>(sa, sz, s);
         case GemvOut::kAdd:
-          return type == kQ4_K ? launch_stream<Q4_K, GemvOut::kAdd>(sa, sz, s) : launch_stream<Q5_K, GemvOut::kAdd>(sa, sz, s);
+          return type == kQ4_K ? launch_stream<S4, GemvOut::kAdd>(sa, sz, s) : launch_stream<S5, GemvOut::kAdd>(sa, sz, s);
         case GemvOut::kGateUp:
-          return type == kQ4_K ? launch_stream<Q4_K, GemvOut::kGateUp>(sa, sz, s)
-                               : launch_stream<Q5_K, GemvOut::kGateUp>(sa, sz, s);
+          return type == kQ4_K ? launch_stream<S4, GemvOut::kGateUp>(sa, sz, s)
+                               : launch_stream<S5, GemvOut::kGateUp>(sa, sz, s);
       }
     }
   }

@@ -215,10 +215,12 @@ void check_gemv_q8_multi(std::mt19937& rng, Result& r) {
   }
 }
 
-// The streamed one-token kernel (sm_90, Q4_K / Q5_K) against the warp-per-row kernel: the same
-// blocks in the same order per lane, so every output is bit-identical. Shapes cover a partial K
-// chunk (9 and 1 blocks), several chunks per row (48 blocks), partial row groups, CTAs with more
-// items than ring stages (4096 x 12288: 4 groups x 3 chunks each), and a three-segment launch.
+// The streamed one-token kernel (sm_90, Q4_K / Q5_K) against the warp-per-row kernel over the same
+// int8 activations: the same integer dot products per sub-block, summed in another order (a lane
+// takes 64 weights, not 32), so the outputs agree to float rounding (normalized error < 1e-6, each
+// output finite). Shapes cover a partial K chunk (9 and 1 blocks), several chunks per row (48
+// blocks), partial row groups, CTAs with more items than ring stages (4096 x 12288), and a
+// three-segment launch.
 void check_gemv_q8_streamed(std::mt19937& rng, Result& r) {
   if (!cuda::gemv_q8_streamed()) {
     std::printf("SKIPPED gemv_q8_streamed: turned off (BW24_GEMV_STREAM=0)\n");
@@ -276,16 +278,19 @@ void check_gemv_q8_streamed(std::mt19937& rng, Result& r) {
           for (int i = 0; i < sh.n; ++i) res[pass][i] = download(*dy[size_t(i)], size_t(sh.rows[i]));
         }
         cuda::gemv_q8_set_streamed(true);
+        std::vector<float> all[2];
         for (int i = 0; i < sh.n; ++i)
-          for (size_t k = 0; k < res[0][i].size(); ++k, ++total) differ += !(res[0][i][k] == res[1][i][k]);
-        good = good && differ == 0;
+          for (int pass = 0; pass < 2; ++pass) all[pass].insert(all[pass].end(), res[pass][i].begin(), res[pass][i].end());
+        for (size_t k = 0; k < all[0].size(); ++k, ++total) differ += !(all[0][k] == all[1][k]);
+        const double e = nerr(all[1], all[0]);
+        good = good && e < 1e-6;
         std::string what = std::to_string(sh.rows[0]);
         for (int i = 1; i < sh.n; ++i) what += " + " + std::to_string(sh.rows[i]);
         const char* tag = out == cuda::GemvOut::kAdd ? "add" : out == cuda::GemvOut::kGateUp ? "gate-up" : "";
         report(r, good, true, fmt_name("gemv_q8_streamed", t, tag),
-               what + " x " + std::to_string(cols) + ", outputs differing " + std::to_string(differ) + "/" +
+               what + " x " + std::to_string(cols) + ", outputs not bit-equal " + std::to_string(differ) + "/" +
                    std::to_string(total),
-               0.0);
+               e);
       }
     }
   }
