@@ -537,22 +537,23 @@ __global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const u
 }
 
 // ---------------------------------------------------------------------------------------------
-// The streamed kernel (sm_90, one token, Q4_K / Q5_K in file layout): a persistent CTA per SM
-// walks its share of row groups (8 rows, a warp each) in K chunks of 16 blocks (8 per matrix for
-// gate + up). Stage = the group's 8 row pieces of the chunk, one bulk copy each, into a ring of
-// kStages stages completed on mbarriers.
+// The streamed kernel (sm_90, one token, Q4_K / Q5_K in file layout): persistent CTAs, two per
+// SM, each walking an even share of the row groups (8 rows, a warp each) in K chunks of 16 blocks
+// (8 per matrix for gate + up). Stage = the group's 8 row pieces of the chunk, one bulk copy each,
+// into a ring of kStreamStages stages completed on mbarriers; a stage is refilled once every warp
+// has used it (one __syncthreads per stage).
 //
 // Why: the warp-per-row kernel above issues a row's 2.3 KB (K = 4096) and then waits: its bytes in
 // flight are capped by registers (60 per lane at 4 CTAs/SM), each CTA pays its activation staging
 // before its first weight load, and 1.5-3 waves of short-lived CTAs leave tails (ncu: QKV 14.2 MB
-// in 13.2 us = 1.1 TB/s, gate-up 56.6 MB in 34 us = 1.7 TB/s). Here the ring holds 4 x 18 KB =
-// 72 KB in flight per SM (kernels-hopper.md §1.2 asks for >= 32 KB), the first kStages stages are
+// in 13.2 us = 1.1 TB/s, gate-up 56.6 MB in 34 us = 1.7 TB/s). Here 2 CTAs x 3 stages x 18 KB =
+// 108 KB are in flight per SM (kernels-hopper.md §1.2 asks for >= 32 KB), the first stages are
 // issued before the PDL wait (weights depend on nothing, so they overlap the previous kernel), and
-// the work is split evenly over the SMs (O: 512 groups on 132 SMs, at most 4 groups per SM against
-// 3.9 on average).
+// the work is split evenly (O: 512 groups on 264 CTAs). Measured (H200, f55bde0): gate-up 26.8 us
+// (2.1 TB/s), QKV 11.4 us, Qwen3-8B Q4_K_M tg128 278.8 -> 326.8 tok/s (docs/performance.md).
 //
-// Each lane reads the same blocks in the same order as in row_dot above and the warp sums the same
-// way: the results are bit-identical to the warp-per-row kernel (bw24-kernel-check checks that).
+// Results differ from the warp-per-row kernel by float summation order only (a lane sums 64
+// weights, not 32): bw24-kernel-check gemv_q8_streamed compares the two (normalized error < 1e-6).
 // ---------------------------------------------------------------------------------------------
 constexpr int kStreamStages = 3;
 
@@ -753,11 +754,10 @@ cudaError_t launch_stream(const StreamArgs& a, size_t smem, cudaStream_t s) {
   static const cudaError_t attr =
       cudaFuncSetAttribute(gemv_stream_kernel<F, kOut>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024);
   if (attr != cudaSuccess) return attr;
-  static const int per_sm = [] {
-    const char* e = std::getenv("BW24_GEMV_STREAM_CTAS");
-    return e && e[0] >= '1' && e[0] <= '3' ? e[0] - '0' : 2;
-  }();
-  const unsigned grid = std::min<unsigned>(a.groups, static_cast<unsigned>(per_sm * sm_count()));
+  // Two CTAs per SM (16 warps): with one, the warps could not hide their own load-to-use chains
+  // (H200, Qwen3-8B Q4_K_M tg128: 237.9 tok/s with one, 325.8 with two, f55bde0).
+  constexpr int kCtasPerSm = 2;
+  const unsigned grid = std::min<unsigned>(a.groups, static_cast<unsigned>(kCtasPerSm * sm_count()));
   return launch_pdl(gemv_stream_kernel<F, kOut>, dim3(grid), dim3(kThreads), smem, s, a);
 }
 
