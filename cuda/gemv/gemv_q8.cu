@@ -20,40 +20,15 @@
 #include <atomic>
 #include <cstdlib>
 
-#include "cuda/common/bulk.cuh"
 #include "cuda/common/check.cuh"
 #include "cuda/common/device.h"
 #include "cuda/common/launch.cuh"
 #include "cuda/gemv/gemv.cuh"
+#include "cuda/gemv/q8_common.cuh"
 
 namespace bw24::cuda {
+using namespace gemv_detail;
 namespace {
-
-enum : uint32_t {
-  kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ5_1 = 7, kQ8_0 = 8, kQ4_K = 12, kQ5_K = 13, kQ6_K = 14, kIQ4_XS = 23
-};
-
-constexpr int kWarpsPerCta = 8;
-constexpr int kThreads = 32 * kWarpsPerCta;
-
-__device__ __forceinline__ int dp4a4(int a0, int a1, int a2, int a3, const int4& x, int acc) {
-  acc = __dp4a(a0, x.x, acc);
-  acc = __dp4a(a1, x.y, acc);
-  acc = __dp4a(a2, x.z, acc);
-  return __dp4a(a3, x.w, acc);
-}
-
-// Activations of token t: 16 (8) int8 at column c, and block k's (d, d * sum q). Plain (generic)
-// loads: x points into shared memory when the CTA staged it there (see the kernel shell).
-__device__ __forceinline__ int4 act16(const ActQ8& x, int64_t cols, int t, int64_t c) {
-  return *reinterpret_cast<const int4*>(x.q + t * cols + c);
-}
-__device__ __forceinline__ int2 act8(const ActQ8& x, int64_t cols, int t, int64_t c) {
-  return *reinterpret_cast<const int2*>(x.q + t * cols + c);
-}
-__device__ __forceinline__ float2 act_ds(const ActQ8& x, int64_t cols, int t, int64_t k) {
-  return x.ds[t * (cols / 32) + k];
-}
 
 // ---------------------------------------------------------------------------------------------
 // Legacy 32-weight formats. Each provides load() (one block's fields into registers) and dot()
@@ -241,11 +216,11 @@ struct KQuant {
   }
   // Lane (c, h)'s part of one block: head = the block's first 16 bytes, qq = its 16 quant bytes,
   // hh = its 16 fifth-bit bytes (Q5_K).
-  // hb: the block's first 16 bytes (d, dmin, 12 scale bytes), in shared memory or a register copy.
-  // A register copy read as a byte array with a lane-dependent index (scale_min_k4) lives in local
-  // memory (64 bytes a thread in the warp-per-row kernel); decoding it from registers instead
-  // (scale_min_k4_regs) needed 76 registers, not 60, and a resident CTA per SM less, the cost the
-  // int8 GEMV v3 lost to (docs/performance.md). The streamed kernel passes shared memory.
+  // hb: the block's first 16 bytes (d, dmin, 12 scale bytes), a register copy read as a byte array
+  // with a lane-dependent index (scale_min_k4): it lives in local memory (64 bytes a thread).
+  // Decoding it from registers instead (scale_min_k4_regs) needed 76 registers, not 60, and a
+  // resident CTA per SM less, the cost the int8 GEMV v3 lost to (docs/performance.md); the
+  // streamed kernel (gemv_stream.cu) decodes two scales at a time from registers (k4_pair).
   template <int nt>
   __device__ static void dot(const uint8_t* hb, const uint4& qq, const uint4& hh, const Act<nt>& a, int c, int h,
                              float (&acc)[nt]) {
@@ -459,16 +434,6 @@ struct Q6_K {
 // ---------------------------------------------------------------------------------------------
 // The kernel shell: a warp's row, then the epilogue.
 // ---------------------------------------------------------------------------------------------
-// Up to three matrices of one format and width in one launch (Q, K and V): CTA c works on the
-// first segment whose cta_end exceeds c.
-struct Segments {
-  const uint8_t* w[kMaxGemvSegments];
-  float* y[kMaxGemvSegments];
-  int64_t rows[kMaxGemvSegments];
-  unsigned cta_end[kMaxGemvSegments];
-  int n;
-};
-
 // Activations staged in shared memory by the whole CTA when they fit (every warp of the CTA reads
 // the same vector; from L1/L2 the activation loads stalled the warps, ncu: L1TEX scoreboard).
 constexpr int64_t kMaxStagedBytes = 48 * 1024;
@@ -534,231 +499,6 @@ __global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const u
       if (lane == 0) y[t * rows + row] = kOut == GemvOut::kAdd ? y[t * rows + row] + v : v;
     }
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The streamed kernel (sm_90, one token, Q4_K / Q5_K in file layout): persistent CTAs, two per
-// SM, each walking an even share of the row groups (8 rows, a warp each) in K chunks of 16 blocks
-// (8 per matrix for gate + up). Stage = the group's 8 row pieces of the chunk, one bulk copy each,
-// into a ring of kStreamStages stages completed on mbarriers; a stage is refilled once every warp
-// has used it (one __syncthreads per stage).
-//
-// Why: the warp-per-row kernel above issues a row's 2.3 KB (K = 4096) and then waits: its bytes in
-// flight are capped by registers (60 per lane at 4 CTAs/SM), each CTA pays its activation staging
-// before its first weight load, and 1.5-3 waves of short-lived CTAs leave tails (ncu: QKV 14.2 MB
-// in 13.2 us = 1.1 TB/s, gate-up 56.6 MB in 34 us = 1.7 TB/s). Here 2 CTAs x 3 stages x 18 KB =
-// 108 KB are in flight per SM (kernels-hopper.md §1.2 asks for >= 32 KB), the first stages are
-// issued before the PDL wait (weights depend on nothing, so they overlap the previous kernel), and
-// the work is split evenly (O: 512 groups on 264 CTAs). Measured (H200, f55bde0): gate-up 26.8 us
-// (2.1 TB/s), QKV 11.4 us, Qwen3-8B Q4_K_M tg128 278.8 -> 326.8 tok/s (docs/performance.md).
-//
-// Results differ from the warp-per-row kernel by float summation order only (a lane sums 64
-// weights, not 32): bw24-kernel-check gemv_q8_streamed compares the two (normalized error < 1e-6).
-// ---------------------------------------------------------------------------------------------
-constexpr int kStreamStages = 3;
-
-struct StreamArgs {
-  Segments seg;
-  const uint8_t* w2;
-  int64_t cols;
-  ActQ8 x;
-  int act;
-  unsigned group_end[kMaxGemvSegments];  // row groups of segments 0..s (cumulative)
-  unsigned groups;
-};
-
-template <class F, int kMats>
-struct StreamShape {
-  static constexpr int kChunk = 16 / kMats;                                    // blocks per row piece
-  static constexpr int kPiece = kChunk * F::kBlockBytes;                       // bytes per row piece
-  static constexpr int kStage = kMats * kWarpsPerCta * kPiece;                 // bytes per stage
-  static constexpr int kRing = 128 + kStreamStages * kStage;                   // barriers + stages
-};
-__host__ __device__ constexpr int64_t stream_act_bytes(int64_t cols) { return cols + cols / 32 * 8; }
-
-// Lane (block slot, c) of a step takes the sub-block pair 2c, 2c + 1 of its block: the 32 quant bytes
-// qs[32c, 32c + 32) (64 weights), so the scale / min decode and the float epilogue are paid once per
-// 64 weights, not per 32 as in row_dot (ncu of the first streamed version, one lane per 32 weights:
-// 4.2 instructions per weight against the budget of ~2, kernels-hopper.md §1.3, and the warps of a
-// CTA per SM could not hide the latency of that chain).
-struct StreamAct {
-  int4 lo[2], hi[2];  // columns 64c + [0, 32) (sub-block 2c) and 64c + 32 + [0, 32) (2c + 1)
-  float4 ds;          // (d, d sum q) of sub-blocks 2c and 2c + 1
-};
-__device__ __forceinline__ StreamAct stream_act(const ActQ8& x, int64_t b, int c) {
-  const int4* q = reinterpret_cast<const int4*>(x.q + b * 256 + 64 * c);
-  return {{q[0], q[1]}, {q[2], q[3]}, reinterpret_cast<const float4*>(x.ds)[b * 4 + c]};
-}
-
-// Scales and mins of sub-blocks 2c and 2c + 1 from the 12 scale bytes in registers s0..s2 (bytes
-// 0-3, 4-7, 8-11), two bytes at a time, without a lane-dependent byte index (scale_min_k4's rule:
-// j < 4: sc = s[j] & 63, m = s[j + 4] & 63; j >= 4: sc = low 4 bits of s[j + 4] | top 2 of s[j - 4],
-// m = high 4 bits of s[j + 4] | top 2 of s[j]).
-__device__ __forceinline__ void k4_pair(uint32_t s0, uint32_t s1, uint32_t s2, int c, int* sc, int* mn) {
-  const int sh = 16 * (c & 1);
-  const uint32_t p0 = (s0 >> sh) & 0xFFFFu, p1 = (s1 >> sh) & 0xFFFFu, p2 = (s2 >> sh) & 0xFFFFu;
-  uint32_t vs, vm;
-  if (c < 2) {
-    vs = p0 & 0x3F3Fu;
-    vm = p1 & 0x3F3Fu;
-  } else {
-    vs = (p2 & 0x0F0Fu) | ((p0 >> 2) & 0x3030u);
-    vm = ((p2 >> 4) & 0x0F0Fu) | ((p1 >> 2) & 0x3030u);
-  }
-  sc[0] = static_cast<int>(vs & 0xFFu);
-  sc[1] = static_cast<int>(vs >> 8);
-  mn[0] = static_cast<int>(vm & 0xFFu);
-  mn[1] = static_cast<int>(vm >> 8);
-}
-
-template <bool kFifth>
-struct KQuantStream {
-  static constexpr int kBlockElems = 256, kBlockBytes = kFifth ? 176 : 144, kQs = kFifth ? 48 : 16;
-  // blk: one block in shared memory. Returns this lane's part of the block's dot product.
-  __device__ static float dot64(const uint8_t* blk, const StreamAct& a, int c) {
-    constexpr int kLo = 0x0F0F0F0F, kBit = 0x01010101;
-    const uint4 head = *reinterpret_cast<const uint4*>(blk);
-    const uint4* qs = reinterpret_cast<const uint4*>(blk + kQs + 32 * c);
-    const uint4 q0 = qs[0], q1 = qs[1];
-    const int q[8] = {int(q0.x), int(q0.y), int(q0.z), int(q0.w), int(q1.x), int(q1.y), int(q1.z), int(q1.w)};
-    int lo[8], hi[8];
-#pragma unroll
-    for (int k = 0; k < 8; ++k) {
-      lo[k] = q[k] & kLo;
-      hi[k] = (q[k] >> 4) & kLo;
-    }
-    if constexpr (kFifth) {  // bit s of qh[l]: the fifth bit of element 32 s + l
-      const uint4* qhp = reinterpret_cast<const uint4*>(blk + 16);
-      const uint4 h0 = qhp[0], h1 = qhp[1];
-      const int qh[8] = {int(h0.x), int(h0.y), int(h0.z), int(h0.w), int(h1.x), int(h1.y), int(h1.z), int(h1.w)};
-#pragma unroll
-      for (int k = 0; k < 8; ++k) {
-        lo[k] |= ((qh[k] >> (2 * c)) & kBit) << 4;
-        hi[k] |= ((qh[k] >> (2 * c + 1)) & kBit) << 4;
-      }
-    }
-    const int s1 = dp4a4(lo[4], lo[5], lo[6], lo[7], a.lo[1], dp4a4(lo[0], lo[1], lo[2], lo[3], a.lo[0], 0));
-    const int s2 = dp4a4(hi[4], hi[5], hi[6], hi[7], a.hi[1], dp4a4(hi[0], hi[1], hi[2], hi[3], a.hi[0], 0));
-    int sc[2], mn[2];
-    k4_pair(head.y, head.z, head.w, c, sc, mn);
-    const float d = half_lo(head.x), dmin = half_hi(head.x);
-    return d * (static_cast<float>(sc[0]) * a.ds.x * static_cast<float>(s1) +
-                static_cast<float>(sc[1]) * a.ds.z * static_cast<float>(s2)) -
-           dmin * (static_cast<float>(mn[0]) * a.ds.y + static_cast<float>(mn[1]) * a.ds.w);
-  }
-};
-
-template <class F, GemvOut kOut>
-__global__ void __launch_bounds__(kThreads, 2) gemv_stream_kernel(StreamArgs a) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  constexpr int kMats = kOut == GemvOut::kGateUp ? 2 : 1;
-  using Shape = StreamShape<F, kMats>;
-  extern __shared__ __align__(128) uint8_t smem[];
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem);
-  uint8_t* ring = smem + 128;
-  const int64_t blocks = a.cols / F::kBlockElems;
-  const int chunks = static_cast<int>((blocks + Shape::kChunk - 1) / Shape::kChunk);
-  const unsigned g0 = static_cast<unsigned>(uint64_t{blockIdx.x} * a.groups / gridDim.x);
-  const unsigned g1 = static_cast<unsigned>(uint64_t{blockIdx.x + 1} * a.groups / gridDim.x);
-  const int items = static_cast<int>(g1 - g0) * chunks;
-  // Item i: row group g0 + i / chunks (segment s, rows [r0, r0 + nr)), K chunk i % chunks.
-  struct Item {
-    int s, nr, kc, nb;
-    int64_t r0;
-  };
-  auto item = [&](int i) {
-    Item it;
-    const unsigned g = g0 + static_cast<unsigned>(i / chunks);
-    it.s = (a.seg.n > 1 && g >= a.group_end[0]) + (a.seg.n > 2 && g >= a.group_end[1]);
-    const unsigned first = it.s == 0 ? 0u : it.s == 1 ? a.group_end[0] : a.group_end[1];
-    const int64_t rows = it.s == 0 ? a.seg.rows[0] : it.s == 1 ? a.seg.rows[1] : a.seg.rows[2];
-    it.r0 = int64_t{g - first} * kWarpsPerCta;
-    it.nr = static_cast<int>(min(int64_t{kWarpsPerCta}, rows - it.r0));
-    it.kc = i % chunks;
-    it.nb = static_cast<int>(min(int64_t{Shape::kChunk}, blocks - int64_t{it.kc} * Shape::kChunk));
-    return it;
-  };
-  auto issue = [&](int i, uint64_t policy) {  // thread 0: item i's row pieces into its stage
-    const Item it = item(i);
-    const int slot = i % kStreamStages;
-    const uint32_t piece = static_cast<uint32_t>(it.nb * F::kBlockBytes);
-    mbar_arrive_expect_tx(&full[slot], static_cast<uint32_t>(kMats * it.nr) * piece);
-    const uint8_t* w0 = it.s == 0 ? a.seg.w[0] : it.s == 1 ? a.seg.w[1] : a.seg.w[2];
-    for (int m = 0; m < kMats; ++m) {
-      const uint8_t* w = m == 0 ? w0 : a.w2;
-      for (int r = 0; r < it.nr; ++r)
-        bulk_copy_g2s(ring + slot * Shape::kStage + (m * kWarpsPerCta + r) * Shape::kPiece,
-                      w + ((it.r0 + r) * blocks + int64_t{it.kc} * Shape::kChunk) * F::kBlockBytes, piece, &full[slot],
-                      policy);
-    }
-  };
-  uint64_t policy = 0;
-  if (threadIdx.x == 0) {
-    policy = l2_evict_first_policy();
-    for (int s = 0; s < kStreamStages; ++s) mbar_init(&full[s], 1);
-    mbar_init_fence();
-    for (int i = 0; i < min(items, kStreamStages); ++i) issue(i, policy);
-  }
-  pdl_begin();
-  // The activations into shared memory behind the ring (every warp reads all of them).
-  int4* act = reinterpret_cast<int4*>(ring + kStreamStages * Shape::kStage);
-  const int64_t q16 = a.cols / 16;
-  for (int64_t i = threadIdx.x; i < q16; i += kThreads) act[i] = __ldg(reinterpret_cast<const int4*>(a.x.q) + i);
-  float2* act_ds = reinterpret_cast<float2*>(act + q16);
-  for (int64_t i = threadIdx.x; i < a.cols / 32; i += kThreads) act_ds[i] = __ldg(a.x.ds + i);
-  __syncthreads();
-  const ActQ8 x{reinterpret_cast<const int8_t*>(act), act_ds};
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int slot_b = lane / 4, c = lane % 4;  // block slot of the step, sub-block pair 2c, 2c + 1
-  float acc[kMats] = {};
-  for (int i = 0; i < items; ++i) {
-    const Item it = item(i);
-    const int slot = i % kStreamStages;
-    mbar_wait(&full[slot], static_cast<uint32_t>(i / kStreamStages) & 1u);
-    if (warp < it.nr) {
-      const uint8_t* stage = ring + slot * Shape::kStage + warp * Shape::kPiece;
-#pragma unroll
-      for (int u = 0; u < (Shape::kChunk + 7) / 8; ++u) {
-        const int bb = slot_b + 8 * u;
-        if (bb < it.nb) {
-          const int64_t b = int64_t{it.kc} * Shape::kChunk + bb;
-          const StreamAct xa = stream_act(x, b, c);
-#pragma unroll
-          for (int m = 0; m < kMats; ++m)
-            acc[m] += F::dot64(stage + m * kWarpsPerCta * Shape::kPiece + bb * F::kBlockBytes, xa, c);
-        }
-      }
-      if (it.kc == chunks - 1) {  // the row is complete: the epilogue of the warp-per-row kernel
-        float* y = it.s == 0 ? a.seg.y[0] : it.s == 1 ? a.seg.y[1] : a.seg.y[2];
-        const int64_t row = it.r0 + warp;
-        if constexpr (kOut == GemvOut::kGateUp) {
-          const float g = warp_sum(acc[0]), u = warp_sum(acc[1]);
-          if (lane == 0) y[row] = gate_activation(g, a.act) * u;
-        } else {
-          const float v = warp_sum(acc[0]);
-          if (lane == 0) y[row] = kOut == GemvOut::kAdd ? y[row] + v : v;
-        }
-#pragma unroll
-        for (int m = 0; m < kMats; ++m) acc[m] = 0.0f;
-      }
-    }
-    __syncthreads();  // every warp is done with the stage: refill it
-    if (threadIdx.x == 0 && i + kStreamStages < items) issue(i + kStreamStages, policy);
-  }
-#endif
-}
-
-// Whether the streamed kernel takes this launch; then launches it.
-template <class F, GemvOut kOut>
-cudaError_t launch_stream(const StreamArgs& a, size_t smem, cudaStream_t s) {
-  static const cudaError_t attr =
-      cudaFuncSetAttribute(gemv_stream_kernel<F, kOut>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024);
-  if (attr != cudaSuccess) return attr;
-  // Two CTAs per SM (16 warps): with one, the warps could not hide their own load-to-use chains
-  // (H200, Qwen3-8B Q4_K_M tg128: 237.9 tok/s with one, 325.8 with two, f55bde0).
-  constexpr int kCtasPerSm = 2;
-  const unsigned grid = std::min<unsigned>(a.groups, static_cast<unsigned>(kCtasPerSm * sm_count()));
-  return launch_pdl(gemv_stream_kernel<F, kOut>, dim3(grid), dim3(kThreads), smem, s, a);
 }
 
 struct Launch {
@@ -848,32 +588,10 @@ cudaError_t gemv_q8_launch(const GemvSegment* segs, int n_segs, const void* w2, 
     a.seg.cta_end[i] = ctas;
   }
   a.seg.n = n_segs;
-  if (nt == 1 && !route.ids && (type == kQ4_K || type == kQ5_K) && gemv_q8_streamed() && pdl_supported()) {
-    StreamArgs sa{a.seg, a.w2, cols, x, act, {}, 0};
-    bool aligned = out != GemvOut::kGateUp || reinterpret_cast<uintptr_t>(a.w2) % 16 == 0;
-    for (int i = 0; i < n_segs; ++i) {
-      sa.groups += static_cast<unsigned>((segs[i].rows + kWarpsPerCta - 1) / kWarpsPerCta);
-      sa.group_end[i] = sa.groups;
-      aligned = aligned && reinterpret_cast<uintptr_t>(segs[i].w) % 16 == 0;
-    }
-    const int kMats = out == GemvOut::kGateUp ? 2 : 1;
-    using S4 = KQuantStream<false>;
-    using S5 = KQuantStream<true>;
-    const int64_t ring = type == kQ4_K ? (kMats == 1 ? StreamShape<S4, 1>::kRing : StreamShape<S4, 2>::kRing)
-                                       : (kMats == 1 ? StreamShape<S5, 1>::kRing : StreamShape<S5, 2>::kRing);
-    const int64_t smem = ring + stream_act_bytes(cols);
-    if (aligned && cols % 256 == 0 && smem <= 200 * 1024) {
-      const auto sz = static_cast<size_t>(smem);
-      switch (out) {
-        case GemvOut::kStore:
-          return type == kQ4_K ? launch_stream<S4, GemvOut::kStore>(sa, sz, s) : launch_stream<S5, GemvOut::kStore>(sa, sz, s);
-        case GemvOut::kAdd:
-          return type == kQ4_K ? launch_stream<S4, GemvOut::kAdd>(sa, sz, s) : launch_stream<S5, GemvOut::kAdd>(sa, sz, s);
-        case GemvOut::kGateUp:
-          return type == kQ4_K ? launch_stream<S4, GemvOut::kGateUp>(sa, sz, s)
-                               : launch_stream<S5, GemvOut::kGateUp>(sa, sz, s);
-      }
-    }
+  if (nt == 1 && !route.ids && gemv_q8_streamed() && pdl_supported()) {
+    bool taken = false;
+    const cudaError_t e = gemv_stream(a.seg, a.w2, type, cols, x, out, act, s, &taken);
+    if (taken) return e;
   }
   switch (type) {
     case kQ4_0: return launch_format<Legacy<Q4_0>>(a, nt, out);

@@ -1,0 +1,56 @@
+// Pieces shared by the two int8 GEMV kernels of cuda/gemv: the warp-per-row kernel (gemv_q8.cu,
+// every format and token count, routed launches) and the streamed one-token kernel
+// (gemv_stream.cu, sm_90). Internal to cuda/gemv.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+#include "cuda/gemv/gemv.cuh"
+
+namespace bw24::cuda::gemv_detail {
+
+enum : uint32_t {
+  kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ5_1 = 7, kQ8_0 = 8, kQ4_K = 12, kQ5_K = 13, kQ6_K = 14, kIQ4_XS = 23
+};
+
+constexpr int kWarpsPerCta = 8;
+constexpr int kThreads = 32 * kWarpsPerCta;
+
+__device__ __forceinline__ int dp4a4(int a0, int a1, int a2, int a3, const int4& x, int acc) {
+  acc = __dp4a(a0, x.x, acc);
+  acc = __dp4a(a1, x.y, acc);
+  acc = __dp4a(a2, x.z, acc);
+  return __dp4a(a3, x.w, acc);
+}
+
+// Activations of token t: 16 (8) int8 at column c, and block k's (d, d * sum q). Plain (generic)
+// loads: x points into shared memory when the CTA staged it there (see the kernel shell).
+__device__ __forceinline__ int4 act16(const ActQ8& x, int64_t cols, int t, int64_t c) {
+  return *reinterpret_cast<const int4*>(x.q + t * cols + c);
+}
+__device__ __forceinline__ int2 act8(const ActQ8& x, int64_t cols, int t, int64_t c) {
+  return *reinterpret_cast<const int2*>(x.q + t * cols + c);
+}
+__device__ __forceinline__ float2 act_ds(const ActQ8& x, int64_t cols, int t, int64_t k) {
+  return x.ds[t * (cols / 32) + k];
+}
+
+// Up to three matrices of one format and width in one launch (Q, K and V): CTA c works on the
+// first segment whose cta_end exceeds c.
+struct Segments {
+  const uint8_t* w[kMaxGemvSegments];
+  float* y[kMaxGemvSegments];
+  int64_t rows[kMaxGemvSegments];
+  unsigned cta_end[kMaxGemvSegments];
+  int n;
+};
+
+// The streamed kernel takes the launch if it can (sm_90 device checked by the caller, format,
+// alignment and shared-memory fit checked here): *taken says whether it did; the return value is
+// the launch error when it did.
+cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, int64_t cols, ActQ8 x, GemvOut out,
+                        int act, cudaStream_t s, bool* taken);
+
+}  // namespace bw24::cuda::gemv_detail
