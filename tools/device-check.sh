@@ -17,8 +17,8 @@ mkdir -p ../shared/models/reference && cp .carry/stories260K.gguf ../shared/mode
 cmake -S . -B build-h200 -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$PWD/.deps/usr -DBW24_CUDA=ON \
   -DBW24_CUDA_ARCHS=90 -DBW24_GIT_SHA="$SHA" > "$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
 /usr/bin/time -f "build %e s" ninja -C build-h200 -j16 > "$OUT/build.log" 2>&1 || { grep -A3 error "$OUT/build.log" | head -60; exit 1; }
-tail -1 "$OUT/build.log"; rm -f "$OUT/build.log" "$OUT/cmake.log"
-[ -d .ccache-h200 ] && ccache -s | grep -E "^ *(Hits|Misses)"  # the device tool returns a few files only
+tail -1 "$OUT/build.log"; rm -f "$OUT/build.log" "$OUT/cmake.log"  # the device tool returns a few files only
+[ -d .ccache-h200 ] && ccache -s | grep -E "^ *(Hits|Misses)"
 ./build-h200/bw24-kernel-check > "$OUT/kernel-check.txt" 2>&1; echo "kernel-check rc=$?"; grep -E "FAIL|passed" "$OUT/kernel-check.txt" | head -40
 ./build-h200/tests/bw24_gpu_vs_cpu_tests "[gpu]" > "$OUT/gpu_vs_cpu.txt" 2>&1; echo "gpu_vs_cpu rc=$?"
 grep -E "gpu vs cpu|FAILED|passed|failed" "$OUT/gpu_vs_cpu.txt" | head -40
