@@ -77,6 +77,24 @@ __device__ __forceinline__ void scale_min_k4_regs(int j, uint32_t s0, uint32_t s
     *m = (byte(j + 4) >> 4) | ((byte(j) >> 6) << 4);
   }
 }
+// Sub-blocks 2c and 2c + 1 at once (the streamed GEMV's lane c): their scales and mins from the same
+// three registers, two bytes per operation and no byte index (rule of scale_min_k4 above).
+__device__ __forceinline__ void scale_min_k4_pair(int c, uint32_t s0, uint32_t s1, uint32_t s2, int* sc, int* m) {
+  const int sh = 16 * (c & 1);
+  const uint32_t p0 = (s0 >> sh) & 0xFFFFu, p1 = (s1 >> sh) & 0xFFFFu, p2 = (s2 >> sh) & 0xFFFFu;
+  uint32_t vs, vm;
+  if (c < 2) {
+    vs = p0 & 0x3F3Fu;
+    vm = p1 & 0x3F3Fu;
+  } else {
+    vs = (p2 & 0x0F0Fu) | ((p0 >> 2) & 0x3030u);
+    vm = ((p2 >> 4) & 0x0F0Fu) | ((p1 >> 2) & 0x3030u);
+  }
+  sc[0] = static_cast<int>(vs & 0xFFu);
+  sc[1] = static_cast<int>(vs >> 8);
+  m[0] = static_cast<int>(vm & 0xFFu);
+  m[1] = static_cast<int>(vm >> 8);
+}
 // The fp16 in the low / high half of a register.
 __device__ __forceinline__ float half_lo(uint32_t v) { return __half2float(__ushort_as_half(static_cast<unsigned short>(v & 0xFFFFu))); }
 __device__ __forceinline__ float half_hi(uint32_t v) { return __half2float(__ushort_as_half(static_cast<unsigned short>(v >> 16))); }

@@ -16,12 +16,10 @@
 // for Q8_0 and slower for the K-quants; not kept, docs/performance.md.)
 #include <cuda_fp16.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 
 #include "cuda/common/check.cuh"
-#include "cuda/common/device.h"
 #include "cuda/common/launch.cuh"
 #include "cuda/gemv/gemv.cuh"
 #include "cuda/gemv/q8_common.cuh"
@@ -78,6 +76,21 @@ __device__ __forceinline__ int fifth_bits(uint32_t h) {
                           ((h << 25) & 0x10000000u));
 }
 
+// A Q5_0 / Q5_1 block's 32 five-bit quants (nibbles qs, fifth bits qh) times 32 int8 activations.
+template <class Blk>
+__device__ __forceinline__ int q5_dot(const Blk& b, const int4& xa, const int4& xb) {
+  constexpr int kLo = 0x0F0F0F0F;
+  const int q[4] = {static_cast<int>(b.qs.x), static_cast<int>(b.qs.y), static_cast<int>(b.qs.z),
+                    static_cast<int>(b.qs.w)};
+  int lo[4], hi[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    lo[k] = (q[k] & kLo) | fifth_bits(b.qh >> (4 * k));
+    hi[k] = ((q[k] >> 4) & kLo) | fifth_bits(b.qh >> (16 + 4 * k));
+  }
+  return dp4a4(hi[0], hi[1], hi[2], hi[3], xb, dp4a4(lo[0], lo[1], lo[2], lo[3], xa, 0));
+}
+
 struct Q5_0 {  // planes: qs[16] | qh (u32, bit j = fifth bit of element j) | d. w = (q - 16) * d
   static constexpr int kQuantBytes = 16;
   struct Blk {
@@ -90,16 +103,7 @@ struct Q5_0 {  // planes: qs[16] | qh (u32, bit j = fifth bit of element j) | d.
             half_at(w + n * 20 + gb * 2)};
   }
   __device__ static float dot(const Blk& b, const int4& xa, const int4& xb, float2 ds) {
-    constexpr int kLo = 0x0F0F0F0F;
-    const int q[4] = {static_cast<int>(b.qs.x), static_cast<int>(b.qs.y), static_cast<int>(b.qs.z),
-                      static_cast<int>(b.qs.w)};
-    int lo[4], hi[4];
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      lo[k] = (q[k] & kLo) | fifth_bits(b.qh >> (4 * k));
-      hi[k] = ((q[k] >> 4) & kLo) | fifth_bits(b.qh >> (16 + 4 * k));
-    }
-    const int s = dp4a4(hi[0], hi[1], hi[2], hi[3], xb, dp4a4(lo[0], lo[1], lo[2], lo[3], xa, 0));
+    const int s = q5_dot(b, xa, xb);
     return b.d * (ds.x * s - 16.0f * ds.y);
   }
 };
@@ -117,16 +121,7 @@ struct Q5_1 {  // planes: qs[16] | qh (u32) | (d, m). w = q * d + m, q in [0, 31
             half_at(dm), half_at(dm + 2)};
   }
   __device__ static float dot(const Blk& b, const int4& xa, const int4& xb, float2 ds) {
-    constexpr int kLo = 0x0F0F0F0F;
-    const int q[4] = {static_cast<int>(b.qs.x), static_cast<int>(b.qs.y), static_cast<int>(b.qs.z),
-                      static_cast<int>(b.qs.w)};
-    int lo[4], hi[4];
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      lo[k] = (q[k] & kLo) | fifth_bits(b.qh >> (4 * k));
-      hi[k] = ((q[k] >> 4) & kLo) | fifth_bits(b.qh >> (16 + 4 * k));
-    }
-    const int s = dp4a4(hi[0], hi[1], hi[2], hi[3], xb, dp4a4(lo[0], lo[1], lo[2], lo[3], xa, 0));
+    const int s = q5_dot(b, xa, xb);
     return b.d * ds.x * s + b.m * ds.y;
   }
 };
@@ -220,7 +215,7 @@ struct KQuant {
   // with a lane-dependent index (scale_min_k4): it lives in local memory (64 bytes a thread).
   // Decoding it from registers instead (scale_min_k4_regs) needed 76 registers, not 60, and a
   // resident CTA per SM less, the cost the int8 GEMV v3 lost to (docs/performance.md); the
-  // streamed kernel (gemv_stream.cu) decodes two scales at a time from registers (k4_pair).
+  // streamed kernel (gemv_stream.cu) decodes two scales at a time from registers (scale_min_k4_pair).
   template <int nt>
   __device__ static void dot(const uint8_t* hb, const uint4& qq, const uint4& hh, const Act<nt>& a, int c, int h,
                              float (&acc)[nt]) {

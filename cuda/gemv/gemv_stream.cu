@@ -52,27 +52,6 @@ constexpr int kCtasPerSm = 2;
 // qs[32c, 32c + 32) (64 weights), so the scale / min decode and the float epilogue are paid once
 // per 64 weights (ncu of a version with 32 weights per lane: 4.2 instructions per weight against
 // the budget of ~2, kernels-hopper.md §1.3).
-// Scales and mins of sub-blocks 2c and 2c + 1 from the 12 scale bytes in registers s0..s2 (bytes
-// 0-3, 4-7, 8-11), two bytes at a time, without a lane-dependent byte index (scale_min_k4's rule:
-// j < 4: sc = s[j] & 63, m = s[j + 4] & 63; j >= 4: sc = low 4 bits of s[j + 4] | top 2 of s[j - 4],
-// m = high 4 bits of s[j + 4] | top 2 of s[j]).
-__device__ __forceinline__ void k4_pair(uint32_t s0, uint32_t s1, uint32_t s2, int c, int* sc, int* mn) {
-  const int sh = 16 * (c & 1);
-  const uint32_t p0 = (s0 >> sh) & 0xFFFFu, p1 = (s1 >> sh) & 0xFFFFu, p2 = (s2 >> sh) & 0xFFFFu;
-  uint32_t vs, vm;
-  if (c < 2) {
-    vs = p0 & 0x3F3Fu;
-    vm = p1 & 0x3F3Fu;
-  } else {
-    vs = (p2 & 0x0F0Fu) | ((p0 >> 2) & 0x3030u);
-    vm = ((p2 >> 4) & 0x0F0Fu) | ((p1 >> 2) & 0x3030u);
-  }
-  sc[0] = static_cast<int>(vs & 0xFFu);
-  sc[1] = static_cast<int>(vs >> 8);
-  mn[0] = static_cast<int>(vm & 0xFFu);
-  mn[1] = static_cast<int>(vm >> 8);
-}
-
 template <bool kFifth>
 struct KQuantStream {
   static constexpr int kBlockElems = 256, kChunk = 16, kLanes = 4, kPlanes = 1, kPlaneAlign = 1;
@@ -113,7 +92,7 @@ struct KQuantStream {
     const int s1 = dp4a4(lo[4], lo[5], lo[6], lo[7], a.lo[1], dp4a4(lo[0], lo[1], lo[2], lo[3], a.lo[0], 0));
     const int s2 = dp4a4(hi[4], hi[5], hi[6], hi[7], a.hi[1], dp4a4(hi[0], hi[1], hi[2], hi[3], a.hi[0], 0));
     int sc[2], mn[2];
-    k4_pair(head.y, head.z, head.w, c, sc, mn);
+    scale_min_k4_pair(c, head.y, head.z, head.w, sc, mn);
     const float d = half_lo(head.x), dmin = half_hi(head.x);
     return d * (static_cast<float>(sc[0]) * a.ds.x * static_cast<float>(s1) +
                 static_cast<float>(sc[1]) * a.ds.z * static_cast<float>(s2)) -

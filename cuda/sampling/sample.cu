@@ -37,6 +37,16 @@ __device__ __forceinline__ uint32_t order_key(float v) {
 __device__ __forceinline__ float key_value(uint32_t k) {
   return __uint_as_float((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k);
 }
+// The keys of elements base + u * kThreads + tid (u < kLoads; 0 past n): kLoads loads in flight per
+// thread (a warp issues in order: one load, then the step that waits for it, would cost an L2 round
+// trip per element).
+__device__ __forceinline__ void load_keys(const float* x, int32_t n, int32_t base, int tid, uint32_t (&key)[kLoads]) {
+#pragma unroll
+  for (int u = 0; u < kLoads; ++u) {
+    const int32_t i = base + u * kThreads + tid;
+    key[u] = i < n ? order_key(x[i]) : 0;
+  }
+}
 
 // hist[bin] += 1 for the lanes with valid set, one atomic per distinct bin of the warp.
 __device__ __forceinline__ void warp_hist_add(int* hist, uint32_t bin, bool valid) {
@@ -91,15 +101,9 @@ __global__ void __launch_bounds__(kThreads) sample_kernel(int32_t* out, const fl
   for (int shift = 24; shift >= 0; shift -= 8) {
     if (tid < 256) hist[tid] = 0;
     __syncthreads();
-    // kLoads loads in flight per thread (a warp issues in order: one load, then the histogram step
-    // that waits for it, would cost an L2 round trip per element).
     for (int32_t base = 0; base < n; base += kThreads * kLoads) {
       uint32_t key[kLoads];
-#pragma unroll
-      for (int u = 0; u < kLoads; ++u) {
-        const int32_t i = base + u * kThreads + tid;
-        key[u] = i < n ? order_key(x[i]) : 0;
-      }
+      load_keys(x, n, base, tid, key);
 #pragma unroll
       for (int u = 0; u < kLoads; ++u)
         warp_hist_add(hist, (key[u] >> shift) & 255u, base + u * kThreads + tid < n && (key[u] & mask) == prefix);
@@ -133,11 +137,7 @@ __global__ void __launch_bounds__(kThreads) sample_kernel(int32_t* out, const fl
   __syncthreads();
   for (int32_t base = 0; base < n; base += kThreads * kLoads) {
     uint32_t key[kLoads];
-#pragma unroll
-    for (int u = 0; u < kLoads; ++u) {
-      const int32_t i = base + u * kThreads + tid;
-      key[u] = i < n ? order_key(x[i]) : 0;
-    }
+    load_keys(x, n, base, tid, key);
 #pragma unroll
     for (int u = 0; u < kLoads; ++u) {
       const int32_t i = base + u * kThreads + tid;
