@@ -237,24 +237,26 @@ void check_gemv_q8_streamed(std::mt19937& rng, Result& r) {
                           {{64, 17, 16}, 3, 512}};
   for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q5_K}) {
     for (const Shape& sh : shapes) {
+      // Weights and activations once per shape (the host quantizers are the slow part), then every
+      // epilogue.
+      const int64_t cols = sh.cols;
+      std::vector<std::unique_ptr<DeviceBuffer<uint8_t>>> dw;
+      for (int i = 0; i < sh.n + 1; ++i) {  // the last one: the up matrix of gate-up
+        std::vector<uint8_t> wq;
+        loaders::TensorInfo ti = random_weights(rng, t, sh.rows[i < sh.n ? i : 0], cols, wq);
+        dw.push_back(std::make_unique<DeviceBuffer<uint8_t>>(wq.size()));
+        upload_weights(*dw.back(), ti);
+      }
+      std::vector<float> x(static_cast<size_t>(cols));
+      for (auto& v : x) v = nd(rng);
+      const ActInt8 xa = quantize_act(x);
+      DeviceBuffer<int8_t> dq(xa.q.size());
+      DeviceBuffer<float2> dds(xa.ds.size());
+      upload(dq, xa.q);
+      upload(dds, xa.ds);
+      const cuda::ActQ8 act{dq.p, dds.p};
       for (cuda::GemvOut out : {cuda::GemvOut::kStore, cuda::GemvOut::kAdd, cuda::GemvOut::kGateUp}) {
         if (sh.n > 1 && out != cuda::GemvOut::kStore) continue;
-        const int64_t cols = sh.cols;
-        std::vector<std::unique_ptr<DeviceBuffer<uint8_t>>> dw;
-        for (int i = 0; i < sh.n + 1; ++i) {  // the last one: the up matrix of gate-up
-          std::vector<uint8_t> wq;
-          loaders::TensorInfo ti = random_weights(rng, t, sh.rows[i < sh.n ? i : 0], cols, wq);
-          dw.push_back(std::make_unique<DeviceBuffer<uint8_t>>(wq.size()));
-          upload_weights(*dw.back(), ti);
-        }
-        std::vector<float> x(static_cast<size_t>(cols));
-        for (auto& v : x) v = nd(rng);
-        const ActInt8 xa = quantize_act(x);
-        DeviceBuffer<int8_t> dq(xa.q.size());
-        DeviceBuffer<float2> dds(xa.ds.size());
-        upload(dq, xa.q);
-        upload(dds, xa.ds);
-        const cuda::ActQ8 act{dq.p, dds.p};
         bool good = true;
         int64_t differ = 0, total = 0;
         std::vector<float> y0s[3], res[2][3];
