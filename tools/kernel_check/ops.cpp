@@ -326,7 +326,12 @@ void check_moe(std::mt19937& rng, Result& r) {
                                           &route)
                           : cuda::gemv(w, type, rows, cols, dx.p, 1, dy.p, out, nullptr, &route),
                        "routed gemv");
-        for (int p = 0; p < pairs && good; ++p) {  // each pair alone, as a plain GEMV
+        // Each pair alone, as a plain GEMV on the kernel the routed launch uses (the warp-per-row
+        // kernel: one-token launches would otherwise take the streamed kernel, whose float sums
+        // run in another order).
+        const bool streamed = cuda::gemv_q8_streamed();
+        cuda::gemv_q8_set_streamed(false);
+        for (int p = 0; p < pairs && good; ++p) {
           const int64_t xr = p / x_div, off = int64_t{ids[size_t(p)]} * expert_bytes;
           float* y = dref.p + p * rows;
           good = ok(q8 ? cuda::gemv_q8(w + off, w2 ? w2 + off : nullptr, type, rows, cols,
@@ -334,6 +339,7 @@ void check_moe(std::mt19937& rng, Result& r) {
                        : cuda::gemv(w + off, type, rows, cols, dx.p + xr * cols, 1, y, out, nullptr),
                     "gemv");
         }
+        cuda::gemv_q8_set_streamed(streamed);
         good = good && ok(cudaDeviceSynchronize(), "routed gemv sync");
         const auto a = download(dy, size_t(pairs * rows)), b = download(dref, size_t(pairs * rows));
         int differ = 0;
