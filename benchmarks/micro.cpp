@@ -22,6 +22,11 @@
 #include "cuda/ops/ops.cuh"
 #include "lib/core/dtype.h"
 
+namespace bw24::bench {  // benchmarks/bulk_probe.cu
+cudaError_t bulk_stream(const void* src, int64_t bytes, int stage_bytes, int copy_bytes, int stages, int ctas_per_sm,
+                        unsigned* sink, cudaStream_t stream);
+}
+
 namespace {
 
 using namespace bw24;
@@ -248,6 +253,26 @@ void BM_FlashPrefill(benchmark::State& state) {
       4.0 * H * D * (double(T) * (T + 1) / 2));  // QK^T and PV over the causal half
 }
 
+// Bulk-copy streaming probe (benchmarks/bulk_probe.cu): args copy bytes, stage bytes, stages, CTAs
+// per SM; 1 GiB streamed into shared memory, no arithmetic.
+void BM_BulkStream(benchmark::State& state) {
+  const int copy = static_cast<int>(state.range(0)), stage = static_cast<int>(state.range(1));
+  const int stages = static_cast<int>(state.range(2)), per_sm = static_cast<int>(state.range(3));
+  const int64_t bytes = int64_t{1} << 30;
+  Buffer src(static_cast<size_t>(bytes)), sink(4);
+  cudaMemset(src.p, 0, static_cast<size_t>(bytes));
+  const int64_t grid = int64_t{per_sm} * cuda::sm_count();
+  const int64_t streamed = bytes / grid / stage * stage * grid;
+  if (bench::bulk_stream(src.p, bytes, stage, copy, stages, per_sm, static_cast<unsigned*>(sink.p), nullptr) !=
+      cudaSuccess) {
+    state.SkipWithError("bulk_stream: not supported here (sm_90+) or bad arguments");
+    return;
+  }
+  timed(state, double(streamed), [&] {
+    bench::bulk_stream(src.p, bytes, stage, copy, stages, per_sm, static_cast<unsigned*>(sink.p), nullptr);
+  });
+}
+
 void register_all() {
   // Qwen3-8B: QKV 6144 x 4096, O 4096 x 4096, gate+up 2 x 12288 x 4096, down 4096 x 12288,
   // lm_head 151936 x 4096 (Q6_K in Q4_K_M files).
@@ -276,6 +301,10 @@ void register_all() {
   benchmark::RegisterBenchmark("gemm_grouped", BM_GemmGrouped)
       ->Args({0, 0})->Args({0, 1})->Args({1, 0})->Args({1, 1})->UseManualTime()->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("gdn_prefill", BM_GdnPrefill)->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMicrosecond);
+  auto* bulk = benchmark::RegisterBenchmark("bulk_stream", BM_BulkStream);
+  for (int copy : {1152, 2304, 4608, 9216, 18432}) bulk->Args({copy, 18432, 3, 2});
+  bulk->Args({2304, 18432, 5, 2})->Args({2304, 36864, 3, 2})->Args({36864, 36864, 3, 2})->Args({2304, 18432, 3, 1});
+  bulk->UseManualTime()->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("flash_prefill", BM_FlashPrefill)
       ->Arg(0)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMicrosecond);
 }

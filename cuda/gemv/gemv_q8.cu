@@ -372,7 +372,7 @@ struct Q6_K {
   template <int nt, int kMats>
   __device__ static void row_dot(const uint8_t* const (&w)[kMats], int64_t n_blocks, int64_t row, int64_t blocks,
                                  const ActQ8& x, int64_t cols, int lane, float (&acc)[kMats][nt]) {
-    constexpr int kLo = 0x0F0F0F0F, kHi = 0x30303030, kDepth = 4 / kMats;
+    constexpr int kDepth = 4 / kMats;
     const int sub = lane % 8, grp = lane / 8, n = sub / 4, l0 = 8 * (sub % 4);
     for (int64_t b0 = grp; b0 < blocks; b0 += 4 * kDepth) {
       uint2 a[kMats][kDepth], bq[kMats][kDepth], hh[kMats][kDepth];
@@ -397,18 +397,8 @@ struct Q6_K {
           const float d = half_at(w[m] + n_blocks * 208 + gb * 2);
           const int8_t* sc = reinterpret_cast<const int8_t*>(w[m] + n_blocks * 192) + gb * 16 + 8 * n + l0 / 16;
           const float s[4] = {d * sc[0], d * sc[2], d * sc[4], d * sc[6]};
-          // Four 6-bit weights per word, biased by 32 (per-byte subtract).
           int q[4][2];
-          const int av[2] = {static_cast<int>(a[m][u].x), static_cast<int>(a[m][u].y)};
-          const int bv[2] = {static_cast<int>(bq[m][u].x), static_cast<int>(bq[m][u].y)};
-          const int hv[2] = {static_cast<int>(hh[m][u].x), static_cast<int>(hh[m][u].y)};
-#pragma unroll
-          for (int k = 0; k < 2; ++k) {
-            q[0][k] = __vsub4((av[k] & kLo) | ((hv[k] << 4) & kHi), 0x20202020);
-            q[1][k] = __vsub4((bv[k] & kLo) | ((hv[k] << 2) & kHi), 0x20202020);
-            q[2][k] = __vsub4(((av[k] >> 4) & kLo) | (hv[k] & kHi), 0x20202020);
-            q[3][k] = __vsub4(((bv[k] >> 4) & kLo) | ((hv[k] >> 2) & kHi), 0x20202020);
-          }
+          q6k_unpack(a[m][u], bq[m][u], hh[m][u], q);
 #pragma unroll
           for (int t = 0; t < nt; ++t) {
             float v = 0;

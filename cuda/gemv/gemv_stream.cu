@@ -1,13 +1,19 @@
 // The streamed one-token GEMV (sm_90): persistent CTAs, two per SM, each walking an even share of
 // the row groups (8 rows, a warp each) in K chunks. Stage = the group's 8 row pieces of a chunk
-// (per matrix: two for gate + up), every plane of a piece one bulk copy, into a ring of
-// kStreamStages stages completed on mbarriers (cuda/common/bulk.cuh); a stage is refilled once
-// every warp has used it (one __syncthreads per stage). Formats: Q4_K and Q5_K (file layout, one
-// plane). The copies are written for the plane layouts of lib/quant/repack.h too (a bulk copy per
-// plane of a piece); Q6_K, Q8_0 and IQ4_XS entries wait on branch wip/gpu-unvalidated for their
-// kernel check on the H200 (Q8_0 measured slower streamed: Qwen3-8B tg128 268.5 against 287.7).
-// Other formats, several tokens and routed (MoE) launches stay on the warp-per-row kernel of
-// gemv_q8.cu.
+// (per matrix: two for gate + up), every plane of a piece one bulk copy, into a ring of stages
+// (as many as fit, see kMinStages) completed on mbarriers (cuda/common/bulk.cuh); a stage is
+// refilled once every warp has used it (one __syncthreads per stage). Formats: Q4_K and Q5_K (file
+// layout, one plane) and Q6_K (planes, lib/quant/repack.h) without gate-up. Other formats, several
+// tokens and routed (MoE) launches stay on the warp-per-row kernel of gemv_q8.cu. Measured on the
+// H200 (tg128, same build, A/B by environment; docs/performance.md):
+//  - Q6_K one-matrix launches (attn_v, half the downs and lm_head of Q4_K_M): Qwen3-8B Q4_K_M
+//    319.5 -> 328.2, a Q6_K model 260.1 -> 262.4 (17f4499). Q6_K gate-up streamed (two 13 KB
+//    pieces per row group: 86 KB a CTA with three stages, no room for a PDL successor) took the
+//    Q6_K model to 246.7, and a chunk of 8 blocks (more, smaller stages) to 208.6 (a6231ee).
+//  - Q8_0 streamed was slower than its warp-per-row kernel (Qwen3-8B Q8_0 262.3 against 287.7,
+//    4d117d8): its rows need no decode, so that kernel already keeps enough bytes in flight.
+//  - IQ4_XS (a lane per 32-weight sub-block, as Q6_K) passed its kernel check but has no A/B row
+//    yet: it waits on branch wip/gpu-unvalidated.
 //
 // Why: the warp-per-row kernel issues a row's 2.3 KB (K = 4096) and then waits: its bytes in
 // flight are capped by registers (60 per lane at 4 CTAs/SM), each CTA pays its activation staging
@@ -34,10 +40,20 @@
 namespace bw24::cuda::gemv_detail {
 namespace {
 
-constexpr int kStreamStages = 3;
 // Two CTAs per SM (16 warps): with one, the warps could not hide their own load-to-use chains
 // (H200, Qwen3-8B Q4_K_M tg128: 237.9 tok/s with one, 325.8 with two, f55bde0).
 constexpr int kCtasPerSm = 2;
+// Ring stages: as many as fit beside the activations in a third of an SM's shared memory (227 KB
+// for CTAs, 1 KB of it per CTA the driver's): two CTAs of this kernel and one CTA of the next,
+// which under PDL issues its own first stages while these drain. That is 3 stages for the
+// Qwen3 shapes. Measured (H200, Qwen3-8B Q4_K_M tg128, 4d117d8): 3 stages 326.6, 5 stages (two
+// CTAs fit, the successor does not) 285.7, 8 stages (one CTA per SM) 236.7: the overlap of a
+// GEMV's first copies with its predecessor is worth more than deeper rings. The copy engine is
+// not the limit: cp.async.bulk alone streams 4.4-4.5 TB/s in this configuration, copies of 1.1 KB
+// included (bw24-microbench bulk_stream), so the ~2.1 TB/s of gate-up is the consumers' time.
+constexpr int kMinStages = 3, kMaxStages = 8, kResidentCtas = kCtasPerSm + 1;
+constexpr int64_t kSmemPerSm = 227 * 1024, kSmemReservedPerCta = 1024;
+constexpr int kRingHeader = 128;  // the stages' mbarriers, ahead of the ring
 
 // ---------------------------------------------------------------------------------------------
 // Formats. Each gives: kBlockElems; kChunk (blocks per row piece for one matrix); kLanes (lanes
@@ -100,6 +116,53 @@ struct KQuantStream {
   }
 };
 
+// Q6_K, planes ql[128] | qh[64] | scales[16] (int8) | d (f16), the lane split of gemv_q8.cu's
+// Q6_K: lane (n, l0) of a block's 8 takes half n and l in [l0, l0 + 8) (32 weights: elements
+// 128n + 32j + l, j = 0..3, scale 8n + 2j + l0 / 16); w = d sc (q - 32).
+struct Q6KStream {
+  static constexpr int kBlockElems = 256, kChunk = 16, kLanes = 8, kPlanes = 4, kPlaneAlign = 8;
+  __host__ __device__ static constexpr int plane_bytes(int p) { return p == 0 ? 128 : p == 1 ? 64 : p == 2 ? 16 : 2; }
+  struct Act {
+    int2 x[4];  // columns 128n + 32j + l0 + [0, 8)
+    float d[4];  // the scale of block-of-32 4n + j
+  };
+  __device__ static Act load_act(const ActQ8& x, int64_t b, int sub) {
+    const int n = sub / 4, l0 = 8 * (sub % 4);
+    Act a;
+    const float4* ds = reinterpret_cast<const float4*>(x.ds + b * 8 + 4 * n);  // 4 (d, d sum q) pairs
+    const float4 d01 = ds[0], d23 = ds[1];
+    a.d[0] = d01.x;
+    a.d[1] = d01.z;
+    a.d[2] = d23.x;
+    a.d[3] = d23.z;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) a.x[j] = *reinterpret_cast<const int2*>(x.q + b * 256 + 128 * n + 32 * j + l0);
+    return a;
+  }
+  template <int kCh>
+  __device__ static float dot(const uint8_t* piece, int bb, const Act& a, int sub) {
+    const int n = sub / 4, l0 = 8 * (sub % 4);
+    const uint8_t* ql = piece + bb * 128 + 64 * n + l0;
+    const uint2 av2 = *reinterpret_cast<const uint2*>(ql), bv2 = *reinterpret_cast<const uint2*>(ql + 32);
+    const uint2 hv2 = *reinterpret_cast<const uint2*>(piece + kCh * 128 + bb * 64 + 32 * n + l0);
+    // Scales 8n + l0 / 16 + {0, 2, 4, 6} out of one 8-byte load of the block's half n.
+    const uint2 sc2 = *reinterpret_cast<const uint2*>(piece + kCh * 192 + bb * 16 + 8 * n);
+    const int sh = 8 * (l0 / 16);
+    const float d = half_at(piece + kCh * 208 + bb * 2);
+    const float s[4] = {d * static_cast<float>(static_cast<int8_t>(sc2.x >> sh)),
+                        d * static_cast<float>(static_cast<int8_t>(sc2.x >> (16 + sh))),
+                        d * static_cast<float>(static_cast<int8_t>(sc2.y >> sh)),
+                        d * static_cast<float>(static_cast<int8_t>(sc2.y >> (16 + sh)))};
+    int q[4][2];
+    q6k_unpack(av2, bv2, hv2, q);
+    float v = 0.0f;
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      v += s[j] * a.d[j] * static_cast<float>(__dp4a(q[j][1], a.x[j].y, __dp4a(q[j][0], a.x[j].x, 0)));
+    return v;
+  }
+};
+
 // ---------------------------------------------------------------------------------------------
 // The kernel.
 // ---------------------------------------------------------------------------------------------
@@ -111,6 +174,7 @@ struct StreamArgs {
   int act;
   unsigned group_end[kMaxGemvSegments];  // row groups of segments 0..s (cumulative)
   unsigned groups;
+  int stages;  // ring stages (kMinStages..kMaxStages)
 };
 
 template <class F, int kMats>
@@ -128,7 +192,6 @@ struct StreamShape {
   }
   static constexpr int kPiece = kChunk * block_bytes();        // bytes per row piece
   static constexpr int kStage = kMats * kWarpsPerCta * kPiece;  // bytes per stage
-  static constexpr int kRing = 128 + kStreamStages * kStage;    // barriers + stages
 };
 __host__ __device__ constexpr int64_t stream_act_bytes(int64_t cols) { return cols + cols / 32 * 8; }
 
@@ -140,7 +203,7 @@ __global__ void __launch_bounds__(kThreads, kCtasPerSm) gemv_stream_kernel(Strea
   constexpr int kChunk = Shape::kChunk, kPiece = Shape::kPiece, kStage = Shape::kStage;
   extern __shared__ __align__(128) uint8_t smem[];
   uint64_t* full = reinterpret_cast<uint64_t*>(smem);
-  uint8_t* ring = smem + 128;
+  uint8_t* ring = smem + kRingHeader;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t blocks = a.cols / F::kBlockElems;
   const int chunks = static_cast<int>((blocks + kChunk - 1) / kChunk);
@@ -168,7 +231,7 @@ __global__ void __launch_bounds__(kThreads, kCtasPerSm) gemv_stream_kernel(Strea
   // over the lanes after lane 0 has announced the stage's bytes.
   auto issue = [&](int i, uint64_t policy) {
     const Item it = item(i);
-    const int slot = i % kStreamStages;
+    const int slot = i % a.stages;
     if (lane == 0) {
       uint32_t bytes = 0;
       for (int p = 0; p < F::kPlanes; ++p) bytes += static_cast<uint32_t>(it.nb * F::plane_bytes(p));
@@ -191,15 +254,15 @@ __global__ void __launch_bounds__(kThreads, kCtasPerSm) gemv_stream_kernel(Strea
   if (warp == 0) {
     policy = l2_evict_first_policy();
     if (lane == 0) {
-      for (int s = 0; s < kStreamStages; ++s) mbar_init(&full[s], 1);
+      for (int s = 0; s < a.stages; ++s) mbar_init(&full[s], 1);
       mbar_init_fence();
     }
     __syncwarp();
-    for (int i = 0; i < min(items, kStreamStages); ++i) issue(i, policy);
+    for (int i = 0; i < min(items, a.stages); ++i) issue(i, policy);
   }
   pdl_begin();
   // The activations into shared memory behind the ring (every warp reads all of them).
-  int4* act = reinterpret_cast<int4*>(ring + kStreamStages * kStage);
+  int4* act = reinterpret_cast<int4*>(ring + a.stages * kStage);
   const int64_t q16 = a.cols / 16;
   for (int64_t i = threadIdx.x; i < q16; i += kThreads) act[i] = __ldg(reinterpret_cast<const int4*>(a.x.q) + i);
   float2* act_ds = reinterpret_cast<float2*>(act + q16);
@@ -211,8 +274,8 @@ __global__ void __launch_bounds__(kThreads, kCtasPerSm) gemv_stream_kernel(Strea
   float acc[kMats] = {};
   for (int i = 0; i < items; ++i) {
     const Item it = item(i);
-    const int slot = i % kStreamStages;
-    mbar_wait(&full[slot], static_cast<uint32_t>(i / kStreamStages) & 1u);
+    const int slot = i % a.stages;
+    mbar_wait(&full[slot], static_cast<uint32_t>(i / a.stages) & 1u);
     if (warp < it.nr) {
       const uint8_t* stage = ring + slot * kStage + warp * kPiece;
 #pragma unroll
@@ -240,27 +303,30 @@ __global__ void __launch_bounds__(kThreads, kCtasPerSm) gemv_stream_kernel(Strea
       }
     }
     __syncthreads();  // every warp is done with the stage: refill it
-    if (warp == 0 && i + kStreamStages < items) issue(i + kStreamStages, policy);
+    if (warp == 0 && i + a.stages < items) issue(i + a.stages, policy);
   }
 #endif
 }
 
 template <class F, GemvOut kOut>
 cudaError_t launch(const StreamArgs& a, size_t smem, cudaStream_t s) {
-  static const cudaError_t attr =
-      cudaFuncSetAttribute(gemv_stream_kernel<F, kOut>, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024);
-  if (attr != cudaSuccess) return attr;
   const unsigned grid = std::min<unsigned>(a.groups, static_cast<unsigned>(kCtasPerSm * sm_count()));
+  static const cudaError_t attr = cudaFuncSetAttribute(gemv_stream_kernel<F, kOut>,
+                                                       cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024);
+  if (attr != cudaSuccess) return attr;
   return launch_pdl(gemv_stream_kernel<F, kOut>, dim3(grid), dim3(kThreads), smem, s, a);
 }
 
 // The format's entry: whether it can take the shape, then the launch by epilogue.
 template <class F>
-cudaError_t launch_format(const StreamArgs& a, GemvOut out, cudaStream_t s, bool* taken) {
+cudaError_t launch_format(StreamArgs a, GemvOut out, cudaStream_t s, bool* taken) {
   const int64_t blocks = a.cols / F::kBlockElems;
   if (a.cols % F::kBlockElems != 0 || blocks % F::kPlaneAlign != 0) return cudaSuccess;
-  const int64_t ring = out == GemvOut::kGateUp ? StreamShape<F, 2>::kRing : StreamShape<F, 1>::kRing;
-  const int64_t smem = ring + stream_act_bytes(a.cols);
+  const int64_t stage = out == GemvOut::kGateUp ? StreamShape<F, 2>::kStage : StreamShape<F, 1>::kStage;
+  const int64_t fixed = kRingHeader + stream_act_bytes(a.cols);
+  const int64_t budget = kSmemPerSm / kResidentCtas - kSmemReservedPerCta - fixed;
+  a.stages = static_cast<int>(std::clamp<int64_t>(budget / stage, kMinStages, kMaxStages));
+  const int64_t smem = fixed + a.stages * stage;
   if (smem > 200 * 1024) return cudaSuccess;
   *taken = true;
   const auto sz = static_cast<size_t>(smem);
@@ -279,7 +345,7 @@ cudaError_t launch_format(const StreamArgs& a, GemvOut out, cudaStream_t s, bool
 cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, int64_t cols, ActQ8 x, GemvOut out,
                         int act, cudaStream_t s, bool* taken) {
   *taken = false;
-  StreamArgs a{seg, w2, cols, x, act, {}, 0};
+  StreamArgs a{seg, w2, cols, x, act, {}, 0, kMinStages};
   bool aligned = out != GemvOut::kGateUp || reinterpret_cast<uintptr_t>(w2) % 16 == 0;
   for (int i = 0; i < seg.n; ++i) {
     a.groups += static_cast<unsigned>((seg.rows[i] + kWarpsPerCta - 1) / kWarpsPerCta);
@@ -290,6 +356,8 @@ cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, i
   switch (type) {
     case kQ4_K: return launch_format<KQuantStream<false>>(a, out, s, taken);
     case kQ5_K: return launch_format<KQuantStream<true>>(a, out, s, taken);
+    // Q6_K: one matrix only. Its gate-up streamed made a Q6_K model slower (see the file comment).
+    case kQ6_K: return out == GemvOut::kGateUp ? cudaSuccess : launch_format<Q6KStream>(a, out, s, taken);
     default: return cudaSuccess;
   }
 }

@@ -37,6 +37,23 @@ __device__ __forceinline__ float2 act_ds(const ActQ8& x, int64_t cols, int t, in
   return x.ds[t * (cols / 32) + k];
 }
 
+// Q6_K: the 16 six-bit weights of one lane from 8 bytes of ql at half n, l0 (a), the 8 at + 32 (b)
+// and 8 of qh (h), as signed int8 q - 32, four per word: q[j] holds elements 128n + 32j + l,
+// l in [l0, l0 + 8) (words k = 0, 1: l0 + 4k .. + 3). Both int8 GEMVs use it.
+__device__ __forceinline__ void q6k_unpack(uint2 a, uint2 b, uint2 h, int (&q)[4][2]) {
+  constexpr int kLo = 0x0F0F0F0F, kHi = 0x30303030;
+  const int av[2] = {static_cast<int>(a.x), static_cast<int>(a.y)};
+  const int bv[2] = {static_cast<int>(b.x), static_cast<int>(b.y)};
+  const int hv[2] = {static_cast<int>(h.x), static_cast<int>(h.y)};
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {
+    q[0][k] = __vsub4((av[k] & kLo) | ((hv[k] << 4) & kHi), 0x20202020);
+    q[1][k] = __vsub4((bv[k] & kLo) | ((hv[k] << 2) & kHi), 0x20202020);
+    q[2][k] = __vsub4(((av[k] >> 4) & kLo) | (hv[k] & kHi), 0x20202020);
+    q[3][k] = __vsub4(((bv[k] >> 4) & kLo) | ((hv[k] >> 2) & kHi), 0x20202020);
+  }
+}
+
 // Up to three matrices of one format and width in one launch (Q, K and V): CTA c works on the
 // first segment whose cta_end exceeds c.
 struct Segments {

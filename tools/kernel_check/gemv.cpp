@@ -215,12 +215,13 @@ void check_gemv_q8_multi(std::mt19937& rng, Result& r) {
   }
 }
 
-// The streamed one-token kernel (sm_90: Q4_K, Q5_K) against the warp-per-row kernel over the same
-// int8 activations: the same integer dot products, summed in another order (a lane takes 64
-// weights, not 32), so the outputs agree to float rounding (normalized error < 1e-6, each output
-// finite). Shapes cover partial K chunks (9 and 1 blocks), several chunks per row (48 blocks),
-// partial row groups, CTAs with more items than ring stages (4096 x 12288, 8192 x 4096), and a
-// three-segment launch.
+// The streamed one-token kernel (sm_90: Q4_K, Q5_K, Q6_K) against the warp-per-row kernel
+// over the same int8 activations: the same integer dot products, summed in another order (a
+// K-quant lane takes 64 weights, not 32), so the outputs agree to float rounding (normalized error
+// < 1e-6, each output finite). Shapes cover partial K chunks (9 and 1 blocks of 256, where Q6_K
+// falls back to the warp-per-row kernel: blocks per row not a multiple of 8, as does its gate-up;
+// 24 blocks: a chunk of 16 and one of 8), several chunks per row (48 blocks), partial row groups,
+// CTAs with more items than ring stages (4096 x 12288, 8192 x 4096), and a three-segment launch.
 void check_gemv_q8_streamed(std::mt19937& rng, Result& r) {
   if (!cuda::gemv_q8_streamed()) {
     std::printf("SKIPPED gemv_q8_streamed: turned off (BW24_GEMV_STREAM=0)\n");
@@ -232,13 +233,13 @@ void check_gemv_q8_streamed(std::mt19937& rng, Result& r) {
     int n;
     int64_t cols;
   };
-  const Shape shapes[] = {{{1}, 1, 256},    {{33}, 1, 2304},        {{4096}, 1, 4096},
-                          {{4096}, 1, 12288}, {{1000}, 1, 4096},    {{8192}, 1, 4096}, {{4096, 1024, 1024}, 3, 4096},
+  const Shape shapes[] = {{{1}, 1, 256},    {{33}, 1, 2304},  {{33}, 1, 6144},  {{4096}, 1, 4096},
+                          {{4096}, 1, 12288}, {{1000}, 1, 4096}, {{37}, 1, 4096},    {{8192}, 1, 4096}, {{4096, 1024, 1024}, 3, 4096},
                           {{64, 17, 16}, 3, 512}};
-  for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q5_K}) {
+  for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K}) {
     for (const Shape& sh : shapes) {
-      // Weights and activations once per shape (the host quantizers are the slow part), then every
-      // epilogue.
+      // Weights and activations once per shape (the host quantizers are the slow part: Q6_K at
+      // 4096 x 12288 takes seconds), then every epilogue.
       const int64_t cols = sh.cols;
       std::vector<std::unique_ptr<DeviceBuffer<uint8_t>>> dw;
       for (int i = 0; i < sh.n + 1; ++i) {  // the last one: the up matrix of gate-up
@@ -254,45 +255,48 @@ void check_gemv_q8_streamed(std::mt19937& rng, Result& r) {
       DeviceBuffer<float2> dds(xa.ds.size());
       upload(dq, xa.q);
       upload(dds, xa.ds);
-      const cuda::ActQ8 act{dq.p, dds.p};
+      std::vector<float> y0s[3];
+      for (int i = 0; i < sh.n; ++i) {
+        y0s[i].resize(size_t(sh.rows[i]));
+        for (auto& v : y0s[i]) v = nd(rng);
+      }
       for (cuda::GemvOut out : {cuda::GemvOut::kStore, cuda::GemvOut::kAdd, cuda::GemvOut::kGateUp}) {
         if (sh.n > 1 && out != cuda::GemvOut::kStore) continue;
         bool good = true;
-        int64_t differ = 0, total = 0;
-        std::vector<float> y0s[3], res[2][3];
-        for (int pass = 0; pass < 2; ++pass) {  // 0: warp per row, 1: streamed
-          cuda::gemv_q8_set_streamed(pass == 1);
+        // One launch from the initial outputs y0s, all segments' outputs in a row.
+        auto run = [&](bool streamed) {
+          cuda::gemv_q8_set_streamed(streamed);
           std::vector<std::unique_ptr<DeviceBuffer<float>>> dy;
           cuda::GemvSegment segs[3];
           for (int i = 0; i < sh.n; ++i) {
-            if (pass == 0) {
-              y0s[i].resize(size_t(sh.rows[i]));
-              for (auto& v : y0s[i]) v = nd(rng);
-            }
             dy.push_back(std::make_unique<DeviceBuffer<float>>(size_t(sh.rows[i])));
             upload(*dy.back(), y0s[i]);
             segs[i] = {dw[size_t(i)]->p, dy.back()->p, sh.rows[i]};
           }
           const void* w2 = out == cuda::GemvOut::kGateUp ? dw.back()->p : nullptr;
-          good = good && ok(cuda::gemv_q8_multi(segs, sh.n, w2, static_cast<uint32_t>(t), cols, act, 1, out, 0, nullptr),
-                            "gemv_q8_multi") &&
+          good = good &&
+                 ok(cuda::gemv_q8_multi(segs, sh.n, w2, static_cast<uint32_t>(t), cols, {dq.p, dds.p}, 1, out, 0, nullptr),
+                    "gemv_q8_multi") &&
                  ok(cudaDeviceSynchronize(), "sync");
-          for (int i = 0; i < sh.n; ++i) res[pass][i] = download(*dy[size_t(i)], size_t(sh.rows[i]));
-        }
+          std::vector<float> all;
+          for (int i = 0; i < sh.n; ++i) {
+            const auto y = download(*dy[size_t(i)], size_t(sh.rows[i]));
+            all.insert(all.end(), y.begin(), y.end());
+          }
+          return all;
+        };
+        const std::vector<float> warp = run(false), stream = run(true);
         cuda::gemv_q8_set_streamed(true);
-        std::vector<float> all[2];
-        for (int i = 0; i < sh.n; ++i)
-          for (int pass = 0; pass < 2; ++pass) all[pass].insert(all[pass].end(), res[pass][i].begin(), res[pass][i].end());
-        for (size_t k = 0; k < all[0].size(); ++k, ++total) differ += !(all[0][k] == all[1][k]);
-        const double e = nerr(all[1], all[0]);
+        int64_t differ = 0;
+        for (size_t k = 0; k < warp.size(); ++k) differ += !(warp[k] == stream[k]);
+        const double e = nerr(stream, warp);
         good = good && e < 1e-6;
         std::string what = std::to_string(sh.rows[0]);
         for (int i = 1; i < sh.n; ++i) what += " + " + std::to_string(sh.rows[i]);
+        what += " x " + std::to_string(cols);
         const char* tag = out == cuda::GemvOut::kAdd ? "add" : out == cuda::GemvOut::kGateUp ? "gate-up" : "";
         report(r, good, true, fmt_name("gemv_q8_streamed", t, tag),
-               what + " x " + std::to_string(cols) + ", outputs not bit-equal " + std::to_string(differ) + "/" +
-                   std::to_string(total),
-               e);
+               what + ", outputs not bit-equal " + std::to_string(differ) + "/" + std::to_string(warp.size()), e);
       }
     }
   }
