@@ -25,8 +25,9 @@
 // gate-up 26.8 us (2.1 TB/s), QKV 11.4 us, Qwen3-8B Q4_K_M tg128 278.8 -> 326.8 tok/s
 // (docs/performance.md).
 //
-// Results differ from the warp-per-row kernel by float summation order only (K-quant lanes sum 64
-// weights, not 32): bw24-kernel-check gemv_q8_streamed compares the two (normalized error < 1e-6).
+// Results differ from the warp-per-row kernel by float summation order only (Q4_K / Q5_K lanes sum
+// 64 weights, not 32; Q6_K lanes sum the same 32, so its outputs are bit-equal): bw24-kernel-check
+// gemv_q8_streamed compares the two (normalized error < 1e-6).
 #include <cuda_fp16.h>
 
 #include <algorithm>
