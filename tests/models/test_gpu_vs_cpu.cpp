@@ -27,6 +27,13 @@ using namespace bw24;
 
 namespace {
 
+// Every case here needs a device: without one the binary reports Skipped to ctest (exit 77).
+void require_gpu() {
+  if (engine::cuda_device_count() > 0) return;
+  std::cout << "SKIPPED: no CUDA device" << std::endl;
+  std::exit(77);
+}
+
 std::shared_ptr<const engine::Model> open_synthetic(const std::string& shape, const std::string& quant, int device) {
   auto dir = bench::build_synthetic(shape, quant);
   REQUIRE(dir.ok());
@@ -158,10 +165,7 @@ CaseResult gpu_vs_cpu(const std::string& shape, const std::string& quant, double
 }  // namespace
 
 TEST_CASE("CUDA runner vs CPU reference on quantized synthetic models", "[gpu]") {
-  if (engine::cuda_device_count() == 0) {
-    std::cout << "SKIPPED: no CUDA device" << std::endl;
-    std::exit(77);
-  }
+  require_gpu();
   // Dense shapes in every quant mix; the MoE hybrid in BF16 on GEMV passes (f32 activations: this
   // is where routing, shared expert and delta net are compared without activation rounding); the
   // grouped expert GEMM of MoE prefill on a MoE with every expert used (bf16 rounding cannot move
@@ -194,10 +198,7 @@ TEST_CASE("CUDA runner vs CPU reference on quantized synthetic models", "[gpu]")
 // and bf16 (GEMM) activations move router logits across top-k boundaries and flip the sign of
 // near-zero q.k products in the delta net's first tokens; docs/performance.md records the numbers.
 TEST_CASE("CUDA runner vs CPU reference on quantized MoE and hybrid synthetic models", "[.][gpu-diag]") {
-  if (engine::cuda_device_count() == 0) {
-    std::cout << "SKIPPED: no CUDA device" << std::endl;
-    std::exit(77);
-  }
+  require_gpu();
   const char* only = std::getenv("BW24_TEST_SHAPE");  // debugging: one shape, one quant mix
   const char* only_quant = std::getenv("BW24_TEST_QUANT");
   for (const std::string shape : {"tiny-qwen3moe", "tiny-qwen35", "tiny-qwen35moe"})
@@ -220,10 +221,7 @@ TEST_CASE("CUDA runner vs CPU reference on quantized MoE and hybrid synthetic mo
 // argmax a further decode returns; a second decode call continues from the device's pending
 // choice. A dense model and a hybrid (recurrent state: no recompute possible).
 TEST_CASE("CUDA greedy decode on the device equals the host argmax", "[gpu]") {
-  if (engine::cuda_device_count() == 0) {
-    std::cout << "SKIPPED: no CUDA device" << std::endl;
-    std::exit(77);
-  }
+  require_gpu();
   for (const char* shape : {"tiny-qwen3", "tiny-qwen35"}) {
     INFO(shape);
     auto model = open_synthetic(shape, "Q4_K_M", 0);
@@ -269,10 +267,7 @@ TEST_CASE("CPU reference with int8 activations vs f32 activations on MoE and hyb
 // decode calls; then a decode with penalties (host path) continues the same random stream, which
 // checks that the device's pending choice gave its draw back. A dense model and a hybrid.
 TEST_CASE("CUDA top-k sampling on the device equals the host sampler", "[gpu]") {
-  if (engine::cuda_device_count() == 0) {
-    std::cout << "SKIPPED: no CUDA device" << std::endl;
-    std::exit(77);
-  }
+  require_gpu();
   for (const char* shape : {"tiny-qwen3", "tiny-qwen35"}) {
     INFO(shape);
     auto model = open_synthetic(shape, "Q4_K_M", 0);
