@@ -64,17 +64,6 @@ __device__ __forceinline__ void load8(const float* p, float (&v)[8]) {
   const float4 a = *reinterpret_cast<const float4*>(p), b = *reinterpret_cast<const float4*>(p + 4);
   v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w, v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
 }
-__device__ __forceinline__ void load8(const __half* p, float (&v)[8]) {
-  const uint4 raw = *reinterpret_cast<const uint4*>(p);
-  const __half2* h = reinterpret_cast<const __half2*>(&raw);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const float2 f = __half22float2(h[i]);
-    v[2 * i] = f.x;
-    v[2 * i + 1] = f.y;
-  }
-}
-
 // n consecutive elements, n even (pairs: p 8-byte aligned for f32, 4 for f16).
 template <int n>
 __device__ __forceinline__ void load_pairs(const float* p, float (&v)[n]) {
@@ -85,31 +74,36 @@ __device__ __forceinline__ void load_pairs(const float* p, float (&v)[n]) {
     v[e + 1] = x.y;
   }
 }
-template <int n>
-__device__ __forceinline__ void load_pairs(const __half* p, float (&v)[n]) {
-#pragma unroll
-  for (int e = 0; e < n; e += 2) {
-    const float2 x = __half22float2(*reinterpret_cast<const __half2*>(p + e));
-    v[e] = x.x;
-    v[e + 1] = x.y;
-  }
-}
 
-__device__ __forceinline__ void load8(const __nv_bfloat16* p, float (&v)[8]) {
+// f16 / bf16: each pair of elements converted at once (__half2 / __nv_bfloat162).
+template <class T>
+struct HalfPair;
+template <>
+struct HalfPair<__half> {
+  using type = __half2;
+  __device__ __forceinline__ static float2 to_float2(__half2 h) { return __half22float2(h); }
+};
+template <>
+struct HalfPair<__nv_bfloat16> {
+  using type = __nv_bfloat162;
+  __device__ __forceinline__ static float2 to_float2(__nv_bfloat162 h) { return __bfloat1622float2(h); }
+};
+template <class T, class P = HalfPair<T>, class = typename P::type>
+__device__ __forceinline__ void load8(const T* p, float (&v)[8]) {
   const uint4 raw = *reinterpret_cast<const uint4*>(p);
-  const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&raw);
+  const typename P::type* h = reinterpret_cast<const typename P::type*>(&raw);
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
-    const float2 f = __bfloat1622float2(h[i]);
+    const float2 f = P::to_float2(h[i]);
     v[2 * i] = f.x;
     v[2 * i + 1] = f.y;
   }
 }
-template <int n>
-__device__ __forceinline__ void load_pairs(const __nv_bfloat16* p, float (&v)[n]) {
+template <int n, class T, class P = HalfPair<T>, class = typename P::type>
+__device__ __forceinline__ void load_pairs(const T* p, float (&v)[n]) {
 #pragma unroll
   for (int e = 0; e < n; e += 2) {
-    const float2 x = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(p + e));
+    const float2 x = P::to_float2(*reinterpret_cast<const typename P::type*>(p + e));
     v[e] = x.x;
     v[e + 1] = x.y;
   }
