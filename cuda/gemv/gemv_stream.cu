@@ -14,6 +14,13 @@
 //    4d117d8): its rows need no decode, so that kernel already keeps enough bytes in flight.
 //  - IQ4_XS (a lane per 32-weight sub-block, as Q6_K) passed its kernel check but has no A/B row
 //    yet: it waits on branch wip/gpu-unvalidated.
+//  - Activations staged bank-conflict free (act_slot / swizzle of each format): Qwen3-8B Q4_K_M
+//    327.3 -> 333.5, Q6_K 262.0 -> 269.8, Qwen3.5-9B Q4_K_M 319.8 -> 333.8, Qwen3-30B-A3B 297.8 ->
+//    310.2 (f2c9767 against f698b82, built side by side in one session).
+//  - Measured slower and dropped (branch wip/next, 70f2419): routed (MoE) launches on this kernel
+//    (Qwen3-30B-A3B 287.9 against 271.5: the experts' stages can only be issued after the PDL
+//    wait), F16 / BF16 rows (Qwen3-8B BF16 149.5 against 128.9), an L2 prefetch of a CTA's later
+//    row groups before the PDL wait (309.8 without it, 293.9 with).
 //
 // Why: the warp-per-row kernel issues a row's 2.3 KB (K = 4096) and then waits: its bytes in
 // flight are capped by registers (60 per lane at 4 CTAs/SM), each CTA pays its activation staging
@@ -61,7 +68,8 @@ constexpr int kRingHeader = 128;  // the stages' mbarriers, ahead of the ring
 // per block: a warp step covers 32 / kLanes blocks); kPlanes and plane_bytes(p) (bytes per block
 // of each plane, in plane order; a piece holds plane p at kChunk x the bytes of the planes before
 // it); kPlaneAlign (blocks per row must be a multiple of it for the small planes' copies to stay
-// 16-byte multiples); Act + load_act (the lane's activations of block b); dot (the lane's part of
+// 16-byte multiples); Act + load_act (the lane's activations of block b, from shared memory staged
+// with act_slot: where int4 i of the activation row is put); dot (the lane's part of
 // block bb of a piece).
 // ---------------------------------------------------------------------------------------------
 
@@ -78,9 +86,19 @@ struct KQuantStream {
     int4 lo[2], hi[2];  // columns 64c + [0, 32) (sub-block 2c) and 64c + 32 + [0, 32) (2c + 1)
     float4 ds;          // (d, d sum q) of sub-blocks 2c and 2c + 1
   };
+  // Lane c of block b reads the 64 bytes at 256 b + 64 c: in one 8-lane phase of a 16-byte load
+  // (blocks b, b + 1, c = 0..3) the four lanes with c even all start on banks 0-3 and the odd ones
+  // on 16-19, a 4-way conflict (b adds 256 bytes, 0 mod 128). Staged with the 16-byte pieces of
+  // each lane's 64 bytes permuted by f = c / 2 + 2 (b mod 2) (piece j at j ^ f), the 8 lanes of a
+  // phase read 8 different 16-byte bank groups.
+  __device__ static int swizzle(int64_t b, int c) { return (c >> 1) | (static_cast<int>(b & 1) << 1); }
+  __device__ static int64_t act_slot(int64_t i) {  // i = 16 b + 4 c + j
+    return (i & ~int64_t{3}) | ((i & 3) ^ swizzle(i >> 4, static_cast<int>(i >> 2) & 3));
+  }
   __device__ static Act load_act(const ActQ8& x, int64_t b, int c) {
     const int4* q = reinterpret_cast<const int4*>(x.q + b * 256 + 64 * c);
-    return {{q[0], q[1]}, {q[2], q[3]}, reinterpret_cast<const float4*>(x.ds)[b * 4 + c]};
+    const int f = swizzle(b, c);
+    return {{q[0 ^ f], q[1 ^ f]}, {q[2 ^ f], q[3 ^ f]}, reinterpret_cast<const float4*>(x.ds)[b * 4 + c]};
   }
   template <int kCh>
   __device__ static float dot(const uint8_t* piece, int bb, const Act& a, int c) {
@@ -127,8 +145,17 @@ struct Q6KStream {
     int2 x[4];  // columns 128n + 32j + l0 + [0, 8)
     float d[4];  // the scale of block-of-32 4n + j
   };
+  // Lane (n, l0) of block b reads 8 bytes at 256 b + 128 n + 32 j + l0 for j = 0..3: in one
+  // 16-lane phase of an 8-byte load (blocks b, b + 1) the lanes of one l0 all land on the same
+  // banks (4-way). Staged with the 32-byte rows j of each half n at j ^ f, f = n + 2 (b mod 2),
+  // the 16 lanes read 16 different 8-byte bank pairs.
+  __device__ static int swizzle(int64_t b, int n) { return n | (static_cast<int>(b & 1) << 1); }
+  __device__ static int64_t act_slot(int64_t i) {  // int4 i = 16 b + 8 n + 2 j + h
+    const int j = static_cast<int>(i >> 1) & 3, f = swizzle(i >> 4, static_cast<int>(i >> 3) & 1);
+    return (i & ~int64_t{7}) | ((j ^ f) << 1) | (i & 1);
+  }
   __device__ static Act load_act(const ActQ8& x, int64_t b, int sub) {
-    const int n = sub / 4, l0 = 8 * (sub % 4);
+    const int n = sub / 4, l0 = 8 * (sub % 4), f = swizzle(b, n);
     Act a;
     const float4* ds = reinterpret_cast<const float4*>(x.ds + b * 8 + 4 * n);  // 4 (d, d sum q) pairs
     const float4 d01 = ds[0], d23 = ds[1];
@@ -137,7 +164,7 @@ struct Q6KStream {
     a.d[2] = d23.x;
     a.d[3] = d23.z;
 #pragma unroll
-    for (int j = 0; j < 4; ++j) a.x[j] = *reinterpret_cast<const int2*>(x.q + b * 256 + 128 * n + 32 * j + l0);
+    for (int j = 0; j < 4; ++j) a.x[j] = *reinterpret_cast<const int2*>(x.q + b * 256 + 128 * n + 32 * (j ^ f) + l0);
     return a;
   }
   template <int kCh>
@@ -265,7 +292,7 @@ __global__ void __launch_bounds__(kThreads, kCtasPerSm) gemv_stream_kernel(Strea
   // The activations into shared memory behind the ring (every warp reads all of them).
   int4* act = reinterpret_cast<int4*>(ring + a.stages * kStage);
   const int64_t q16 = a.cols / 16;
-  for (int64_t i = threadIdx.x; i < q16; i += kThreads) act[i] = __ldg(reinterpret_cast<const int4*>(a.x.q) + i);
+  for (int64_t i = threadIdx.x; i < q16; i += kThreads) act[F::act_slot(i)] = __ldg(reinterpret_cast<const int4*>(a.x.q) + i);
   float2* act_ds = reinterpret_cast<float2*>(act + q16);
   for (int64_t i = threadIdx.x; i < a.cols / 32; i += kThreads) act_ds[i] = __ldg(a.x.ds + i);
   __syncthreads();

@@ -65,16 +65,19 @@ __global__ void rmsnorm_kernel(T* y, const float* x, const float* w, int n, int 
 // a Qwen3-8B decode step, ncu); 16 CTAs take a few.
 __global__ void rmsnorm_q8_kernel(float* y, int8_t* q, float2* ds, const float* x, const float* w, int n, float eps,
                                   bool one_plus) {
+  const int lane = threadIdx.x % 32;
+  const int blk = blockIdx.x * (kThreads / 32) + threadIdx.x / 32;
+  // The norm weight before the PDL wait (no kernel writes it): its load overlaps the previous
+  // kernel instead of adding an L2 round trip after the sum of squares (145 launches per token).
+  const float ws = w && blk < n / 32 ? (one_plus ? 1.0f + w[32 * blk + lane] : w[32 * blk + lane]) : 0.0f;
   pdl_begin();
   const size_t r = blockIdx.y;
   const float* xr = x + r * n;
   const float inv = w ? row_inv_rms(xr, n, eps) : 1.0f;
-  const int lane = threadIdx.x % 32;
-  const int blk = blockIdx.x * (kThreads / 32) + threadIdx.x / 32;
   if (blk < n / 32) {
     const int i = 32 * blk + lane;
     float v = xr[i];
-    if (w) v = v * inv * (one_plus ? 1.0f + w[i] : w[i]);
+    if (w) v = v * inv * ws;
     if (y) y[r * n + i] = v;
     const float d = warp_max(fabsf(v)) / 127.0f, id = d > 0.0f ? 1.0f / d : 0.0f;
     const int qi = __float2int_rn(v * id);

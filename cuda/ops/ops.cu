@@ -101,9 +101,24 @@ __device__ float cta_sum(float v) {
 // One CTA per (head, token); heads [0, n_head) are queries (rotated in place), the next n_head_kv
 // are keys (rotated into the cache) whose CTA also copies the value head into the cache.
 __global__ void qk_rope_store_kernel(QkRopeArgs a) {
-  pdl_begin();
+  constexpr int kPer = kMaxHeadDim / kRopeThreads;  // elements per thread at most
   const int t = blockIdx.y, head = blockIdx.x, D = a.head_dim;
   const bool is_q = head < a.n_head;
+  const int half = a.rope_dims / 2;
+  // The norm weight and the rotation frequencies of this thread's elements before the PDL wait (no
+  // kernel writes them): their loads overlap the previous kernel instead of adding two L2 round
+  // trips to the chain after it.
+  const float* nw = is_q ? a.q_norm : a.k_norm;
+  const bool one_plus = is_q ? a.q_one_plus : a.k_one_plus;
+  float wn[kPer];
+  double fr[kPer];
+#pragma unroll
+  for (int k = 0; k < kPer; ++k) {
+    const int i = static_cast<int>(threadIdx.x) + k * kRopeThreads;
+    wn[k] = nw && i < D ? (one_plus ? 1.0f + nw[i] : nw[i]) : 0.0f;
+    fr[k] = a.inv_freq && i < half ? a.inv_freq[i] : 0.0;
+  }
+  pdl_begin();
   const int kvw = a.n_head_kv * D, g = head - a.n_head;
   const int64_t p = position(a.pos, t);
   const float* src = is_q ? a.q + (static_cast<size_t>(t) * a.n_head + head) * D : a.k + static_cast<size_t>(t) * kvw + g * D;
@@ -121,8 +136,6 @@ __global__ void qk_rope_store_kernel(QkRopeArgs a) {
     else
       store_kv(a.k_cache, kbase + i, v, a.kv_type.k);
   };
-  const float* nw = is_q ? a.q_norm : a.k_norm;
-  const bool one_plus = is_q ? a.q_one_plus : a.k_one_plus;
   __shared__ float xs[kMaxHeadDim];
   float ss = 0;
   for (int i = threadIdx.x; i < D; i += kRopeThreads) {
@@ -131,13 +144,19 @@ __global__ void qk_rope_store_kernel(QkRopeArgs a) {
   }
   if (nw) {
     const float inv = rsqrtf(cta_sum(ss) / D + a.eps);
-    for (int i = threadIdx.x; i < D; i += kRopeThreads) xs[i] = xs[i] * inv * (one_plus ? 1.0f + nw[i] : nw[i]);
+#pragma unroll
+    for (int k = 0; k < kPer; ++k) {
+      const int i = static_cast<int>(threadIdx.x) + k * kRopeThreads;
+      if (i < D) xs[i] = xs[i] * inv * wn[k];
+    }
   }
   __syncthreads();
-  const int half = a.rope_dims / 2;
-  for (int i = threadIdx.x; i < half; i += kRopeThreads) {
+#pragma unroll
+  for (int k = 0; k < kPer; ++k) {
+    const int i = static_cast<int>(threadIdx.x) + k * kRopeThreads;
+    if (i >= half) break;
     // Angles in double, as lib/ref computes them (fp32 loses digits at long positions).
-    const double freq = a.inv_freq ? a.inv_freq[i] : pow(static_cast<double>(a.theta), -2.0 * i / a.rope_dims);
+    const double freq = a.inv_freq ? fr[k] : pow(static_cast<double>(a.theta), -2.0 * i / a.rope_dims);
     const double angle = static_cast<double>(p) * freq;
     double sd, cd;
     sincos(angle, &sd, &cd);
