@@ -1,8 +1,9 @@
 // The streamed one-token GEMV (sm_90): persistent CTAs, two per SM, each walking an even share of
-// the row groups (8 rows, a warp each) in K chunks. Stage = the group's 8 row pieces of a chunk
-// (per matrix: two for gate + up), every plane of a piece one bulk copy, into a ring of stages
-// (as many as fit, see kMinStages) completed on mbarriers (cuda/common/bulk.cuh); a stage is
-// refilled once every warp has used it (one __syncthreads per stage). Formats: Q4_K and Q5_K (file
+// the row groups (8 rows, a consumer warp each) in K chunks. Stage = the group's 8 row pieces of a
+// chunk (per matrix: two for gate + up), every plane of a piece one bulk copy, into a ring of
+// stages (as many as fit, see kMinStages) completed on mbarriers (cuda/common/bulk.cuh). A ninth
+// warp only issues the copies: it refills a stage once all 8 consumer warps have arrived on its
+// empty barrier, so no warp waits at a CTA barrier for another. Formats: Q4_K and Q5_K (file
 // layout, one plane) and Q6_K (planes, lib/quant/repack.h) without gate-up. Other formats, several
 // tokens and routed (MoE) launches stay on the warp-per-row kernel of gemv_q8.cu. Measured on the
 // H200 (tg128, same build, A/B by environment; docs/performance.md):
@@ -14,6 +15,9 @@
 //    4d117d8): its rows need no decode, so that kernel already keeps enough bytes in flight.
 //  - IQ4_XS (a lane per 32-weight sub-block, as Q6_K) passed its kernel check but has no A/B row
 //    yet: it waits on branch wip/gpu-unvalidated.
+//  - The producer warp (it was warp 0 doing both, with a __syncthreads per stage: ncu of the
+//    gate-up launch had warps stalled at that barrier 45 % of their time, waiting for warp 0's
+//    copy issue): Qwen3-8B Q4_K_M 333.1 -> 354.7, Q6_K 271.1 -> 273.3 (6880500 beside 4ad9eb2).
 //  - Activations staged bank-conflict free (act_slot / swizzle of each format): Qwen3-8B Q4_K_M
 //    327.3 -> 333.5, Q6_K 262.0 -> 269.8, Qwen3.5-9B Q4_K_M 319.8 -> 333.8, Qwen3-30B-A3B 297.8 ->
 //    310.2 (f2c9767 against f698b82, built side by side in one session).
@@ -61,7 +65,8 @@ constexpr int kCtasPerSm = 2;
 // included (bw24-microbench bulk_stream), so the ~2.1 TB/s of gate-up is the consumers' time.
 constexpr int kMinStages = 3, kMaxStages = 8, kResidentCtas = kCtasPerSm + 1;
 constexpr int64_t kSmemPerSm = 227 * 1024, kSmemReservedPerCta = 1024;
-constexpr int kRingHeader = 128;  // the stages' mbarriers, ahead of the ring
+constexpr int kRingHeader = 128;  // the stages' mbarriers (full, then empty), ahead of the ring
+static_assert(kRingHeader >= 2 * kMaxStages * 8, "two mbarriers per stage");
 
 // ---------------------------------------------------------------------------------------------
 // Formats. Each gives: kBlockElems; kChunk (blocks per row piece for one matrix); kLanes (lanes
@@ -223,14 +228,21 @@ struct StreamShape {
 };
 __host__ __device__ constexpr int64_t stream_act_bytes(int64_t cols) { return cols + cols / 32 * 8; }
 
+// A CTA: the kWarpsPerCta consumer warps (a row of the group each) and one producer warp that only
+// issues copies. Stage s has two barriers: full[s] (the copies landed) and empty[s] (every consumer
+// warp has read it); no CTA-wide barrier after the activations are staged, so a warp that is done
+// with a stage goes on to the next one already landed.
+constexpr int kStreamThreads = kThreads + 32, kProducer = kWarpsPerCta;
+
 template <class F, GemvOut kOut>
-__global__ void __launch_bounds__(kThreads, kCtasPerSm) gemv_stream_kernel(StreamArgs a) {
+__global__ void __launch_bounds__(kStreamThreads, kCtasPerSm) gemv_stream_kernel(StreamArgs a) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kMats = kOut == GemvOut::kGateUp ? 2 : 1;
   using Shape = StreamShape<F, kMats>;
   constexpr int kChunk = Shape::kChunk, kPiece = Shape::kPiece, kStage = Shape::kStage;
   extern __shared__ __align__(128) uint8_t smem[];
   uint64_t* full = reinterpret_cast<uint64_t*>(smem);
+  uint64_t* empty = full + kMaxStages;
   uint8_t* ring = smem + kRingHeader;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t blocks = a.cols / F::kBlockElems;
@@ -255,7 +267,7 @@ __global__ void __launch_bounds__(kThreads, kCtasPerSm) gemv_stream_kernel(Strea
     it.nb = static_cast<int>(min(int64_t{kChunk}, blocks - int64_t{it.kc} * kChunk));
     return it;
   };
-  // Warp 0: item i's row pieces into its stage, one bulk copy per (matrix, row, plane), spread
+  // The producer warp: item i's row pieces into its stage, one bulk copy per (matrix, row, plane), spread
   // over the lanes after lane 0 has announced the stage's bytes.
   auto issue = [&](int i, uint64_t policy) {
     const Item it = item(i);
@@ -279,10 +291,13 @@ __global__ void __launch_bounds__(kThreads, kCtasPerSm) gemv_stream_kernel(Strea
     }
   };
   uint64_t policy = 0;
-  if (warp == 0) {
+  if (warp == kProducer) {
     policy = l2_evict_first_policy();
     if (lane == 0) {
-      for (int s = 0; s < a.stages; ++s) mbar_init(&full[s], 1);
+      for (int s = 0; s < a.stages; ++s) {
+        mbar_init(&full[s], 1);
+        mbar_init(&empty[s], kWarpsPerCta);
+      }
       mbar_init_fence();
     }
     __syncwarp();
@@ -292,10 +307,17 @@ __global__ void __launch_bounds__(kThreads, kCtasPerSm) gemv_stream_kernel(Strea
   // The activations into shared memory behind the ring (every warp reads all of them).
   int4* act = reinterpret_cast<int4*>(ring + a.stages * kStage);
   const int64_t q16 = a.cols / 16;
-  for (int64_t i = threadIdx.x; i < q16; i += kThreads) act[F::act_slot(i)] = __ldg(reinterpret_cast<const int4*>(a.x.q) + i);
+  for (int64_t i = threadIdx.x; i < q16; i += kStreamThreads) act[F::act_slot(i)] = __ldg(reinterpret_cast<const int4*>(a.x.q) + i);
   float2* act_ds = reinterpret_cast<float2*>(act + q16);
-  for (int64_t i = threadIdx.x; i < a.cols / 32; i += kThreads) act_ds[i] = __ldg(a.x.ds + i);
-  __syncthreads();
+  for (int64_t i = threadIdx.x; i < a.cols / 32; i += kStreamThreads) act_ds[i] = __ldg(a.x.ds + i);
+  __syncthreads();  // the activations, and the barriers' initialisation, seen by every warp
+  if (warp == kProducer) {  // refill stage i % stages once the consumers released item i - stages
+    for (int i = a.stages; i < items; ++i) {
+      mbar_wait(&empty[i % a.stages], static_cast<uint32_t>(i / a.stages - 1) & 1u);
+      issue(i, policy);
+    }
+    return;
+  }
   const ActQ8 x{reinterpret_cast<const int8_t*>(act), act_ds};
   constexpr int kBlocksPerStep = 32 / F::kLanes;
   const int slot_b = lane / F::kLanes, sub = lane % F::kLanes;
@@ -330,8 +352,8 @@ __global__ void __launch_bounds__(kThreads, kCtasPerSm) gemv_stream_kernel(Strea
         for (int m = 0; m < kMats; ++m) acc[m] = 0.0f;
       }
     }
-    __syncthreads();  // every warp is done with the stage: refill it
-    if (warp == 0 && i + a.stages < items) issue(i + a.stages, policy);
+    __syncwarp();
+    if (lane == 0) mbar_arrive(&empty[slot]);  // this warp is done with the stage
   }
 #endif
 }
@@ -342,7 +364,7 @@ cudaError_t launch(const StreamArgs& a, size_t smem, cudaStream_t s) {
   static const cudaError_t attr = cudaFuncSetAttribute(gemv_stream_kernel<F, kOut>,
                                                        cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024);
   if (attr != cudaSuccess) return attr;
-  return launch_pdl(gemv_stream_kernel<F, kOut>, dim3(grid), dim3(kThreads), smem, s, a);
+  return launch_pdl(gemv_stream_kernel<F, kOut>, dim3(grid), dim3(kStreamThreads), smem, s, a);
 }
 
 // The format's entry: whether it can take the shape, then the launch by epilogue.
