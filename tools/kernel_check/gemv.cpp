@@ -218,10 +218,11 @@ void check_gemv_q8_multi(std::mt19937& rng, Result& r) {
 // The streamed one-token kernel (sm_90: Q4_K, Q5_K, Q6_K) against the warp-per-row kernel
 // over the same int8 activations: the same integer dot products, summed in another order (a
 // K-quant lane takes 64 weights, not 32), so the outputs agree to float rounding (normalized error
-// < 1e-6, each output finite). Shapes cover partial K chunks (9 and 1 blocks of 256, where Q6_K
-// falls back to the warp-per-row kernel: blocks per row not a multiple of 8, as does its gate-up;
-// 24 blocks: a chunk of 16 and one of 8), several chunks per row (48 blocks), partial row groups,
-// CTAs with more items than ring stages (4096 x 12288, 8192 x 4096), and a three-segment launch.
+// < 1e-6, 1e-5 for shapes of fewer than 64 outputs; each output finite). Shapes cover partial K
+// chunks (9 and 1 blocks of 256, where Q6_K falls back to the warp-per-row kernel: blocks per row
+// not a multiple of 8, as does its gate-up; 24 blocks: a chunk of 16 and one of 8), several
+// chunks per row (48 blocks), partial row groups, CTAs with more items than ring stages
+// (4096 x 12288, 8192 x 4096), and a three-segment launch.
 void check_gemv_q8_streamed(std::mt19937& rng, Result& r) {
   if (!cuda::gemv_q8_streamed()) {
     std::printf("SKIPPED gemv_q8_streamed: turned off (BW24_GEMV_STREAM=0)\n");
@@ -290,7 +291,11 @@ void check_gemv_q8_streamed(std::mt19937& rng, Result& r) {
         int64_t differ = 0;
         for (size_t k = 0; k < warp.size(); ++k) differ += !(warp[k] == stream[k]);
         const double e = nerr(stream, warp);
-        good = good && e < 1e-6;
+        // The normalized error of a few outputs is not averaged over many: one output of a dot of
+        // 256 random terms that cancel to a small sum carries its terms' rounding relative to that
+        // small sum (eps sqrt(256) x sum|t| / |sum t| ~ 1e-6 x 13 at the typical ratio). Seen once:
+        // a 1 x 256 gate-up at 1.5e-6 while the same shape's store and add rows were at 1.7e-7 / 0.
+        good = good && e < (warp.size() < 64 ? 1e-5 : 1e-6);
         std::string what = std::to_string(sh.rows[0]);
         for (int i = 1; i < sh.n; ++i) what += " + " + std::to_string(sh.rows[i]);
         what += " x " + std::to_string(cols);
