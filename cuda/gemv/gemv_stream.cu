@@ -21,10 +21,11 @@
 //  - Activations staged bank-conflict free (act_slot / swizzle of each format): Qwen3-8B Q4_K_M
 //    327.3 -> 333.5, Q6_K 262.0 -> 269.8, Qwen3.5-9B Q4_K_M 319.8 -> 333.8, Qwen3-30B-A3B 297.8 ->
 //    310.2 (f2c9767 against f698b82, built side by side in one session).
-//  - Measured slower and dropped (branch wip/next, 70f2419): routed (MoE) launches on this kernel
-//    (Qwen3-30B-A3B 287.9 against 271.5: the experts' stages can only be issued after the PDL
-//    wait), F16 / BF16 rows (Qwen3-8B BF16 149.5 against 128.9), an L2 prefetch of a CTA's later
-//    row groups before the PDL wait (309.8 without it, 293.9 with).
+//  - Measured slower and dropped (branch wip/next, 70f2419, before the producer warp): routed (MoE)
+//    launches on this kernel (Qwen3-30B-A3B 271.5 with them, 287.9 without: the experts' stages
+//    can only be issued after the PDL wait), F16 / BF16 rows (Qwen3-8B BF16 128.9 with, 149.5
+//    without), an L2 prefetch of a CTA's later row groups before the PDL wait (293.9 with, 309.8
+//    without).
 //
 // Why: the warp-per-row kernel issues a row's 2.3 KB (K = 4096) and then waits: its bytes in
 // flight are capped by registers (60 per lane at 4 CTAs/SM), each CTA pays its activation staging
@@ -52,8 +53,8 @@
 namespace bw24::cuda::gemv_detail {
 namespace {
 
-// Two CTAs per SM (16 warps): with one, the warps could not hide their own load-to-use chains
-// (H200, Qwen3-8B Q4_K_M tg128: 237.9 tok/s with one, 325.8 with two, f55bde0).
+// Two CTAs per SM (16 consumer warps): with one, the warps could not hide their own load-to-use
+// chains (H200, Qwen3-8B Q4_K_M tg128: 237.9 tok/s with one, 325.8 with two, f55bde0).
 constexpr int kCtasPerSm = 2;
 // Ring stages: as many as fit beside the activations in a third of an SM's shared memory (227 KB
 // for CTAs, 1 KB of it per CTA the driver's): two CTAs of this kernel and one CTA of the next,
