@@ -401,14 +401,14 @@ struct Q6_K {
           q6k_unpack(a[m][u], bq[m][u], hh[m][u], q);
 #pragma unroll
           for (int t = 0; t < nt; ++t) {
-            float v = 0;
+            int2 xv[4];
+            float dx[4];
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
-              const int2 xv = act8(x, cols, t, b * 256 + 128 * n + 32 * j + l0);
-              const int si = __dp4a(q[j][1], xv.y, __dp4a(q[j][0], xv.x, 0));
-              v += s[j] * act_ds(x, cols, t, b * 8 + 4 * n + j).x * si;
+              xv[j] = act8(x, cols, t, b * 256 + 128 * n + 32 * j + l0);
+              dx[j] = act_ds(x, cols, t, b * 8 + 4 * n + j).x;
             }
-            acc[m][t] += v;
+            acc[m][t] += q6k_lane_dot(q, s, xv, dx);
           }
         }
       }

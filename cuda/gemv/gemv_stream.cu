@@ -189,11 +189,7 @@ struct Q6KStream {
                         d * static_cast<float>(static_cast<int8_t>(sc2.y >> (16 + sh)))};
     int q[4][2];
     q6k_unpack(av2, bv2, hv2, q);
-    float v = 0.0f;
-#pragma unroll
-    for (int j = 0; j < 4; ++j)
-      v += s[j] * a.d[j] * static_cast<float>(__dp4a(q[j][1], a.x[j].y, __dp4a(q[j][0], a.x[j].x, 0)));
-    return v;
+    return q6k_lane_dot(q, s, a.x, a.d);
   }
 };
 

@@ -54,6 +54,18 @@ __device__ __forceinline__ void q6k_unpack(uint2 a, uint2 b, uint2 h, int (&q)[4
   }
 }
 
+// One Q6_K lane's 32 weights (q6k_unpack's q, the four block-of-32 scales s = d sc) times its int8
+// activations x[j] (8 per j) with their scales dx[j]. Both int8 GEMVs sum in this order, so their
+// Q6_K outputs are equal bit for bit.
+__device__ __forceinline__ float q6k_lane_dot(const int (&q)[4][2], const float (&s)[4], const int2 (&x)[4],
+                                              const float (&dx)[4]) {
+  float v = 0.0f;
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+    v += s[j] * dx[j] * static_cast<float>(__dp4a(q[j][1], x[j].y, __dp4a(q[j][0], x[j].x, 0)));
+  return v;
+}
+
 // Up to three matrices of one format and width in one launch (Q, K and V): CTA c works on the
 // first segment whose cta_end exceeds c.
 struct Segments {
