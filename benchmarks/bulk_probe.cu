@@ -7,7 +7,7 @@
 //
 // Each CTA takes an even share of the buffer, stages of `stage_bytes` made of stage_bytes /
 // copy_bytes copies, `stages` deep; the CTA waits on a stage, sums one word per thread of it (so
-// the data is used), syncs, and refills it, as the GEMV does.
+// the data is used), syncs, and refills it, as the GEMV did before its producer warp (bf7f063).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 
 #include "cuda/common/bulk.cuh"
 #include "cuda/common/device.h"
+#include "cuda/common/launch.cuh"
 
 namespace bw24::bench {
 using namespace bw24::cuda;
@@ -71,10 +72,7 @@ __global__ void __launch_bounds__(kThreads) bulk_stream_kernel(const uint8_t* sr
 // the launch error; cudaErrorNotSupported below sm_90.
 cudaError_t bulk_stream(const void* src, int64_t bytes, int stage_bytes, int copy_bytes, int stages, int ctas_per_sm,
                         unsigned* sink, cudaStream_t stream) {
-  int dev = 0, major = 0;
-  cudaGetDevice(&dev);
-  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-  if (major < 9) return cudaErrorNotSupported;
+  if (!pdl_supported()) return cudaErrorNotSupported;  // the sm_90 gate the streamed GEMV uses too
   if (copy_bytes % 16 != 0 || stage_bytes % copy_bytes != 0 || stages < 1 || stages > 16)
     return cudaErrorInvalidValue;
   const size_t smem = 128 + size_t(stages) * stage_bytes;
