@@ -4,6 +4,7 @@
 #include "cuda/common/check.cuh"
 #include "cuda/common/launch.cuh"
 #include "cuda/gemv/gemv.cuh"
+#include "cuda/gemv/q8_common.cuh"
 
 namespace bw24::cuda {
 namespace {
@@ -160,6 +161,12 @@ cudaError_t gemv(const void* w, uint32_t type, int64_t rows, int64_t cols, const
   // count is a template parameter: with a runtime count the accumulators went to local memory.
   const dim3 grid(static_cast<unsigned>((rows + kWarpsPerCta - 1) / kWarpsPerCta), r.ids ? unsigned(r.pairs) : 1u);
   const auto* wb = static_cast<const uint8_t*>(w);
+  // One-token F16 / BF16 launches on sm_90: the streamed kernel (gemv_stream.cu).
+  if (nt == 1 && !r.ids && (type == kF16 || type == kBF16) && gemv_q8_streamed() && pdl_supported()) {
+    bool taken = false;
+    const cudaError_t e = gemv_detail::gemv_stream_float(wb, type, rows, cols, x, y, out, s, &taken);
+    if (taken) return e;
+  }
   const bool v2 = (type == kBF16 || type == kF16 || type == kF32) && cols % (type == kF32 ? 4 : 8) == 0 &&
                   reinterpret_cast<uintptr_t>(w) % 16 == 0 && r.expert_bytes % 16 == 0;
   if (v2) {

@@ -4,8 +4,9 @@
 // stages (as many as fit, see kMinStages) completed on mbarriers (cuda/common/bulk.cuh). A ninth
 // warp only issues the copies: it refills a stage once all 8 consumer warps have arrived on its
 // empty barrier, so no warp waits at a CTA barrier for another. Formats: Q4_K and Q5_K (file
-// layout, one plane) and Q6_K (planes, lib/quant/repack.h) without gate-up. Other formats, several
-// tokens and routed (MoE) launches stay on the warp-per-row kernel of gemv_q8.cu. Measured on the
+// layout, one plane), Q6_K (planes, lib/quant/repack.h) without gate-up, and F16 / BF16 rows
+// (store / add, f32 activations read through L1; gemv.cu hands them over). Other formats, several
+// tokens and routed (MoE) launches stay on the warp-per-row kernels. Measured on the
 // H200 (tg128, same build, A/B by environment; docs/performance.md):
 //  - Q6_K one-matrix launches (attn_v, half the downs and lm_head of Q4_K_M): Qwen3-8B Q4_K_M
 //    319.5 -> 328.2, a Q6_K model 260.1 -> 262.4 (17f4499). Q6_K gate-up streamed (two 13 KB
@@ -13,19 +14,20 @@
 //    Q6_K model to 246.7, and a chunk of 8 blocks (more, smaller stages) to 208.6 (a6231ee).
 //  - Q8_0 streamed was slower than its warp-per-row kernel (Qwen3-8B Q8_0 262.3 against 287.7,
 //    4d117d8): its rows need no decode, so that kernel already keeps enough bytes in flight.
-//  - IQ4_XS (a lane per 32-weight sub-block, as Q6_K) passed its kernel check but has no A/B row
-//    yet: it waits on branch wip/gpu-unvalidated.
 //  - The producer warp (it was warp 0 doing both, with a __syncthreads per stage: ncu of the
 //    gate-up launch had warps stalled at that barrier 45 % of their time, waiting for warp 0's
 //    copy issue): Qwen3-8B Q4_K_M 333.1 -> 354.7, Q6_K 271.1 -> 273.3 (6880500 beside 4ad9eb2).
 //  - Activations staged bank-conflict free (act_slot / swizzle of each format): Qwen3-8B Q4_K_M
 //    327.3 -> 333.5, Q6_K 262.0 -> 269.8, Qwen3.5-9B Q4_K_M 319.8 -> 333.8, Qwen3-30B-A3B 297.8 ->
 //    310.2 (f2c9767 against f698b82, built side by side in one session).
+//  - F16 / BF16 rows with the producer warp: Qwen3-8B BF16 149.8 -> 159.2 (two rounds, cf3ab7d
+//    beside 04deedd; without the producer warp they were slower, 128.9 against 149.5).
 //  - Measured slower and dropped (branch wip/next, 70f2419, before the producer warp): routed (MoE)
 //    launches on this kernel (Qwen3-30B-A3B 271.5 with them, 287.9 without: the experts' stages
-//    can only be issued after the PDL wait), F16 / BF16 rows (Qwen3-8B BF16 128.9 with, 149.5
-//    without), an L2 prefetch of a CTA's later row groups before the PDL wait (293.9 with, 309.8
-//    without).
+//    can only be issued after the PDL wait), an L2 prefetch of a CTA's later row groups before the
+//    PDL wait (293.9 with, 309.8 without). With the producer warp (cf3ab7d beside 04deedd, two
+//    rounds): routed again 311.3 -> 305.6, Q8_0 290.4 -> 288.0, IQ4_XS 239.6 -> 227.4, Q6_K
+//    gate-up 272.4 -> 251.1; all passed their kernel checks and stay on branch wip/next3.
 //
 // Why: the warp-per-row kernel issues a row's 2.3 KB (K = 4096) and then waits: its bytes in
 // flight are capped by registers (60 per lane at 4 CTAs/SM), each CTA pays its activation staging
@@ -55,7 +57,9 @@ namespace {
 
 // Two CTAs per SM (16 consumer warps): with one, the warps could not hide their own load-to-use
 // chains (H200, Qwen3-8B Q4_K_M tg128: 237.9 tok/s with one, 325.8 with two, f55bde0).
-constexpr int kCtasPerSm = 2;
+// WIP (branch wip/c3, not run on a GPU): three, now that the producer warp cut the registers
+// (72 at most under these launch bounds, no spills).
+constexpr int kCtasPerSm = 3;
 // Ring stages: as many as fit beside the activations in a third of an SM's shared memory (227 KB
 // for CTAs, 1 KB of it per CTA the driver's): two CTAs of this kernel and one CTA of the next,
 // which under PDL issues its own first stages while these drain. That is 3 stages for the
@@ -69,8 +73,17 @@ constexpr int64_t kSmemPerSm = 227 * 1024, kSmemReservedPerCta = 1024;
 constexpr int kRingHeader = 128;  // the stages' mbarriers (full, then empty), ahead of the ring
 static_assert(kRingHeader >= 2 * kMaxStages * 8, "two mbarriers per stage");
 
+// The activations a format's load_act reads: int8 rows and their (d, d sum q) pairs staged in
+// shared memory (the int8 formats), or the f32 row in global memory (F16 / BF16: read through L1,
+// as 4 bytes a weight would not fit beside the ring).
+struct StagedAct {
+  const int8_t* q;
+  const float2* ds;
+  const float* f;
+};
+
 // ---------------------------------------------------------------------------------------------
-// Formats. Each gives: kBlockElems; kChunk (blocks per row piece for one matrix); kLanes (lanes
+// Formats. Each gives: kF32Act (activations as f32, StagedAct::f); kBlockElems; kChunk (blocks per row piece for one matrix); kLanes (lanes
 // per block: a warp step covers 32 / kLanes blocks); kPlanes and plane_bytes(p) (bytes per block
 // of each plane, in plane order; a piece holds plane p at kChunk x the bytes of the planes before
 // it); kPlaneAlign (blocks per row must be a multiple of it for the small planes' copies to stay
@@ -85,6 +98,7 @@ static_assert(kRingHeader >= 2 * kMaxStages * 8, "two mbarriers per stage");
 // the budget of ~2, kernels-hopper.md §1.3).
 template <bool kFifth>
 struct KQuantStream {
+  static constexpr bool kF32Act = false;
   static constexpr int kBlockElems = 256, kChunk = 16, kLanes = 4, kPlanes = 1, kPlaneAlign = 1;
   __host__ __device__ static constexpr int plane_bytes(int) { return kFifth ? 176 : 144; }
   static constexpr int kQs = kFifth ? 48 : 16;
@@ -101,7 +115,7 @@ struct KQuantStream {
   __device__ static int64_t act_slot(int64_t i) {  // i = 16 b + 4 c + j
     return (i & ~int64_t{3}) | ((i & 3) ^ swizzle(i >> 4, static_cast<int>(i >> 2) & 3));
   }
-  __device__ static Act load_act(const ActQ8& x, int64_t b, int c) {
+  __device__ static Act load_act(const StagedAct& x, int64_t b, int c) {
     const int4* q = reinterpret_cast<const int4*>(x.q + b * 256 + 64 * c);
     const int f = swizzle(b, c);
     return {{q[0 ^ f], q[1 ^ f]}, {q[2 ^ f], q[3 ^ f]}, reinterpret_cast<const float4*>(x.ds)[b * 4 + c]};
@@ -145,6 +159,7 @@ struct KQuantStream {
 // Q6_K: lane (n, l0) of a block's 8 takes half n and l in [l0, l0 + 8) (32 weights: elements
 // 128n + 32j + l, j = 0..3, scale 8n + 2j + l0 / 16); w = d sc (q - 32).
 struct Q6KStream {
+  static constexpr bool kF32Act = false;
   static constexpr int kBlockElems = 256, kChunk = 16, kLanes = 8, kPlanes = 4, kPlaneAlign = 8;
   __host__ __device__ static constexpr int plane_bytes(int p) { return p == 0 ? 128 : p == 1 ? 64 : p == 2 ? 16 : 2; }
   struct Act {
@@ -160,7 +175,7 @@ struct Q6KStream {
     const int j = static_cast<int>(i >> 1) & 3, f = swizzle(i >> 4, static_cast<int>(i >> 3) & 1);
     return (i & ~int64_t{7}) | ((j ^ f) << 1) | (i & 1);
   }
-  __device__ static Act load_act(const ActQ8& x, int64_t b, int sub) {
+  __device__ static Act load_act(const StagedAct& x, int64_t b, int sub) {
     const int n = sub / 4, l0 = 8 * (sub % 4), f = swizzle(b, n);
     Act a;
     const float4* ds = reinterpret_cast<const float4*>(x.ds + b * 8 + 4 * n);  // 4 (d, d sum q) pairs
@@ -193,6 +208,42 @@ struct Q6KStream {
   }
 };
 
+// F16 / BF16 rows (f32 activations): a "block" is 256 weights (512 bytes), lane l of the warp takes
+// its 16 bytes (8 weights, columns 8 l + [0, 8)), as gemv.cu's version 2 does, with the same sum
+// order inside a 16-byte piece.
+template <bool kBf16>
+struct HalfStream {
+  static constexpr bool kF32Act = true;
+  static constexpr int kBlockElems = 256, kChunk = 4, kLanes = 32, kPlanes = 1, kPlaneAlign = 1;
+  __host__ __device__ static constexpr int plane_bytes(int) { return 512; }
+  __device__ static int64_t act_slot(int64_t i) { return i; }
+  struct Act {
+    float4 lo, hi;  // columns 8 l + [0, 4) and + [4, 8)
+  };
+  __device__ static Act load_act(const StagedAct& x, int64_t b, int l) {
+    const float4* p = reinterpret_cast<const float4*>(x.f + b * 256 + 8 * l);
+    return {__ldg(p), __ldg(p + 1)};
+  }
+  template <int kCh>
+  __device__ static float dot(const uint8_t* piece, int bb, const Act& a, int l) {
+    const uint4 v = *reinterpret_cast<const uint4*>(piece + bb * 512 + 16 * l);
+    const uint32_t u[4] = {v.x, v.y, v.z, v.w};
+    float w[8];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      if constexpr (kBf16) {
+        w[2 * k] = __uint_as_float(u[k] << 16);
+        w[2 * k + 1] = __uint_as_float(u[k] & 0xFFFF0000u);
+      } else {
+        w[2 * k] = __half2float(__ushort_as_half(static_cast<unsigned short>(u[k] & 0xFFFFu)));
+        w[2 * k + 1] = __half2float(__ushort_as_half(static_cast<unsigned short>(u[k] >> 16)));
+      }
+    }
+    return (w[0] * a.lo.x + w[1] * a.lo.y + w[2] * a.lo.z + w[3] * a.lo.w) +
+           (w[4] * a.hi.x + w[5] * a.hi.y + w[6] * a.hi.z + w[7] * a.hi.w);
+  }
+};
+
 // ---------------------------------------------------------------------------------------------
 // The kernel.
 // ---------------------------------------------------------------------------------------------
@@ -201,6 +252,7 @@ struct StreamArgs {
   const uint8_t* w2;
   int64_t cols;
   ActQ8 x;
+  const float* xf;  // F16 / BF16: the f32 input row
   int act;
   unsigned group_end[kMaxGemvSegments];  // row groups of segments 0..s (cumulative)
   unsigned groups;
@@ -223,7 +275,9 @@ struct StreamShape {
   static constexpr int kPiece = kChunk * block_bytes();        // bytes per row piece
   static constexpr int kStage = kMats * kWarpsPerCta * kPiece;  // bytes per stage
 };
-__host__ __device__ constexpr int64_t stream_act_bytes(int64_t cols) { return cols + cols / 32 * 8; }
+// Shared memory for the staged input row (F16 / BF16 read theirs from global: none).
+template <class F>
+__host__ __device__ constexpr int64_t stream_act_bytes(int64_t cols) { return F::kF32Act ? 0 : cols + cols / 32 * 8; }
 
 // A CTA: the kWarpsPerCta consumer warps (a row of the group each) and one producer warp that only
 // issues copies. Stage s has two barriers: full[s] (the copies landed) and empty[s] (every consumer
@@ -301,12 +355,13 @@ __global__ void __launch_bounds__(kStreamThreads, kCtasPerSm) gemv_stream_kernel
     for (int i = 0; i < min(items, a.stages); ++i) issue(i, policy);
   }
   pdl_begin();
-  // The activations into shared memory behind the ring (every warp reads all of them).
+  // The activations into shared memory behind the ring (every warp reads all of them; none for
+  // the f32 activations of F16 / BF16).
   int4* act = reinterpret_cast<int4*>(ring + a.stages * kStage);
-  const int64_t q16 = a.cols / 16;
+  const int64_t q16 = F::kF32Act ? 0 : a.cols / 16;
   for (int64_t i = threadIdx.x; i < q16; i += kStreamThreads) act[F::act_slot(i)] = __ldg(reinterpret_cast<const int4*>(a.x.q) + i);
   float2* act_ds = reinterpret_cast<float2*>(act + q16);
-  for (int64_t i = threadIdx.x; i < a.cols / 32; i += kStreamThreads) act_ds[i] = __ldg(a.x.ds + i);
+  for (int64_t i = threadIdx.x; i < q16 / 2; i += kStreamThreads) act_ds[i] = __ldg(a.x.ds + i);
   __syncthreads();  // the activations, and the barriers' initialisation, seen by every warp
   if (warp == kProducer) {  // refill stage i % stages once the consumers released item i - stages
     for (int i = a.stages; i < items; ++i) {
@@ -315,7 +370,6 @@ __global__ void __launch_bounds__(kStreamThreads, kCtasPerSm) gemv_stream_kernel
     }
     return;
   }
-  const ActQ8 x{reinterpret_cast<const int8_t*>(act), act_ds};
   constexpr int kBlocksPerStep = 32 / F::kLanes;
   const int slot_b = lane / F::kLanes, sub = lane % F::kLanes;
   float acc[kMats] = {};
@@ -325,6 +379,7 @@ __global__ void __launch_bounds__(kStreamThreads, kCtasPerSm) gemv_stream_kernel
     mbar_wait(&full[slot], static_cast<uint32_t>(i / a.stages) & 1u);
     if (warp < it.nr) {
       const uint8_t* stage = ring + slot * kStage + warp * kPiece;
+      const StagedAct x{reinterpret_cast<const int8_t*>(act), act_ds, a.xf};
 #pragma unroll
       for (int u = 0; u < (kChunk + kBlocksPerStep - 1) / kBlocksPerStep; ++u) {
         const int bb = slot_b + kBlocksPerStep * u;
@@ -357,7 +412,9 @@ __global__ void __launch_bounds__(kStreamThreads, kCtasPerSm) gemv_stream_kernel
 
 template <class F, GemvOut kOut>
 cudaError_t launch(const StreamArgs& a, size_t smem, cudaStream_t s) {
-  const unsigned grid = std::min<unsigned>(a.groups, static_cast<unsigned>(kCtasPerSm * sm_count()));
+  // kCtasPerSm of them per SM where their shared memory fits (Q6_K's stages may not).
+  const int fit = static_cast<int>(kSmemPerSm / (static_cast<int64_t>(smem) + kSmemReservedPerCta));
+  const unsigned grid = std::min<unsigned>(a.groups, static_cast<unsigned>(std::min(kCtasPerSm, fit) * sm_count()));
   static const cudaError_t attr = cudaFuncSetAttribute(gemv_stream_kernel<F, kOut>,
                                                        cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024);
   if (attr != cudaSuccess) return attr;
@@ -370,13 +427,13 @@ cudaError_t launch_format(StreamArgs a, GemvOut out, cudaStream_t s, bool* taken
   const int64_t blocks = a.cols / F::kBlockElems;
   if (a.cols % F::kBlockElems != 0 || blocks % F::kPlaneAlign != 0) return cudaSuccess;
   const int64_t stage = out == GemvOut::kGateUp ? StreamShape<F, 2>::kStage : StreamShape<F, 1>::kStage;
-  const int64_t fixed = kRingHeader + stream_act_bytes(a.cols);
+  const int64_t fixed = kRingHeader + stream_act_bytes<F>(a.cols);
   const int64_t budget = kSmemPerSm / kResidentCtas - kSmemReservedPerCta - fixed;
   a.stages = static_cast<int>(std::clamp<int64_t>(budget / stage, kMinStages, kMaxStages));
   const int64_t smem = fixed + a.stages * stage;
   if (smem > 200 * 1024) return cudaSuccess;
-  *taken = true;
   const auto sz = static_cast<size_t>(smem);
+  *taken = true;
   switch (out) {
     case GemvOut::kStore: return launch<F, GemvOut::kStore>(a, sz, s);
     case GemvOut::kAdd: return launch<F, GemvOut::kAdd>(a, sz, s);
@@ -392,7 +449,7 @@ cudaError_t launch_format(StreamArgs a, GemvOut out, cudaStream_t s, bool* taken
 cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, int64_t cols, ActQ8 x, GemvOut out,
                         int act, cudaStream_t s, bool* taken) {
   *taken = false;
-  StreamArgs a{seg, w2, cols, x, act, {}, 0, kMinStages};
+  StreamArgs a{seg, w2, cols, x, nullptr, act, {}, 0, kMinStages};
   bool aligned = out != GemvOut::kGateUp || reinterpret_cast<uintptr_t>(w2) % 16 == 0;
   for (int i = 0; i < seg.n; ++i) {
     a.groups += static_cast<unsigned>((seg.rows[i] + kWarpsPerCta - 1) / kWarpsPerCta);
@@ -405,6 +462,29 @@ cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, i
     case kQ5_K: return launch_format<KQuantStream<true>>(a, out, s, taken);
     // Q6_K: one matrix only. Its gate-up streamed made a Q6_K model slower (see the file comment).
     case kQ6_K: return out == GemvOut::kGateUp ? cudaSuccess : launch_format<Q6KStream>(a, out, s, taken);
+    default: return cudaSuccess;
+  }
+}
+
+// F16 / BF16, one token, store or add (the float family has no gate-up epilogue).
+cudaError_t gemv_stream_float(const uint8_t* w, uint32_t type, int64_t rows, int64_t cols, const float* x, float* y,
+                              GemvOut out, cudaStream_t s, bool* taken) {
+  *taken = false;
+  constexpr uint32_t kF16Type = 1, kBF16Type = 30;  // ggml type ids
+  if (out == GemvOut::kGateUp || rows <= 0 || reinterpret_cast<uintptr_t>(w) % 16 != 0 ||
+      reinterpret_cast<uintptr_t>(x) % 16 != 0)
+    return cudaSuccess;
+  Segments seg{};
+  seg.w[0] = w;
+  seg.y[0] = y;
+  seg.rows[0] = rows;
+  seg.n = 1;
+  StreamArgs a{seg, nullptr, cols, ActQ8{}, x, 0, {}, 0, kMinStages};
+  a.groups = static_cast<unsigned>((rows + kWarpsPerCta - 1) / kWarpsPerCta);
+  a.group_end[0] = a.groups;
+  switch (type) {
+    case kF16Type: return launch_format<HalfStream<false>>(a, out, s, taken);
+    case kBF16Type: return launch_format<HalfStream<true>>(a, out, s, taken);
     default: return cudaSuccess;
   }
 }

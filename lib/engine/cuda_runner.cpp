@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda/attention/flash.cuh"
@@ -155,6 +158,34 @@ using arch::ModelGraph;
 using arch::Norm;
 
 constexpr int kStep = cuda::kGemvMaxTokens;  // tokens per decode-style pass (GEMV)
+
+// Timing ablation, a diagnostic for synthetic-model bench rows only: BW24_ABLATE=part,part,...
+// leaves those launches out of one-token passes, so the tg row's change is what they cost inside
+// the captured graph (ncu times kernels one at a time, without the PDL overlap of the graph).
+// The tokens are then garbage. Parts: norm (rmsnorm_q8 and the rest of the GEMV input
+// preparation), qkv, rope (q/k norm + RoPE + KV store), attn (flash decode), o, gateup, down,
+// lmhead, moe (a whole MoE block), deltanet (a whole delta-net mixer).
+enum AblatePart : unsigned {
+  kAblNorm = 1, kAblQkv = 2, kAblRope = 4, kAblAttn = 8, kAblO = 16, kAblGateUp = 32, kAblDown = 64, kAblLmHead = 128,
+  kAblMoe = 256, kAblDeltaNet = 512
+};
+unsigned ablated_parts() {
+  static const unsigned parts = [] {
+    const char* e = std::getenv("BW24_ABLATE");
+    if (!e) return 0u;
+    const std::string v = std::string(",") + e + ",";
+    unsigned m = 0;
+    const std::pair<const char*, unsigned> names[] = {{",norm,", kAblNorm}, {",qkv,", kAblQkv},     {",rope,", kAblRope},
+                                                      {",attn,", kAblAttn}, {",o,", kAblO},         {",gateup,", kAblGateUp},
+                                                      {",down,", kAblDown}, {",lmhead,", kAblLmHead},
+                                                      {",moe,", kAblMoe},   {",deltanet,", kAblDeltaNet}};
+    for (const auto& [name, bit] : names)
+      if (v.find(name) != std::string::npos) m |= bit;
+    return m;
+  }();
+  return parts;
+}
+bool ablate(unsigned part, int n) { return n == 1 && (ablated_parts() & part) != 0; }
 // Tokens per prefill pass (GEMM, tensor cores) on models whose layer weights the GEMM takes. 512:
 // the bf16 expansion of the weights (once per pass) costs about a third of a 512-token pass on
 // Qwen3-8B Q4_K_M; longer passes amortize it further but grow the activation buffers.
@@ -445,17 +476,18 @@ class CudaRunner final : public Runner {
     BW24_CUDA_OK(cudaMemcpyAsync(x_.p, emb_.p, size_t(n * E) * 4, cudaMemcpyHostToDevice, stream_), "upload");
     for (size_t il = 0; il < g_.layers.size(); ++il) {
       const arch::Layer& L = g_.layers[il];
-      if (L.recurrent)
-        BW24_RETURN_IF_ERROR(delta_net(L.delta_net, il, n));
-      else
+      if (L.recurrent) {
+        if (!ablate(kAblDeltaNet, n)) BW24_RETURN_IF_ERROR(delta_net(L.delta_net, il, n));
+      } else {
         BW24_RETURN_IF_ERROR(attention(L.attn, static_cast<int>(il), n, pos));
+      }
       BW24_RETURN_IF_ERROR(mlp(L.mlp, n));
     }
     const int64_t V = g_.n_vocab;
     for (int r = first; r < n; r += kStep) {
       const int rows = std::min(kStep, n - r);
       BW24_ASSIGN_OR_RETURN(const GemvIn in, prepare(&g_.output_norm, x_.p + r * E, rows, static_cast<int>(E)));
-      BW24_RETURN_IF_ERROR(matmul(g_.output, in, rows, logits_.p, cuda::GemvOut::kStore));
+      if (!ablate(kAblLmHead, rows)) BW24_RETURN_IF_ERROR(matmul(g_.output, in, rows, logits_.p, cuda::GemvOut::kStore));
       if (logits_host)
         BW24_CUDA_OK(cudaMemcpyAsync(logits_host + size_t(r - first) * V, logits_.p, size_t(rows) * V * 4,
                                      cudaMemcpyDeviceToHost, stream_),
@@ -531,7 +563,9 @@ class CudaRunner final : public Runner {
     const float* w = nm ? f32(nm->w) : nullptr;
     const bool one_plus = nm && nm->one_plus;
     cudaError_t e = cudaSuccess;
-    if (uses_q8_ && width % 32 == 0)
+    if (ablate(kAblNorm, rows))
+      ;
+    else if (uses_q8_ && width % 32 == 0)
       e = cuda::rmsnorm_q8(nm ? h_.p : nullptr, act_q_.p, act_ds_.p, src, w, rows, width, g_.norm_eps, one_plus, stream_);
     else if (nm)
       e = cuda::rmsnorm(h_.p, src, w, rows, width, g_.norm_eps, one_plus, stream_);
@@ -630,6 +664,7 @@ class CudaRunner final : public Runner {
   // Q, K and V. Prefill: one GEMM launch. Decode: the int8-path ones that share a type in one
   // launch (Q4_K_M keeps some attn_v in Q6_K: then Q and K together and V alone), the rest one by one.
   absl::Status qkv(const AttentionBlock& a, const GemvIn& in, int n) {
+    if (ablate(kAblQkv, n)) return absl::OkStatus();
     BW24_RETURN_IF_ERROR(qkv_products(a, in, n));
     if (!a.gated) return absl::OkStatus();
     return cuda_status(cuda::split_q_gate(q_.p, attn_gate_.p, qg_.p, n, a.n_head, a.head_dim, stream_), "q/gate split");
@@ -694,7 +729,7 @@ class CudaRunner final : public Runner {
     r.inv_freq = inv_freq_[layer]->p;
     r.neox = a.rope_style == arch::RopeStyle::kNeox;
     r.pos = pos;
-    BW24_CUDA_OK(cuda::qk_rope_store(r, n, stream_), "qk norm + rope + kv store");
+    if (!ablate(kAblRope, n)) BW24_CUDA_OK(cuda::qk_rope_store(r, n, stream_), "qk norm + rope + kv store");
     const void* kc = kc_[layer]->p;
     const void* vc = vc_[layer]->p;
     if (n > kStep && cuda::flash_prefill_supports(D)) {
@@ -704,7 +739,7 @@ class CudaRunner final : public Runner {
     } else {
       // Split-K flash decode (or version 1 for other head shapes); scratch for kStep rows, so
       // longer passes go through in groups.
-      for (int t = 0; t < n; t += kStep) {
+      for (int t = 0; t < n && !ablate(kAblAttn, n); t += kStep) {
         const size_t off = size_t(t) * a.n_head * D;
         const int rows = std::min(kStep, n - t);
         const cuda::DevicePos p{pos.dev, pos.base + t};
@@ -720,6 +755,7 @@ class CudaRunner final : public Runner {
     if (a.gated)
       BW24_CUDA_OK(cuda::sigmoid_mul(o_.p, attn_gate_.p, int64_t{n} * a.n_head * D, stream_), "attention output gate");
     BW24_ASSIGN_OR_RETURN(const GemvIn oin, prepare(nullptr, o_.p, n, a.n_head * D));
+    if (ablate(kAblO, n)) return absl::OkStatus();
     return output_projection(a.wo, oin, a.post_norm, n);
   }
 
@@ -945,7 +981,7 @@ class CudaRunner final : public Runner {
   }
 
   absl::Status mlp(const MlpBlock& m, int n) {
-    if (m.is_moe()) return moe(m, n);
+    if (m.is_moe()) return ablate(kAblMoe, n) ? absl::OkStatus() : moe(m, n);
     const int E = g_.n_embd;
     const int64_t F = m.gate.rows();
     const int act = m.act == arch::Activation::kSilu ? 0 : 1;
@@ -955,8 +991,9 @@ class CudaRunner final : public Runner {
       BW24_CUDA_OK(cuda::gated_act_bf16(act_bf_.p, gate_.p, up_.p, n * F, act, stream_), "activation");
       return output_projection(m.down, GemvIn{nullptr, {}, act_bf_.p}, m.post_norm, n);
     }
-    BW24_RETURN_IF_ERROR(gate_up(m.gate, m.up, in, n, gate_.p, up_.p, act));
+    if (!ablate(kAblGateUp, n)) BW24_RETURN_IF_ERROR(gate_up(m.gate, m.up, in, n, gate_.p, up_.p, act));
     BW24_ASSIGN_OR_RETURN(const GemvIn din, prepare(nullptr, gate_.p, n, static_cast<int>(F)));
+    if (ablate(kAblDown, n)) return absl::OkStatus();
     return output_projection(m.down, din, m.post_norm, n);
   }
 

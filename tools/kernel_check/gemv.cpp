@@ -107,6 +107,35 @@ void check_gemv_float(std::mt19937& rng, ThreadPool& pool, Result& r) {
       }
     }
   }
+  // One-token F16 / BF16 launches take the streamed kernel on sm_90 (the rows above): against
+  // version 2 at model shapes (several chunks per row, CTAs with more items than ring stages).
+  if (!cuda::gemv_q8_streamed()) return;
+  for (GgmlType t : {GgmlType::F16, GgmlType::BF16}) {
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{4096, 4096}, std::pair<int64_t, int64_t>{1000, 12288}}) {
+      std::vector<uint8_t> wq;
+      loaders::TensorInfo ti = random_weights(rng, t, rows, cols, wq);
+      std::vector<float> x(static_cast<size_t>(cols));
+      for (auto& v : x) v = nd(rng);
+      DeviceBuffer<uint8_t> dw(wq.size());
+      DeviceBuffer<float> dx(x.size()), dy(static_cast<size_t>(rows));
+      upload_weights(dw, ti);
+      upload(dx, x);
+      std::vector<float> out[2];
+      bool good = true;
+      for (int streamed = 0; streamed < 2; ++streamed) {
+        cuda::gemv_q8_set_streamed(streamed == 1);
+        good = good && ok(cuda::gemv(dw.p, ti.type, rows, cols, dx.p, 1, dy.p, cuda::GemvOut::kStore, nullptr), "gemv") &&
+               ok(cudaDeviceSynchronize(), "gemv sync");
+        out[streamed] = download(dy, size_t(rows));
+      }
+      cuda::gemv_q8_set_streamed(true);
+      int64_t differ = 0;
+      for (size_t i = 0; i < out[0].size(); ++i) differ += !(out[0][i] == out[1][i]);
+      const double e = nerr(out[1], out[0]);
+      report(r, good && e < 1e-6, true, fmt_name("gemv streamed", t, ""),
+             shape(rows, cols, 1) + ", outputs not bit-equal to version 2: " + std::to_string(differ), e);
+    }
+  }
 }
 
 // The int8 path: weights quantized, activations quantized by the CPU mirror of rmsnorm_q8's format,
