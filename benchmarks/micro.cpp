@@ -115,6 +115,7 @@ void BM_FlashDecode(benchmark::State& state) {
   const auto kv = static_cast<cuda::KvDtype>(state.range(1));
   const size_t cache = size_t(cuda::kv_cache_bytes(kv, n_ctx, Hkv * D));
   Buffer q(H * D * 4), kc(cache), vc(cache), o(H * D * 4), scratch(size_t(cuda::flash_decode_scratch(n_ctx, 1, H, D)) * 4);
+  cudaMemset(scratch.p, 0, size_t(cuda::flash_decode_scratch(n_ctx, 1, H, D)) * 4);  // the merge counters
   // Random bytes as f16 can be NaN/Inf; the time does not depend on it.
   timed(state, 2.0 * double(cache), [&] {
     cuda::flash_decode(static_cast<float*>(o.p), static_cast<const float*>(q.p), kc.p, vc.p, kv,
@@ -296,7 +297,7 @@ void register_all() {
   benchmark::RegisterBenchmark("rmsnorm_q8", BM_RmsnormQ8)->Arg(4096)->Arg(12288)->UseManualTime()->Unit(
       benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("flash_decode", BM_FlashDecode)
-      ->Args({128, 1})->Args({4096, 0})->Args({4096, 1})->Args({4096, 2})->Args({32768, 1})->Args({32768, 2})->UseManualTime()->Unit(
+      ->Args({64, 1})->Args({128, 1})->Args({4096, 0})->Args({4096, 1})->Args({4096, 2})->Args({32768, 1})->Args({32768, 2})->UseManualTime()->Unit(
           benchmark::kMicrosecond);
   auto* gemm = benchmark::RegisterBenchmark("gemm_bf16", BM_GemmBF16);
   for (int config = -1; config < cuda::gemm_bf16_config_count(); ++config)

@@ -8,7 +8,8 @@
 // flash_decode: split-K decode attention for up to 8 tokens. The keys up to n_ctx are cut into
 // splits of 128; a CTA per (KV head, split, token) computes the scores of all query heads of the
 // group from one read of its K/V rows (GQA: 4 query heads of Qwen3-8B share one read), its
-// softmax max and sum, and the unnormalized P V; a second kernel merges the splits. The grid
+// softmax max and sum, and the unnormalized P V; the last CTA of a (KV head, token) to finish
+// merges the splits (a counter in the scratch), a lone visible split writes O itself. The grid
 // covers n_ctx, not the current length: CTAs past the position exit at once, so a captured graph
 // replays at every position. At depth 4096 a Qwen3-8B layer reads 16.8 MB of f16 K/V over 8 x 32
 // CTAs (4.8 us at 3.5 TB/s).
@@ -37,8 +38,11 @@ cudaError_t flash_prefill(float* out, const float* q, const void* k_cache, const
 constexpr int kFlashDecodeSplit = 128;     // keys per split
 constexpr int kFlashDecodeMaxGroup = 8;    // query heads per KV head
 constexpr int kFlashDecodeMaxTokens = 8;
+constexpr int kFlashDecodeMaxKvHeads = 64;
 bool flash_decode_supports(int head_dim, int n_head, int n_head_kv);
-// Floats of scratch flash_decode needs: partial outputs and (max, sum) pairs of every split.
+// Floats of scratch flash_decode needs: the merge counters, partial outputs and (max, sum) pairs
+// of every split. Zero-fill it once before the first call (the counters); every call leaves the
+// counters at zero, so one scratch serves all layers and token counts up to n_tokens.
 int64_t flash_decode_scratch(int n_ctx, int n_tokens, int n_head, int head_dim);
 cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const void* v_cache, KvTypes kv,
                          float* scratch, int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos,

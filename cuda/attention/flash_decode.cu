@@ -6,13 +6,28 @@
 //     in flight, dot products against the group's G query rows (shared memory, broadcast reads),
 //     one shuffle to add the halves. One read of K serves the G heads of the group.
 //  2. per head: max, exp, sum over the split (a warp per head).
-//  3. P V: warps split the keys (16 each), lanes the row (D / 32 elements); each lane issues the
-//     loads of 8 keys before using any; G x D / 32 accumulators per lane, merged across the warps
-//     in warp order through shared memory. Unnormalized O and (max, sum) go to the scratch.
-// merge_kernel, a CTA per (query head, token): O = sum_s e^(m_s - M) O_s / sum_s e^(m_s - M) l_s.
+//  3. P V: warp w takes keys w, w + 8, w + 16, ... (interleaved, so that 16 keys are one round of
+//     loads of 2 keys per warp, not two rounds of 8 on warp 0), lanes the row (D / 32 elements);
+//     each lane issues the loads of 8 keys before using any; G x D / 32 accumulators per lane,
+//     summed across the warps in a fixed order through shared memory in two barriers.
+//  4. the merge, by the CTA that finishes last among the splits of (g, t): a counter per (g, t)
+//     in the scratch, taken after the CTA's partials are fenced; the last CTA reads all partials
+//     back from L2 and writes O = sum_s e^(m_s - M) O_s / sum_s e^(m_s - M) l_s for the group's
+//     G heads, then sets the counter back to zero. When a single split holds visible keys
+//     (positions below 128: every short chat) the CTA writes O_s / l_s at once.
 //
 // Version 1 (4 warps, a warp per key in both phases, two keys in flight) was latency bound: 68 us
 // for a Qwen3-8B layer at depth 4096 (16.8 MB, 246 GB/s) and 38 us at depth 128 (microbench).
+// Version 2 (keys of the P V phase in runs of 16 per warp, eight barrier rounds to sum the warps,
+// a second merge kernel) spent 7.7 us in the split kernel (8 CTAs, 20 cycles per issued
+// instruction, ncu) and 3.4 us in the merge per Qwen3-8B layer at short context (H200, 04deedd).
+// This version, in the captured decode graph (H200, Qwen3-8B Q4_K_M tg128): 382.0 / 382.5 ->
+// 400.7 / 401.3 tok/s at depth 0 against the same GEMVs with version 2 (577c70d's code); at depth
+// 4096 309.7 -> 318.8 against 04deedd (GEMV changes included). Alone (bw24-microbench
+// flash_decode, a call at a time) it is slower at long histories: 23.8 -> 26.5 us at depth 4096,
+// 165 -> 189 us at 32768, where one CTA per KV head merges 256 splits serially (8 in flight) while
+// version 2's merge kernel spread them over a CTA per query head. Branch wip/hybrid hands merges
+// of more than 32 splits back to such a kernel (not yet run on a GPU).
 #include <cuda_fp16.h>
 #include <math.h>
 
@@ -25,36 +40,80 @@ namespace bw24::cuda {
 namespace {
 
 constexpr int kThreads = 256, kWarps = kThreads / 32, kSplit = kFlashDecodeSplit, kMaxGroup = kFlashDecodeMaxGroup;
+constexpr int kSumSlots = kWarps / 2;  // the P V partials of warps 4..7 meet those of warps 0..3
 static_assert(kSplit * 2 == kThreads, "two threads per key in the score phase");
 static_assert(kMaxGroup <= kWarps, "a warp per head in the softmax phase");
+static_assert(kSumSlots == 4, "the final sum adds four slots in a fixed order");
+// The scratch starts with the merge counters, one per (token, KV head) at t * n_head_kv + g, at
+// the same place for every call (calls of other token counts lay out the partials differently).
+constexpr int kCounters = kFlashDecodeMaxTokens * kFlashDecodeMaxKvHeads;
+
+// The visible splits of a token at position p: [first / kSplit, p / kSplit].
+struct Visible {
+  int lo, end;  // splits [lo, end)
+};
+__device__ __forceinline__ Visible visible_splits(int64_t p, int window, int n_splits) {
+  const int64_t first = window > 0 ? max(int64_t{0}, p - window + 1) : 0;
+  return {static_cast<int>(first / kSplit), static_cast<int>(min(int64_t{n_splits}, p / kSplit + 1))};
+}
+
+// The eight warps' accumulators (G x D / 32 per lane, element lane * kPer + e of each head) summed
+// into red in a fixed order with two barriers: warps 4..7 store theirs, warps 0..3 add them to
+// their own and store; red_total then adds the four slots. Not float atomics: on sm_90 a
+// shared-memory float atomicAdd compiles to a CAS spin loop (ATOMS.CAST.SPIN in the SASS), and
+// eight warps spinning on the same G x D addresses were the kernel's fixed cost (14 us per layer at
+// depth ~0 for D = 128, 22 us for D = 256; ncu).
+template <int D>
+__device__ __forceinline__ void sum_warps(float (&red)[kSumSlots][kMaxGroup][D], const float (&acc)[kMaxGroup][D / 32],
+                                          int G, int warp, int lane) {
+  constexpr int kPer = D / 32;
+  if (warp >= kSumSlots)
+#pragma unroll
+    for (int i = 0; i < kMaxGroup; ++i)
+      if (i < G)
+#pragma unroll
+        for (int e = 0; e < kPer; ++e) red[warp - kSumSlots][i][lane * kPer + e] = acc[i][e];
+  __syncthreads();
+  if (warp < kSumSlots)
+#pragma unroll
+    for (int i = 0; i < kMaxGroup; ++i)
+      if (i < G)
+#pragma unroll
+        for (int e = 0; e < kPer; ++e) {
+          float& r = red[warp][i][lane * kPer + e];
+          r = acc[i][e] + r;
+        }
+  __syncthreads();
+}
+template <int D>
+__device__ __forceinline__ float red_total(const float (&red)[kSumSlots][kMaxGroup][D], int i) {
+  const int h = i / D, d = i % D;
+  return (red[0][h][d] + red[1][h][d]) + (red[2][h][d] + red[3][h][d]);
+}
 
 // Kv: const float*, const __half* or KvQ8 (kv_load.cuh): the cache as a pointer-like value.
 template <typename Kv, int D>
-__global__ void __launch_bounds__(kThreads) split_kernel(float* part_o, float2* part_ml, const float* q, Kv kc, Kv vc,
-                                                         int n_head, int n_head_kv, DevicePos pos, int window,
-                                                         float scale, int n_splits) {
+__global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part_o, float2* part_ml, unsigned* done,
+                                                         const float* q, Kv kc, Kv vc, int n_head, int n_head_kv,
+                                                         DevicePos pos, int window, float scale, int n_splits) {
   constexpr int kPer = D / 32, kHalf = D / 2, kKeysPerStep = 8;
   __shared__ alignas(16) float qs[kMaxGroup][D];
   __shared__ float sc[kMaxGroup][kSplit];
-  __shared__ float red[kMaxGroup][D];
+  __shared__ float red[kSumSlots][kMaxGroup][D];
   __shared__ float2 ml[kMaxGroup];
+  __shared__ bool last;
   pdl_begin();
   const int g = blockIdx.x, s = blockIdx.y, t = blockIdx.z, G = n_head / n_head_kv;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t p = pos.base + t + (pos.dev ? *pos.dev : 0);
   const int64_t first = window > 0 ? max(int64_t{0}, p - window + 1) : 0;
   const int64_t lo = max(first, int64_t{s} * kSplit), hi = min(p, int64_t{s + 1} * kSplit - 1);
-  const int64_t slot0 = (int64_t{t} * n_head + int64_t{g} * G) * n_splits + s;  // head i: slot0 + i * n_splits
-  if (lo > hi) {  // nothing of this split is visible (past the position, or before the window)
-    if (threadIdx.x < G) part_ml[slot0 + threadIdx.x * n_splits] = make_float2(-INFINITY, 0.0f);
-    return;
-  }
+  const int64_t slot0 = (int64_t{t} * n_head + int64_t{g} * G) * n_splits;  // head i, split s: slot0 + i * n_splits + s
+  if (lo > hi) return;  // nothing of this split is visible (past the position, or before the window)
+  const Visible vis = visible_splits(p, window, n_splits);
   const int64_t kvw = int64_t{n_head_kv} * D;
   const int n = static_cast<int>(hi - lo + 1);
-  for (int i = threadIdx.x; i < G * D; i += kThreads) {
-    qs[i / D][i % D] = q[(int64_t{t} * n_head + int64_t{g} * G) * D + i] * scale;
-    red[i / D][i % D] = 0.0f;
-  }
+  for (int i = threadIdx.x; i < G * D; i += kThreads) qs[i / D][i % D] = q[(int64_t{t} * n_head + int64_t{g} * G) * D + i] * scale;
   __syncthreads();
 
   // 1. Scores: thread 2j + h takes half h of key j.
@@ -103,93 +162,115 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* part_o, float2* 
   }
   __syncthreads();
 
-  // 3. Unnormalized P V: warp w takes keys [16 w, 16 w + 16), 8 in flight per lane.
+  // 3. Unnormalized P V: warp w takes keys w + 8 u, 8 of them in flight per lane.
   float acc[kMaxGroup][kPer] = {};
   const Kv vbase = vc + (lo * kvw + g * D + lane * kPer);
-  for (int j0 = warp * (kSplit / kWarps); j0 < min(n, (warp + 1) * (kSplit / kWarps)); j0 += kKeysPerStep) {
+  for (int j0 = warp; j0 < n; j0 += kWarps * kKeysPerStep) {
     float v[kKeysPerStep][kPer];
 #pragma unroll
     for (int u = 0; u < kKeysPerStep; ++u)
-      if (j0 + u < n) load_pairs<kPer>(vbase + (j0 + u) * kvw, v[u]);
+      if (j0 + kWarps * u < n) load_pairs<kPer>(vbase + (j0 + kWarps * u) * kvw, v[u]);
 #pragma unroll
     for (int u = 0; u < kKeysPerStep; ++u) {
-      if (j0 + u >= n) break;
+      if (j0 + kWarps * u >= n) break;
 #pragma unroll
       for (int i = 0; i < kMaxGroup; ++i)
         if (i < G) {
-          const float pij = sc[i][j0 + u];
+          const float pij = sc[i][j0 + kWarps * u];
 #pragma unroll
           for (int e = 0; e < kPer; ++e) acc[i][e] += pij * v[u][e];
         }
     }
   }
-  // The warps' partial sums into red in warp order, one barrier per warp. Not float atomics: on
-  // sm_90 a shared-memory float atomicAdd compiles to a CAS spin loop (ATOMS.CAST.SPIN in the
-  // SASS), and eight warps spinning on the same G x D addresses were the kernel's fixed cost
-  // (14 us per layer at depth ~0 for D = 128, 22 us for D = 256; ncu). The order is now fixed too.
-  for (int w = 0; w < kWarps; ++w) {
-    if (warp == w && w * (kSplit / kWarps) < n)  // warps past the split's keys hold zeros
-#pragma unroll
-      for (int i = 0; i < kMaxGroup; ++i)
-        if (i < G)
-#pragma unroll
-          for (int e = 0; e < kPer; ++e) red[i][lane * kPer + e] += acc[i][e];
-    __syncthreads();
+  sum_warps<D>(red, acc, G, warp, lane);
+  const int64_t out0 = (int64_t{t} * n_head + int64_t{g} * G) * D;
+  if (vis.end - vis.lo == 1) {  // the only split with visible keys: O at once
+    for (int i = threadIdx.x; i < G * D; i += kThreads) {
+      out[out0 + i] = red_total<D>(red, i) / ml[i / D].y;
+    }
+    return;
   }
   for (int i = threadIdx.x; i < G * D; i += kThreads)
-    part_o[(slot0 + int64_t{i / D} * n_splits) * D + i % D] = red[i / D][i % D];
-  if (threadIdx.x < G) part_ml[slot0 + threadIdx.x * n_splits] = ml[threadIdx.x];
-}
+    part_o[(slot0 + int64_t{i / D} * n_splits + s) * D + i % D] = red_total<D>(red, i);
+  if (threadIdx.x < G) part_ml[slot0 + threadIdx.x * n_splits + s] = ml[threadIdx.x];
 
-// Only the splits that hold visible keys, [first / kSplit, p / kSplit]: the grid covers n_ctx (the
-// captured graph serves every position), but at position p only those wrote partials; reading
-// all n_ctx / 128 of them cost a round trip each (37 at n_ctx 4616). Loads of four splits are
-// issued before any is used.
-__global__ void merge_kernel(float* out, const float* part_o, const float2* part_ml, int n_head, int D, int n_splits,
-                             DevicePos pos, int window) {
-  pdl_begin();
-  const int h = blockIdx.x, t = blockIdx.y;
-  const int64_t slot0 = (int64_t{t} * n_head + h) * n_splits;
-  const int64_t p = pos.base + t + (pos.dev ? *pos.dev : 0);
-  const int64_t first = window > 0 ? max(int64_t{0}, p - window + 1) : 0;
-  const int s_lo = static_cast<int>(first / kSplit), s_end = static_cast<int>(min(int64_t{n_splits}, p / kSplit + 1));
-  float M = -INFINITY;
-  for (int s = s_lo; s < s_end; ++s) {
-    const float2 v = part_ml[slot0 + s];
-    if (v.y > 0) M = fmaxf(M, v.x);
+  // 4. The last CTA of (g, t) to finish merges. The fence orders this CTA's partials before its
+  // count (every thread fences its own stores; the barrier makes them precede thread 0's atomic).
+  __threadfence();
+  __syncthreads();
+  unsigned* count = done + int64_t{t} * n_head_kv + g;
+  if (threadIdx.x == 0) {
+    last = atomicAdd(count, 1u) == static_cast<unsigned>(vis.end - vis.lo - 1);
+    __threadfence();
   }
-  for (int d = threadIdx.x; d < D; d += blockDim.x) {
-    float L = 0, o = 0;
-#pragma unroll 4
-    for (int s = s_lo; s < s_end; ++s) {
-      const float2 v = part_ml[slot0 + s];
-      const float po = part_o[(slot0 + s) * D + d];
-      const float w = v.y > 0 ? expf(v.x - M) : 0.0f;  // an empty split (none in range) adds nothing
-      L += w * v.y;
-      o += v.y > 0 ? w * po : 0.0f;
+  __syncthreads();
+  if (!last) return;
+  if (threadIdx.x == 0) *count = 0;  // for the next call (the kernel's end orders it)
+  // Per head: M = max_s m_s and L = sum_s e^(m_s - M) l_s, a warp per head, lanes over the splits
+  // (partials are L2 reads: other CTAs wrote them; an empty split, l = 0, adds nothing).
+  if (warp < G) {
+    const float2* hml = part_ml + slot0 + int64_t{warp} * n_splits;
+    float m = -INFINITY, l = 0;
+    for (int j = vis.lo + lane; j < vis.end; j += 32) {
+      const float2 v = __ldcg(&hml[j]);
+      if (v.y > 0) m = fmaxf(m, v.x);
     }
-    out[(int64_t{t} * n_head + h) * D + d] = o / L;
+    m = warp_max(m);
+    for (int j = vis.lo + lane; j < vis.end; j += 32) {
+      const float2 v = __ldcg(&hml[j]);
+      if (v.y > 0) l += expf(v.x - m) * v.y;
+    }
+    l = warp_sum(l);
+    if (lane == 0) ml[warp] = make_float2(m, l);
   }
+  __syncthreads();
+  // sum_s e^(m_s - M) O_s in the P V phase's layout: warp w takes splits lo + w + 8 k, lanes the
+  // row (G x D / 64 loads of 8 bytes in flight per lane), then the same two-barrier sum.
+#pragma unroll
+  for (int i = 0; i < kMaxGroup; ++i)
+#pragma unroll
+    for (int e = 0; e < kPer; ++e) acc[i][e] = 0.0f;
+#pragma unroll 1
+  for (int j = vis.lo + warp; j < vis.end; j += kWarps)
+#pragma unroll
+    for (int i = 0; i < kMaxGroup; ++i)
+      if (i < G) {
+        const int64_t slot = slot0 + int64_t{i} * n_splits + j;
+        const float2 v = __ldcg(&part_ml[slot]);
+        float po[kPer];
+#pragma unroll
+        for (int e = 0; e < kPer; e += 2) {
+          const float2 x = __ldcg(reinterpret_cast<const float2*>(part_o + slot * D + lane * kPer + e));
+          po[e] = x.x;
+          po[e + 1] = x.y;
+        }
+        const float w = v.y > 0 ? expf(v.x - ml[i].x) : 0.0f;
+#pragma unroll
+        for (int e = 0; e < kPer; ++e) acc[i][e] += v.y > 0 ? w * po[e] : 0.0f;
+      }
+  sum_warps<D>(red, acc, G, warp, lane);
+  for (int i = threadIdx.x; i < G * D; i += kThreads) out[out0 + i] = red_total<D>(red, i) / ml[i / D].y;
 }
 
 int splits_for(int n_ctx) { return (n_ctx + kSplit - 1) / kSplit; }
 
 template <typename Kv, int D>
-cudaError_t launch_split(dim3 grid, float* part_o, float2* part_ml, const float* q, Kv kc, Kv vc, int n_head,
-                         int n_head_kv, DevicePos pos, int window, float scale, int n_splits, cudaStream_t stream) {
-  return launch_pdl(split_kernel<Kv, D>, grid, dim3(kThreads), 0, stream, part_o, part_ml, q, kc, vc, n_head,
+cudaError_t launch_split(dim3 grid, float* out, float* part_o, float2* part_ml, unsigned* done, const float* q, Kv kc,
+                         Kv vc, int n_head, int n_head_kv, DevicePos pos, int window, float scale, int n_splits,
+                         cudaStream_t stream) {
+  return launch_pdl(split_kernel<Kv, D>, grid, dim3(kThreads), 0, stream, out, part_o, part_ml, done, q, kc, vc, n_head,
                     n_head_kv, pos, window, scale, n_splits);
 }
 
 }  // namespace
 
 bool flash_decode_supports(int head_dim, int n_head, int n_head_kv) {
-  return (head_dim == 64 || head_dim == 128 || head_dim == 256) && n_head_kv > 0 && n_head % n_head_kv == 0 &&
-         n_head / n_head_kv <= kMaxGroup;
+  return (head_dim == 64 || head_dim == 128 || head_dim == 256) && n_head_kv > 0 &&
+         n_head_kv <= kFlashDecodeMaxKvHeads && n_head % n_head_kv == 0 && n_head / n_head_kv <= kMaxGroup;
 }
 
 int64_t flash_decode_scratch(int n_ctx, int n_tokens, int n_head, int head_dim) {
-  return int64_t{n_tokens} * n_head * splits_for(n_ctx) * (head_dim + 2);
+  return kCounters + int64_t{n_tokens} * n_head * splits_for(n_ctx) * (head_dim + 2);
 }
 
 cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const void* v_cache, KvTypes kv,
@@ -200,11 +281,12 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
     return cudaErrorInvalidValue;
   const int64_t kvw = int64_t{n_head_kv} * head_dim;
   const int n_splits = splits_for(n_ctx);
-  float* part_o = scratch;
-  float2* part_ml = reinterpret_cast<float2*>(scratch + int64_t{n_tokens} * n_head * n_splits * head_dim);
+  auto* done = reinterpret_cast<unsigned*>(scratch);
+  float* part_o = scratch + kCounters;
+  float2* part_ml = reinterpret_cast<float2*>(part_o + int64_t{n_tokens} * n_head * n_splits * head_dim);
   const dim3 grid(static_cast<unsigned>(n_head_kv), static_cast<unsigned>(n_splits), static_cast<unsigned>(n_tokens));
   auto go = [&](auto launcher, auto kc, auto vc) {
-    return launcher(grid, part_o, part_ml, q, kc, vc, n_head, n_head_kv, pos, window, scale, n_splits, stream);
+    return launcher(grid, out, part_o, part_ml, done, q, kc, vc, n_head, n_head_kv, pos, window, scale, n_splits, stream);
   };
   const auto* kf = static_cast<const float*>(k_cache);
   const auto* vf = static_cast<const float*>(v_cache);
@@ -244,10 +326,7 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
     case 256 * kTypes + kTypes - 1: e = go(launch_split<KvAny, 256>, ka, va); break;
     default: return cudaErrorInvalidValue;
   }
-  if (e != cudaSuccess) return e;
-  return launch_pdl(merge_kernel, dim3(static_cast<unsigned>(n_head), static_cast<unsigned>(n_tokens)),
-                    dim3(static_cast<unsigned>(head_dim)), 0, stream, out, part_o, part_ml, n_head, head_dim, n_splits,
-                    pos, window);
+  return e;
 }
 
 }  // namespace bw24::cuda
