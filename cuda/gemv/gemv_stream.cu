@@ -1,4 +1,4 @@
-// The streamed one-token GEMV (sm_90): persistent CTAs, two per SM, each walking an even share of
+// The streamed one-token GEMV (sm_90): persistent CTAs, up to three per SM, each walking an even share of
 // the row groups (8 rows, a consumer warp each) in K chunks. Stage = the group's 8 row pieces of a
 // chunk (per matrix: two for gate + up), every plane of a piece one bulk copy, into a ring of
 // stages (as many as fit, see kMinStages) completed on mbarriers (cuda/common/bulk.cuh). A ninth
@@ -55,15 +55,19 @@
 namespace bw24::cuda::gemv_detail {
 namespace {
 
-// Two CTAs per SM (16 consumer warps): with one, the warps could not hide their own load-to-use
-// chains (H200, Qwen3-8B Q4_K_M tg128: 237.9 tok/s with one, 325.8 with two, f55bde0).
-// WIP (branch wip/c3, not run on a GPU): three, now that the producer warp cut the registers
-// (72 at most under these launch bounds, no spills).
+// Three CTAs per SM where their shared memory fits (launch() sizes the grid by the fit): with one,
+// the warps could not hide their own load-to-use chains (H200, Qwen3-8B Q4_K_M tg128: 237.9 tok/s
+// with one, 325.8 with two, f55bde0); three became possible once the producer warp cut the
+// registers (72 at most under these launch bounds, no spills): 352.5 / 354.7 -> 381.6, Q6_K 271.6
+// -> 274.0 (06b48e5 beside 04deedd). A Q4_K CTA (3 stages of 18.4 KB, gate-up or not, plus the
+// staged activations: 61-71 KB for K = 4096-12288) fits three times; Q6_K's (3 x 26.9 KB) twice,
+// hence its small gain.
 constexpr int kCtasPerSm = 3;
-// Ring stages: as many as fit beside the activations in a third of an SM's shared memory (227 KB
-// for CTAs, 1 KB of it per CTA the driver's): two CTAs of this kernel and one CTA of the next,
-// which under PDL issues its own first stages while these drain. That is 3 stages for the
-// Qwen3 shapes. Measured (H200, Qwen3-8B Q4_K_M tg128, 4d117d8): 3 stages 326.6, 5 stages (two
+// Ring stages: as many as fit beside the activations in a quarter of an SM's shared memory (227 KB
+// for CTAs, 1 KB of it per CTA the driver's): three CTAs of this kernel and one CTA of the next,
+// which under PDL issues its own first stages while these drain; at least kMinStages. That is 3
+// stages for the Qwen3 shapes. Measured with two CTAs per SM (H200, Qwen3-8B Q4_K_M tg128,
+// 4d117d8): 3 stages 326.6, 5 stages (two
 // CTAs fit, the successor does not) 285.7, 8 stages (one CTA per SM) 236.7: the overlap of a
 // GEMV's first copies with its predecessor is worth more than deeper rings. The copy engine is
 // not the limit: cp.async.bulk alone streams 4.4-4.5 TB/s in this configuration, copies of 1.1 KB
