@@ -10,7 +10,9 @@ namespace bw24::cuda {
 namespace {
 
 // ggml type ids (formats.md §2.1) of the formats this file handles.
-enum : uint32_t { kF32 = 0, kF16 = 1, kBF16 = 30 };
+using gemv_detail::kBF16;
+using gemv_detail::kF16;
+using gemv_detail::kF32;
 
 // Each Format::dot adds W_block . x_block for every token into acc; x points at the block's first
 // column of token 0, and token t's copy is x + t * cols.

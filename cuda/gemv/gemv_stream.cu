@@ -87,8 +87,9 @@ struct StagedAct {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Formats. Each gives: kF32Act (activations as f32, StagedAct::f); kBlockElems; kChunk (blocks per row piece for one matrix); kLanes (lanes
-// per block: a warp step covers 32 / kLanes blocks); kPlanes and plane_bytes(p) (bytes per block
+// Formats. Each gives: kF32Act (activations as f32, StagedAct::f); kBlockElems; kChunk (blocks per
+// row piece for one matrix); kLanes (lanes per block: a warp step covers 32 / kLanes blocks);
+// kPlanes and plane_bytes(p) (bytes per block
 // of each plane, in plane order; a piece holds plane p at kChunk x the bytes of the planes before
 // it); kPlaneAlign (blocks per row must be a multiple of it for the small planes' copies to stay
 // 16-byte multiples); Act + load_act (the lane's activations of block b, from shared memory staged
@@ -474,7 +475,6 @@ cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, i
 cudaError_t gemv_stream_float(const uint8_t* w, uint32_t type, int64_t rows, int64_t cols, const float* x, float* y,
                               GemvOut out, cudaStream_t s, bool* taken) {
   *taken = false;
-  constexpr uint32_t kF16Type = 1, kBF16Type = 30;  // ggml type ids
   if (out == GemvOut::kGateUp || rows <= 0 || reinterpret_cast<uintptr_t>(w) % 16 != 0 ||
       reinterpret_cast<uintptr_t>(x) % 16 != 0)
     return cudaSuccess;
@@ -487,8 +487,8 @@ cudaError_t gemv_stream_float(const uint8_t* w, uint32_t type, int64_t rows, int
   a.groups = static_cast<unsigned>((rows + kWarpsPerCta - 1) / kWarpsPerCta);
   a.group_end[0] = a.groups;
   switch (type) {
-    case kF16Type: return launch_format<HalfStream<false>>(a, out, s, taken);
-    case kBF16Type: return launch_format<HalfStream<true>>(a, out, s, taken);
+    case kF16: return launch_format<HalfStream<false>>(a, out, s, taken);
+    case kBF16: return launch_format<HalfStream<true>>(a, out, s, taken);
     default: return cudaSuccess;
   }
 }
