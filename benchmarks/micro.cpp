@@ -115,7 +115,7 @@ void BM_FlashDecode(benchmark::State& state) {
   const auto kv = static_cast<cuda::KvDtype>(state.range(1));
   const size_t cache = size_t(cuda::kv_cache_bytes(kv, n_ctx, Hkv * D));
   Buffer q(H * D * 4), kc(cache), vc(cache), o(H * D * 4), scratch(size_t(cuda::flash_decode_scratch(n_ctx, 1, H, D)) * 4);
-  cudaMemset(scratch.p, 0, size_t(cuda::flash_decode_scratch(n_ctx, 1, H, D)) * 4);  // the merge counters
+  cuda::flash_decode_init_scratch(static_cast<float*>(scratch.p));
   // Random bytes as f16 can be NaN/Inf; the time does not depend on it.
   timed(state, 2.0 * double(cache), [&] {
     cuda::flash_decode(static_cast<float*>(o.p), static_cast<const float*>(q.p), kc.p, vc.p, kv,

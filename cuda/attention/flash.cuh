@@ -41,9 +41,10 @@ constexpr int kFlashDecodeMaxTokens = 8;
 constexpr int kFlashDecodeMaxKvHeads = 64;
 bool flash_decode_supports(int head_dim, int n_head, int n_head_kv);
 // Floats of scratch flash_decode needs: the merge counters, partial outputs and (max, sum) pairs
-// of every split. Zero-fill it once before the first call (the counters); every call leaves the
-// counters at zero, so one scratch serves all layers and token counts up to n_tokens.
+// of every split. flash_decode_init_scratch zeroes the counters once, before the first call; every
+// call leaves them at zero, so one scratch serves all layers and token counts up to n_tokens.
 int64_t flash_decode_scratch(int n_ctx, int n_tokens, int n_head, int head_dim);
+cudaError_t flash_decode_init_scratch(float* scratch);
 cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const void* v_cache, KvTypes kv,
                          float* scratch, int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos,
                          int window, float scale, int n_ctx, cudaStream_t stream);

@@ -48,13 +48,16 @@ static_assert(kSumSlots == 4, "the final sum adds four slots in a fixed order");
 // the same place for every call (calls of other token counts lay out the partials differently).
 constexpr int kCounters = kFlashDecodeMaxTokens * kFlashDecodeMaxKvHeads;
 
-// The visible splits of a token at position p: [first / kSplit, p / kSplit].
+// The first cache position a token at position p sees, and its visible splits: [first / kSplit,
+// p / kSplit].
+__device__ __forceinline__ int64_t first_visible(int64_t p, int window) {
+  return window > 0 ? max(int64_t{0}, p - window + 1) : 0;
+}
 struct Visible {
   int lo, end;  // splits [lo, end)
 };
 __device__ __forceinline__ Visible visible_splits(int64_t p, int window, int n_splits) {
-  const int64_t first = window > 0 ? max(int64_t{0}, p - window + 1) : 0;
-  return {static_cast<int>(first / kSplit), static_cast<int>(min(int64_t{n_splits}, p / kSplit + 1))};
+  return {static_cast<int>(first_visible(p, window) / kSplit), static_cast<int>(min(int64_t{n_splits}, p / kSplit + 1))};
 }
 
 // The eight warps' accumulators (G x D / 32 per lane, element lane * kPer + e of each head) summed
@@ -106,8 +109,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
   const int g = blockIdx.x, s = blockIdx.y, t = blockIdx.z, G = n_head / n_head_kv;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t p = pos.base + t + (pos.dev ? *pos.dev : 0);
-  const int64_t first = window > 0 ? max(int64_t{0}, p - window + 1) : 0;
-  const int64_t lo = max(first, int64_t{s} * kSplit), hi = min(p, int64_t{s + 1} * kSplit - 1);
+  const int64_t lo = max(first_visible(p, window), int64_t{s} * kSplit), hi = min(p, int64_t{s + 1} * kSplit - 1);
   const int64_t slot0 = (int64_t{t} * n_head + int64_t{g} * G) * n_splits;  // head i, split s: slot0 + i * n_splits + s
   if (lo > hi) return;  // nothing of this split is visible (past the position, or before the window)
   const Visible vis = visible_splits(p, window, n_splits);
@@ -272,6 +274,8 @@ bool flash_decode_supports(int head_dim, int n_head, int n_head_kv) {
 int64_t flash_decode_scratch(int n_ctx, int n_tokens, int n_head, int head_dim) {
   return kCounters + int64_t{n_tokens} * n_head * splits_for(n_ctx) * (head_dim + 2);
 }
+
+cudaError_t flash_decode_init_scratch(float* scratch) { return cudaMemset(scratch, 0, kCounters * sizeof(unsigned)); }
 
 cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const void* v_cache, KvTypes kv,
                          float* scratch, int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos,

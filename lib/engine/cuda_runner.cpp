@@ -364,9 +364,7 @@ class CudaRunner final : public Runner {
     }
     BW24_RETURN_IF_ERROR(
         flash_scratch_.alloc(size_t(cuda::flash_decode_scratch(opt_.n_ctx, kStep, max_heads, max_dim)), "attention scratch"));
-    BW24_CUDA_OK(cudaMemset(flash_scratch_.p, 0, size_t(cuda::flash_decode_scratch(opt_.n_ctx, kStep, max_heads, max_dim)) *
-                                                     sizeof(float)),
-                 "attention scratch");  // flash_decode's merge counters start at zero
+    BW24_CUDA_OK(cuda::flash_decode_init_scratch(flash_scratch_.p), "attention scratch");
     // The version-1 kernel's score rows, only for head shapes the flash kernels do not take.
     if (!all_flash) BW24_RETURN_IF_ERROR(scores_.alloc(size_t(kStep) * max_heads * opt_.n_ctx, "attention scratch"));
     for (kv::KvType t : {opt_.k_type, opt_.v_type})

@@ -246,7 +246,7 @@ void check_attention(std::mt19937& rng, Result& r) {
       upload(dq, d.q);
       upload(dk, d.kb);
       upload(dv, d.vb);
-      cudaMemset(dflash.p, 0, size_t(cuda::flash_decode_scratch(n_ctx, c.nt, c.n_head, c.D)) * sizeof(float));  // flash_decode's merge counters; each call leaves them at zero
+      cuda::flash_decode_init_scratch(dflash.p);  // once per case: each call leaves the counters at zero
       for (bool flash : {false, true}) {
         if (flash && !cuda::flash_decode_supports(c.D, c.n_head, c.n_head_kv)) continue;
         cudaMemset(dout.p, 0xff, d.q.size() * 4);
