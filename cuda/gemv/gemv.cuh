@@ -55,10 +55,11 @@ cudaError_t gemv_q8(const void* w, const void* w2, uint32_t ggml_type, int64_t r
                     int n_tokens, float* y, GemvOut out, int act, cudaStream_t stream,
                     const GemvRoute* route = nullptr);
 
-// One-token Q4_K / Q5_K launches and one-matrix Q6_K launches on sm_90 take the streamed kernel
-// (persistent CTAs with a bulk-copy ring, gemv_stream.cu; results equal the warp-per-row kernel's
-// up to float summation order). On by default; BW24_GEMV_STREAM=0 in the environment or gemv_q8_set_streamed(false)
-// (kernel check, A/B benchmarks) keeps the warp-per-row kernel.
+// One-token Q4_K / Q5_K launches, one-matrix Q6_K launches and (through gemv) one-token F16 / BF16
+// store / add launches on sm_90 take the streamed kernel (persistent CTAs with a bulk-copy ring,
+// gemv_stream.cu; results equal the warp-per-row kernels' up to float summation order). On by
+// default; BW24_GEMV_STREAM=0 in the environment or gemv_q8_set_streamed(false) (kernel check,
+// A/B benchmarks) keeps the warp-per-row kernels.
 bool gemv_q8_streamed();
 void gemv_q8_set_streamed(bool on);
 

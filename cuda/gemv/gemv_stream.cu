@@ -377,6 +377,7 @@ __global__ void __launch_bounds__(kStreamThreads, kCtasPerSm) gemv_stream_kernel
   }
   constexpr int kBlocksPerStep = 32 / F::kLanes;
   const int slot_b = lane / F::kLanes, sub = lane % F::kLanes;
+  const StagedAct x{reinterpret_cast<const int8_t*>(act), act_ds, a.xf};
   float acc[kMats] = {};
   for (int i = 0; i < items; ++i) {
     const Item it = item(i);
@@ -384,7 +385,6 @@ __global__ void __launch_bounds__(kStreamThreads, kCtasPerSm) gemv_stream_kernel
     mbar_wait(&full[slot], static_cast<uint32_t>(i / a.stages) & 1u);
     if (warp < it.nr) {
       const uint8_t* stage = ring + slot * kStage + warp * kPiece;
-      const StagedAct x{reinterpret_cast<const int8_t*>(act), act_ds, a.xf};
 #pragma unroll
       for (int u = 0; u < (kChunk + kBlocksPerStep - 1) / kBlocksPerStep; ++u) {
         const int bb = slot_b + kBlocksPerStep * u;
@@ -448,20 +448,26 @@ cudaError_t launch_format(StreamArgs a, GemvOut out, cudaStream_t s, bool* taken
   return cudaErrorInvalidValue;
 }
 
+// A launch's arguments with its segments' row groups counted (8 rows each).
+StreamArgs stream_args(const Segments& seg, const uint8_t* w2, int64_t cols, ActQ8 x, const float* xf, int act) {
+  StreamArgs a{seg, w2, cols, x, xf, act, {}, 0, kMinStages};
+  for (int i = 0; i < seg.n; ++i) {
+    a.groups += static_cast<unsigned>((seg.rows[i] + kWarpsPerCta - 1) / kWarpsPerCta);
+    a.group_end[i] = a.groups;
+  }
+  return a;
+}
+
 }  // namespace
 
 // The dispatch table of the streamed family: one entry per format.
 cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, int64_t cols, ActQ8 x, GemvOut out,
                         int act, cudaStream_t s, bool* taken) {
   *taken = false;
-  StreamArgs a{seg, w2, cols, x, nullptr, act, {}, 0, kMinStages};
   bool aligned = out != GemvOut::kGateUp || reinterpret_cast<uintptr_t>(w2) % 16 == 0;
-  for (int i = 0; i < seg.n; ++i) {
-    a.groups += static_cast<unsigned>((seg.rows[i] + kWarpsPerCta - 1) / kWarpsPerCta);
-    a.group_end[i] = a.groups;
-    aligned = aligned && reinterpret_cast<uintptr_t>(seg.w[i]) % 16 == 0;
-  }
+  for (int i = 0; i < seg.n; ++i) aligned = aligned && reinterpret_cast<uintptr_t>(seg.w[i]) % 16 == 0;
   if (!aligned || cols % 32 != 0) return cudaSuccess;
+  const StreamArgs a = stream_args(seg, w2, cols, x, nullptr, act);
   switch (type) {
     case kQ4_K: return launch_format<KQuantStream<false>>(a, out, s, taken);
     case kQ5_K: return launch_format<KQuantStream<true>>(a, out, s, taken);
@@ -483,9 +489,7 @@ cudaError_t gemv_stream_float(const uint8_t* w, uint32_t type, int64_t rows, int
   seg.y[0] = y;
   seg.rows[0] = rows;
   seg.n = 1;
-  StreamArgs a{seg, nullptr, cols, ActQ8{}, x, 0, {}, 0, kMinStages};
-  a.groups = static_cast<unsigned>((rows + kWarpsPerCta - 1) / kWarpsPerCta);
-  a.group_end[0] = a.groups;
+  const StreamArgs a = stream_args(seg, nullptr, cols, ActQ8{}, x, 0);
   switch (type) {
     case kF16: return launch_format<HalfStream<false>>(a, out, s, taken);
     case kBF16: return launch_format<HalfStream<true>>(a, out, s, taken);

@@ -564,12 +564,12 @@ class CudaRunner final : public Runner {
     const float* w = nm ? f32(nm->w) : nullptr;
     const bool one_plus = nm && nm->one_plus;
     cudaError_t e = cudaSuccess;
-    if (ablate(kAblNorm, rows))
-      ;
-    else if (uses_q8_ && width % 32 == 0)
-      e = cuda::rmsnorm_q8(nm ? h_.p : nullptr, act_q_.p, act_ds_.p, src, w, rows, width, g_.norm_eps, one_plus, stream_);
-    else if (nm)
-      e = cuda::rmsnorm(h_.p, src, w, rows, width, g_.norm_eps, one_plus, stream_);
+    if (!ablate(kAblNorm, rows)) {
+      if (uses_q8_ && width % 32 == 0)
+        e = cuda::rmsnorm_q8(nm ? h_.p : nullptr, act_q_.p, act_ds_.p, src, w, rows, width, g_.norm_eps, one_plus, stream_);
+      else if (nm)
+        e = cuda::rmsnorm(h_.p, src, w, rows, width, g_.norm_eps, one_plus, stream_);
+    }
     BW24_CUDA_OK(e, "GEMV input (rmsnorm / int8 quantize)");
     return GemvIn{nm ? h_.p : src, {act_q_.p, act_ds_.p}, nullptr};
   }
