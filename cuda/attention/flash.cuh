@@ -9,10 +9,10 @@
 // splits of 128; a CTA per (KV head, split, token) computes the scores of all query heads of the
 // group from one read of its K/V rows (GQA: 4 query heads of Qwen3-8B share one read), its
 // softmax max and sum, and the unnormalized P V; the last CTA of a (KV head, token) to finish
-// merges the splits (a counter in the scratch), a lone visible split writes O itself. The grid
-// covers n_ctx, not the current length: CTAs past the position exit at once, so a captured graph
-// replays at every position. At depth 4096 a Qwen3-8B layer reads 16.8 MB of f16 K/V over 8 x 32
-// CTAs (4.8 us at 3.5 TB/s).
+// merges the splits (a counter in the scratch; past 1024 positions a merge kernel does), a lone
+// visible split writes O itself. The grid covers n_ctx, not the current length: CTAs past the
+// position exit at once, so a captured graph replays at every position. At depth 4096 a Qwen3-8B
+// layer reads 16.8 MB of f16 K/V over 8 x 32 CTAs (4.8 us at 3.5 TB/s).
 //
 // Same contract as cuda::attention (cuda/ops/ops.cuh): q [n_tokens][n_head][D], out likewise,
 // caches [n_ctx][n_head_kv * D], token t at position pos(t) = pos(0) + t sees cache positions

@@ -10,11 +10,12 @@
 //     loads of 2 keys per warp, not two rounds of 8 on warp 0), lanes the row (D / 32 elements);
 //     each lane issues the loads of 8 keys before using any; G x D / 32 accumulators per lane,
 //     summed across the warps in a fixed order through shared memory in two barriers.
-//  4. the merge, by the CTA that finishes last among the splits of (g, t): a counter per (g, t)
-//     in the scratch, taken after the CTA's partials are fenced; the last CTA reads all partials
-//     back from L2 and writes O = sum_s e^(m_s - M) O_s / sum_s e^(m_s - M) l_s for the group's
-//     G heads, then sets the counter back to zero. When a single split holds visible keys
-//     (positions below 128: every short chat) the CTA writes O_s / l_s at once.
+//  4. the merge, for up to kInlineMergeSplits visible splits by the CTA that finishes last among
+//     the splits of (g, t): a counter per (g, t) in the scratch, taken after the CTA's partials
+//     are fenced; the last CTA reads all partials back from L2 and writes O = sum_s e^(m_s - M)
+//     O_s / sum_s e^(m_s - M) l_s for the group's G heads, then sets the counter back to zero.
+//     When a single split holds visible keys (positions below 128: every short chat) the CTA
+//     writes O_s / l_s at once. Longer histories: merge_kernel, a CTA per (query head, token).
 //
 // Version 1 (4 warps, a warp per key in both phases, two keys in flight) was latency bound: 68 us
 // for a Qwen3-8B layer at depth 4096 (16.8 MB, 246 GB/s) and 38 us at depth 128 (microbench).
@@ -47,6 +48,14 @@ static_assert(kSumSlots == 4, "the final sum adds four slots in a fixed order");
 // The scratch starts with the merge counters, one per (token, KV head) at t * n_head_kv + g, at
 // the same place for every call (calls of other token counts lay out the partials differently).
 constexpr int kCounters = kFlashDecodeMaxTokens * kFlashDecodeMaxKvHeads;
+// Up to this many visible splits (1024 positions) the last CTA merges; its merge is serial in the
+// splits (8 in flight per CTA), so past that a merge kernel with a CTA per query head does it.
+// H200, Qwen3-8B Q4_K_M tg128 with the last CTA merging up to 32 / 8 / 1 splits: depth 1024 339.3
+// / 353.1 / 353.3 tok/s, depth 4096 330.2 / 329.2 / 329.3, depth 0 400.2 / 400.7 / 394.9 (the
+// merge kernel's launch); microbench at depth 32768: 189 us with no merge kernel, 165 with it.
+// The merge kernel is launched only when n_ctx has more splits than this, and returns at once
+// while a token's visible splits are this few.
+constexpr int kInlineMergeSplits = 8;
 
 // The first cache position a token at position p sees, and its visible splits: [first / kSplit,
 // p / kSplit].
@@ -195,6 +204,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
   for (int i = threadIdx.x; i < G * D; i += kThreads)
     part_o[(slot0 + int64_t{i / D} * n_splits + s) * D + i % D] = red_total<D>(red, i);
   if (threadIdx.x < G) part_ml[slot0 + threadIdx.x * n_splits + s] = ml[threadIdx.x];
+  if (vis.end - vis.lo > kInlineMergeSplits) return;  // merge_kernel's
 
   // 4. The last CTA of (g, t) to finish merges. The fence orders this CTA's partials before its
   // count (every thread fences its own stores; the barrier makes them precede thread 0's atomic).
@@ -252,6 +262,36 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
       }
   sum_warps<D>(red, acc, G, warp, lane);
   for (int i = threadIdx.x; i < G * D; i += kThreads) out[out0 + i] = red_total<D>(red, i) / ml[i / D].y;
+}
+
+// The merge of tokens with more than kInlineMergeSplits visible splits, a CTA per (query head,
+// token): O = sum_s e^(m_s - M) O_s / sum_s e^(m_s - M) l_s over the visible splits only (the
+// grid covers n_ctx; reading all n_ctx / 128 splits cost a round trip each). Loads of four splits
+// are issued before any is used.
+__global__ void merge_kernel(float* out, const float* part_o, const float2* part_ml, int n_head, int D, int n_splits,
+                             DevicePos pos, int window) {
+  pdl_begin();
+  const int h = blockIdx.x, t = blockIdx.y;
+  const int64_t slot0 = (int64_t{t} * n_head + h) * n_splits;
+  const Visible vis = visible_splits(pos.base + t + (pos.dev ? *pos.dev : 0), window, n_splits);
+  if (vis.end - vis.lo <= kInlineMergeSplits) return;  // split_kernel merged (or wrote O)
+  float M = -INFINITY;
+  for (int s = vis.lo; s < vis.end; ++s) {
+    const float2 v = part_ml[slot0 + s];
+    if (v.y > 0) M = fmaxf(M, v.x);
+  }
+  for (int d = threadIdx.x; d < D; d += blockDim.x) {
+    float L = 0, o = 0;
+#pragma unroll 4
+    for (int s = vis.lo; s < vis.end; ++s) {
+      const float2 v = part_ml[slot0 + s];
+      const float po = part_o[(slot0 + s) * D + d];
+      const float w = v.y > 0 ? expf(v.x - M) : 0.0f;  // an empty split (none in range) adds nothing
+      L += w * v.y;
+      o += v.y > 0 ? w * po : 0.0f;
+    }
+    out[(int64_t{t} * n_head + h) * D + d] = o / L;
+  }
 }
 
 int splits_for(int n_ctx) { return (n_ctx + kSplit - 1) / kSplit; }
@@ -330,7 +370,10 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
     case 256 * kTypes + kTypes - 1: e = go(launch_split<KvAny, 256>, ka, va); break;
     default: return cudaErrorInvalidValue;
   }
-  return e;
+  if (e != cudaSuccess || n_splits <= kInlineMergeSplits) return e;
+  return launch_pdl(merge_kernel, dim3(static_cast<unsigned>(n_head), static_cast<unsigned>(n_tokens)),
+                    dim3(static_cast<unsigned>(head_dim)), 0, stream, out, part_o, part_ml, n_head, head_dim, n_splits,
+                    pos, window);
 }
 
 }  // namespace bw24::cuda
