@@ -3,62 +3,151 @@
 // moe_route: one warp per token over n_expert logits (128 for Qwen3-30B-A3B, 512 for Qwen3-Next):
 // softmax as a warp max and sum, then k rounds of a warp argmax. Latency, not bytes (n_expert
 // floats).
+// moe_gate: the router product with a CTA per expert row, the last CTA routing (see gate_kernel).
 // moe_group: one CTA of 1024 threads (thread e owns expert e): counts by shared atomics, a block
 // scan of the counts and tile counts, then warp 0 places the pairs in order (__match_any_sync
 // ranks the lanes of one expert): ~4k pairs per 512-token pass, a few us per layer.
 // moe_combine: one thread per output column; reads k rows of expert outputs (k x 8 KB for a
 // 2048-wide model), bandwidth-trivial.
+#include <cuda_fp16.h>
 #include <math.h>
 
 #include "cuda/common/check.cuh"
 #include "cuda/common/launch.cuh"
 #include "cuda/moe/moe.cuh"
+#include "cuda/moe/route.cuh"
 
 namespace bw24::cuda {
 namespace {
 
-// (value, index) with the larger value winning, ties to the lower index.
-__device__ __forceinline__ bool better(float v, int i, float bv, int bi) { return v > bv || (v == bv && i < bi); }
+// The ggml type ids of the router weights moe_gate reads (formats.md §2.1).
+constexpr uint32_t kTypeF32 = 0, kTypeF16 = 1, kTypeBF16 = 30;
 
-// One warp per token, no barriers: lane l owns experts l, l + 32, ... (their exp(logit - max) in
-// shared memory; only the owner reads or writes them, the rest goes through shuffles); k rounds
-// of a warp argmax (5 shuffle steps each). Version 1 (256 threads, two barriers
-// and a serial merge per round) took 7.7 us per Qwen3-30B-A3B layer (ncu).
+// One warp per token, no barriers (route.cuh). Version 1 (256 threads, two barriers and a serial
+// merge per round) took 7.7 us per Qwen3-30B-A3B layer (ncu).
 __global__ void route_kernel(int32_t* ids, float* weights, const float* logits, int n_expert, int k, bool renormalize) {
   extern __shared__ float p[];  // [n_expert]
   pdl_begin();
-  const float* row = logits + int64_t{blockIdx.x} * n_expert;
-  const int lane = threadIdx.x;
-  float mx = -INFINITY;
-  for (int i = lane; i < n_expert; i += 32) mx = fmaxf(mx, row[i]);
-  mx = warp_max(mx);
-  float sum = 0;
-  for (int i = lane; i < n_expert; i += 32) {
-    const float e = expf(row[i] - mx);
-    p[i] = e;
-    sum += e;
+  int id;
+  float w;
+  warp_route(logits + int64_t{blockIdx.x} * n_expert, p, n_expert, k, renormalize, threadIdx.x, &id, &w);
+  if (threadIdx.x < k) {
+    ids[int64_t{blockIdx.x} * k + threadIdx.x] = id;
+    weights[int64_t{blockIdx.x} * k + threadIdx.x] = w;
   }
-  const float inv = 1.0f / warp_sum(sum);
-  float picked_p = 0, total = 0;  // lane j keeps round j's pick
-  int picked_i = 0;
-  for (int round = 0; round < k; ++round) {
-    float bv = -1.0f;
-    int bi = n_expert;
-    for (int i = lane; i < n_expert; i += 32)
-      if (better(p[i], i, bv, bi)) bv = p[i], bi = i;
+}
+
+// The router product and the routing in one launch (decode, up to kMoeGateMaxTokens tokens): a CTA
+// per expert row, its 8 warps over the columns (a Qwen3-30B-A3B router row is 2048 F32 = 8 KB: two
+// 16-byte loads per lane, one DRAM round trip, against four in a row for a warp per row; ncu: the
+// warp-per-row GEMV took 6.8 us for the 1 MB router on its 16 CTAs, and moe_route 4.6 us more).
+// The warps' sums meet in shared memory in a fixed order, so a logit does not depend on timing.
+// Each CTA stores its logits, fences, and counts itself in *counter; the last one reads every
+// logit back from L2 and routes each token with a warp (route.cuh), then sets the counter back
+// to zero for the next launch.
+constexpr int kGateThreads = 256, kGateWarps = kGateThreads / 32;
+
+template <uint32_t kType, int nt>
+__global__ void __launch_bounds__(kGateThreads) gate_kernel(int32_t* ids, float* weights, float* logits,
+                                                            unsigned* counter, const uint8_t* w,
+                                                            const float* __restrict__ x, int n_expert, int cols, int k,
+                                                            bool renormalize) {
+  constexpr int kElemBytes = kType == kTypeF32 ? 4 : 2, kPer = 16 / kElemBytes, kStep = kGateThreads * kPer;
+  constexpr int kDepth = 4;  // 16-byte loads in flight per thread
+  const int e = blockIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const uint8_t* row = w + int64_t{e} * cols * kElemBytes;
+  if (warp == 0) prefetch_l2(row, int64_t{cols} * kElemBytes, lane);  // weights only: before the wait
+  pdl_begin();
+  float acc[nt] = {};
+  for (int c0 = threadIdx.x * kPer; c0 < cols; c0 += kStep * kDepth) {
+    uint4 vs[kDepth];
 #pragma unroll
-    for (int o = 16; o > 0; o /= 2) {
-      const float ov = __shfl_xor_sync(0xffffffffu, bv, o);
-      const int oi = __shfl_xor_sync(0xffffffffu, bi, o);
-      if (better(ov, oi, bv, bi)) bv = ov, bi = oi;
+    for (int u = 0; u < kDepth; ++u)
+      if (c0 + kStep * u < cols)
+        vs[u] = __ldg(reinterpret_cast<const uint4*>(row + int64_t{c0 + kStep * u} * kElemBytes));
+#pragma unroll
+    for (int u = 0; u < kDepth; ++u) {
+      const int c = c0 + kStep * u;
+      if (c >= cols) break;
+      float wf[kPer];
+      if constexpr (kType == kTypeF32) {
+        const float4 f = *reinterpret_cast<const float4*>(&vs[u]);
+        wf[0] = f.x, wf[1] = f.y, wf[2] = f.z, wf[3] = f.w;
+      } else {
+        const uint16_t* h = reinterpret_cast<const uint16_t*>(&vs[u]);
+#pragma unroll
+        for (int j = 0; j < kPer; ++j)
+          wf[j] = kType == kTypeBF16 ? __uint_as_float(static_cast<unsigned>(h[j]) << 16)
+                                     : __half2float(__ushort_as_half(h[j]));
+      }
+#pragma unroll
+      for (int t = 0; t < nt; ++t) {
+        const float4* xt = reinterpret_cast<const float4*>(x + int64_t{t} * cols + c);
+#pragma unroll
+        for (int j4 = 0; j4 < kPer / 4; ++j4) {
+          const float4 xa = __ldg(xt + j4);
+          acc[t] += wf[4 * j4] * xa.x + wf[4 * j4 + 1] * xa.y + wf[4 * j4 + 2] * xa.z + wf[4 * j4 + 3] * xa.w;
+        }
+      }
     }
-    if (lane == round) picked_p = bv * inv, picked_i = bi;
-    total += bv * inv;
-    if (lane == bi % 32) p[bi] = -1.0f;  // out of the next rounds (probabilities are >= 0)
   }
-  if (lane < k) {
-    ids[int64_t{blockIdx.x} * k + lane] = picked_i;
-    weights[int64_t{blockIdx.x} * k + lane] = renormalize ? picked_p / total : picked_p;
+  __shared__ float red[kGateWarps][nt];
+  __shared__ bool last;
+#pragma unroll
+  for (int t = 0; t < nt; ++t) {
+    const float v = warp_sum(acc[t]);
+    if (lane == 0) red[warp][t] = v;
+  }
+  __syncthreads();
+  if (threadIdx.x < nt) {
+    float v = 0;
+#pragma unroll
+    for (int i = 0; i < kGateWarps; ++i) v += red[i][threadIdx.x];
+    logits[int64_t{threadIdx.x} * n_expert + e] = v;
+    __threadfence();  // the logit before the count
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(counter, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  extern __shared__ float p[];  // [nt][n_expert]: the logits, then (in place) the probabilities
+  for (int i = threadIdx.x; i < nt * n_expert; i += kGateThreads) p[i] = __ldcg(logits + i);
+  __syncthreads();
+  if (warp < nt) {
+    int id;
+    float wt;
+    float* pt = p + warp * n_expert;
+    warp_route(pt, pt, n_expert, k, renormalize, lane, &id, &wt);
+    if (lane < k) {
+      ids[warp * k + lane] = id;
+      weights[warp * k + lane] = wt;
+    }
+  }
+  if (threadIdx.x == 0) *counter = 0;
+}
+
+template <uint32_t kType, int nt>
+cudaError_t launch_gate(int32_t* ids, float* weights, float* logits, unsigned* counter, const void* w,
+                        const float* x, int n_expert, int cols, int k, bool renormalize, cudaStream_t stream) {
+  return launch_pdl(gate_kernel<kType, nt>, dim3(static_cast<unsigned>(n_expert)), dim3(kGateThreads),
+                    size_t(nt) * n_expert * 4, stream, ids, weights, logits, counter, static_cast<const uint8_t*>(w), x,
+                    n_expert, cols, k, renormalize);
+}
+
+template <uint32_t kType>
+cudaError_t launch_gate_nt(int n, int32_t* ids, float* weights, float* logits, unsigned* counter, const void* w,
+                           const float* x, int n_expert, int cols, int k, bool renormalize, cudaStream_t stream) {
+  // The token count is a template parameter: with a run-time count the accumulators went to local memory.
+  switch (n) {
+    case 1: return launch_gate<kType, 1>(ids, weights, logits, counter, w, x, n_expert, cols, k, renormalize, stream);
+    case 2: return launch_gate<kType, 2>(ids, weights, logits, counter, w, x, n_expert, cols, k, renormalize, stream);
+    case 3: return launch_gate<kType, 3>(ids, weights, logits, counter, w, x, n_expert, cols, k, renormalize, stream);
+    case 4: return launch_gate<kType, 4>(ids, weights, logits, counter, w, x, n_expert, cols, k, renormalize, stream);
+    case 5: return launch_gate<kType, 5>(ids, weights, logits, counter, w, x, n_expert, cols, k, renormalize, stream);
+    case 6: return launch_gate<kType, 6>(ids, weights, logits, counter, w, x, n_expert, cols, k, renormalize, stream);
+    case 7: return launch_gate<kType, 7>(ids, weights, logits, counter, w, x, n_expert, cols, k, renormalize, stream);
+    default: return launch_gate<kType, 8>(ids, weights, logits, counter, w, x, n_expert, cols, k, renormalize, stream);
   }
 }
 
@@ -155,6 +244,26 @@ cudaError_t moe_route(int32_t* ids, float* weights, const float* logits, int n, 
   if (n_expert < 1 || n_expert > 8192 || k < 1 || k > kMoeMaxUsed || k > n_expert) return cudaErrorInvalidValue;
   return launch_pdl(route_kernel, dim3(static_cast<unsigned>(n)), dim3(32), size_t(n_expert) * 4, stream, ids, weights,
                     logits, n_expert, k, renormalize);
+}
+
+bool moe_gate_supports(const void* w, uint32_t type, int n, int n_expert, int64_t cols) {
+  const int per = type == kTypeF32 ? 4 : 8;
+  const bool float_type = type == kTypeF32 || type == kTypeF16 || type == kTypeBF16;
+  return reinterpret_cast<uintptr_t>(w) % 16 == 0 && float_type && n >= 1 && n <= kMoeGateMaxTokens &&
+         n_expert >= 1 && n_expert <= kMoeMaxExperts && cols > 0 && cols <= (int64_t{1} << 30) && cols % per == 0;
+}
+
+cudaError_t moe_gate(int32_t* ids, float* weights, float* logits, unsigned* counter, const void* w, uint32_t type,
+                     const float* x, int n, int n_expert, int64_t cols, int k, bool renormalize, cudaStream_t stream) {
+  if (!moe_gate_supports(w, type, n, n_expert, cols) || k < 1 || k > kMoeMaxUsed || k > n_expert || !counter ||
+      reinterpret_cast<uintptr_t>(x) % 16 != 0)
+    return cudaErrorInvalidValue;
+  const int c = static_cast<int>(cols);
+  if (type == kTypeBF16)
+    return launch_gate_nt<kTypeBF16>(n, ids, weights, logits, counter, w, x, n_expert, c, k, renormalize, stream);
+  if (type == kTypeF16)
+    return launch_gate_nt<kTypeF16>(n, ids, weights, logits, counter, w, x, n_expert, c, k, renormalize, stream);
+  return launch_gate_nt<kTypeF32>(n, ids, weights, logits, counter, w, x, n_expert, c, k, renormalize, stream);
 }
 
 cudaError_t moe_group(int32_t* sorted, int32_t* offsets, int32_t* tile_start, int2* tiles, const int32_t* ids,

@@ -1,9 +1,10 @@
 // Mixture-of-experts routing and combination on the device (Qwen3-MoE, Qwen3.5-MoE, Qwen3-Next).
 // A MoE layer on the CUDA runner (lib/engine/cuda_runner.cpp):
-//   decode: router GEMV -> moe_route (softmax, top-k, renormalize) -> ids, weights per (token,
-//   slot) pair -> routed gate-up GEMV and routed down GEMV (cuda/gemv GemvRoute: one launch each,
-//   grid.y = pairs, expert chosen on the device) -> moe_combine into the residual stream, with the
-//   shared expert's sigmoid-gated output where the model has one.
+//   decode: moe_gate (router product, softmax, top-k, renormalize: one launch; a quantized router:
+//   GEMV then moe_route) -> ids, weights per (token, slot) pair -> routed gate-up GEMV and routed
+//   down GEMV (cuda/gemv GemvRoute: one launch each, grid.y = pairs, expert chosen on the device)
+//   -> moe_combine into the residual stream, with the shared expert's sigmoid-gated output where
+//   the model has one.
 //   prefill: router GEMM -> moe_route -> moe_group (pairs sorted by expert, a tile list) -> gate-up
 //   and down as grouped GEMMs (cuda/gemm gemm_grouped) -> moe_combine.
 // Everything stays on the device, so the decode step remains one CUDA graph.
@@ -22,6 +23,16 @@ constexpr int kMoeMaxUsed = 16;  // experts per token the route kernel takes
 // (divided by the sum of the k when renormalize) to weights[t * k + j]. One CTA per token.
 cudaError_t moe_route(int32_t* ids, float* weights, const float* logits, int n, int n_expert, int k,
                       bool renormalize, cudaStream_t stream);
+
+// The router product and moe_route in one launch, for decode: logits[t][e] = W[e] . x[t] (W
+// [n_expert][cols] in F32, F16 or BF16, x [n][cols] f32), then ids and weights as moe_route. counter:
+// one unsigned in device memory, zero before the first call; each call leaves it zero. n <=
+// kMoeGateMaxTokens; moe_gate_supports says whether a weight (16-byte aligned), type and shape
+// qualify (else the GEMV and moe_route).
+constexpr int kMoeGateMaxTokens = 8;
+bool moe_gate_supports(const void* w, uint32_t type, int n, int n_expert, int64_t cols);
+cudaError_t moe_gate(int32_t* ids, float* weights, float* logits, unsigned* counter, const void* w, uint32_t type,
+                     const float* x, int n, int n_expert, int64_t cols, int k, bool renormalize, cudaStream_t stream);
 
 // The pairs of a prefill pass sorted by expert for the grouped GEMM (cuda/gemm gemm_grouped):
 // sorted[offsets[e] ..< offsets[e + 1]] = the pairs p (ids[p] == e) in increasing order;

@@ -338,6 +338,8 @@ class CudaRunner final : public Runner {
       BW24_RETURN_IF_ERROR(moe_.up.alloc(pairs * moe_.ff, "activations"));
       BW24_RETURN_IF_ERROR(moe_.out.alloc(pairs * E, "activations"));
       BW24_RETURN_IF_ERROR(moe_.shared_gate.alloc(C, "activations"));
+      BW24_RETURN_IF_ERROR(moe_.gate_counter.alloc(1, "activations"));
+      BW24_CUDA_OK(cudaMemset(moe_.gate_counter.p, 0, sizeof(unsigned)), "MoE gate counter");  // moe_gate keeps it 0
       if (gemm_) {  // the grouped GEMM's tables (cuda/moe moe_group)
         BW24_RETURN_IF_ERROR(moe_.sorted.alloc(pairs, "activations"));
         BW24_RETURN_IF_ERROR(moe_.offsets.alloc(size_t(moe_.experts) + 1, "activations"));
@@ -875,9 +877,17 @@ class CudaRunner final : public Runner {
     const int act = m.act == arch::Activation::kSilu ? 0 : 1;
     BW24_ASSIGN_OR_RETURN(const GemvIn in, prepare(&m.norm, x_.p, n, E));
     if (in.bf) return moe_prefill(m, in.bf, n);
-    BW24_RETURN_IF_ERROR(matmul(e.router, in, n, moe_.logits.p, cuda::GemvOut::kStore));
-    BW24_CUDA_OK(cuda::moe_route(moe_.ids.p, moe_.weights.p, moe_.logits.p, n, e.n_expert, k, e.norm_topk, stream_),
-                 "MoE router");
+    const uint32_t router_type = w_.type_of(e.router.t);
+    // The router product and the routing in one launch where the router is F32 / F16 / BF16.
+    if (cuda::moe_gate_supports(w_.at(e.router.t), router_type, n, e.n_expert, e.router.cols())) {
+      BW24_CUDA_OK(cuda::moe_gate(moe_.ids.p, moe_.weights.p, moe_.logits.p, moe_.gate_counter.p, w_.at(e.router.t),
+                                  router_type, in.x, n, e.n_expert, e.router.cols(), k, e.norm_topk, stream_),
+                   "MoE router");
+    } else {
+      BW24_RETURN_IF_ERROR(matmul(e.router, in, n, moe_.logits.p, cuda::GemvOut::kStore));
+      BW24_CUDA_OK(cuda::moe_route(moe_.ids.p, moe_.weights.p, moe_.logits.p, n, e.n_expert, k, e.norm_topk, stream_),
+                   "MoE router");
+    }
     // Everything that reads the normed rows (in) before the activations buffer is requantized.
     if (e.shared_gate_inp) {
       BW24_RETURN_IF_ERROR(matmul(e.shared_gate_inp, in, n, moe_.shared_gate.p, cuda::GemvOut::kStore));
@@ -1047,6 +1057,7 @@ class CudaRunner final : public Runner {
     int64_t ff = 0;
     DeviceArray<float> logits, weights, gate, up, out, shared_gate;
     DeviceArray<int32_t> ids;
+    DeviceArray<unsigned> gate_counter;  // moe_gate's count of finished CTAs (zero between launches)
     // Prefill (grouped GEMM): pairs sorted by expert, per-expert row offsets and first tiles, tiles.
     DeviceArray<int32_t> sorted, offsets, tile_start;
     DeviceArray<int2> tiles;

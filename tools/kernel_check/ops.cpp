@@ -234,6 +234,113 @@ void check_gdn(std::mt19937& rng, Result& r) {
   }
 }
 
+namespace {
+
+// The CPU reference's routing of n tokens' X logits: softmax, the top k (ties to the lower id) in
+// descending order, their p divided by the k's sum when renorm.
+void route_ref(const std::vector<float>& logits, int n, int X, int k, bool renorm, std::vector<int32_t>& ids,
+               std::vector<float>& w) {
+  ids.assign(size_t(n) * k, 0);
+  w.assign(ids.size(), 0.0f);
+  for (int t = 0; t < n; ++t) {
+    std::vector<float> p(logits.begin() + t * X, logits.begin() + (t + 1) * X);
+    ref::softmax(p.data(), X);
+    std::vector<int32_t> order(static_cast<size_t>(X));
+    for (int i = 0; i < X; ++i) order[size_t(i)] = i;
+    std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                      [&](int32_t a, int32_t b) { return p[a] > p[b] || (p[a] == p[b] && a < b); });
+    float sum = 0;
+    for (int j = 0; j < k; ++j) sum += p[order[size_t(j)]];
+    for (int j = 0; j < k; ++j) {
+      ids[size_t(t * k + j)] = order[size_t(j)];
+      w[size_t(t * k + j)] = renorm ? p[order[size_t(j)]] / sum : p[order[size_t(j)]];
+    }
+  }
+}
+
+// moe_gate (router product and routing in one launch) for the float router types: its logits
+// against a double-precision product (error over sum |w x|, as the GEMV checks), its ids exactly
+// and weights within fp32 rounding against route_ref over the logits it computed. Each case runs
+// twice on one counter: the second launch proves the last CTA set it back to zero.
+void check_moe_gate(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  DeviceBuffer<unsigned> counter(1);
+  cudaMemset(counter.p, 0, sizeof(unsigned));
+  for (GgmlType t : {GgmlType::F32, GgmlType::F16, GgmlType::BF16}) {
+    for (int X : {128, 512}) {
+      for (int64_t cols : {int64_t{512}, int64_t{2048}}) {
+        for (int n : {1, 3, 8}) {
+          const int k = X == 128 ? 8 : 10;
+          const bool renorm = n != 3;
+          std::vector<uint8_t> wq;
+          const loaders::TensorInfo ti = random_weights(rng, t, X, cols, wq);
+          std::vector<float> x(size_t(n * cols));
+          for (auto& v : x) v = nd(rng);
+          std::vector<double> ref_logits(size_t(n) * X), scale(ref_logits.size());
+          std::vector<float> row(static_cast<size_t>(cols));
+          for (int e = 0; e < X; ++e) {
+            ref::dequant_row(ti, e, row.data());
+            for (int tok = 0; tok < n; ++tok) {
+              double sum = 0, mag = 0;
+              for (int64_t c = 0; c < cols; ++c) {
+                const double v = double(row[size_t(c)]) * x[size_t(tok * cols + c)];
+                sum += v;
+                mag += std::fabs(v);
+              }
+              ref_logits[size_t(tok * X + e)] = sum;
+              scale[size_t(tok * X + e)] = mag;
+            }
+          }
+          DeviceBuffer<uint8_t> dw(wq.size());
+          DeviceBuffer<float> dx(x.size()), dl(size_t(n) * X), dwt(size_t(n) * k);
+          DeviceBuffer<int32_t> di(size_t(n) * k);
+          upload_weights(dw, ti);
+          upload(dx, x);
+          bool good = true, same = true;
+          double e_logit = 0, e_w = 0;
+          std::vector<int32_t> first_ids;
+          for (int call = 0; call < 2; ++call) {
+            good = good && ok(cuda::moe_gate(di.p, dwt.p, dl.p, counter.p, dw.p, ti.type, dx.p, n, X, cols, k, renorm,
+                                             nullptr),
+                              "moe_gate") &&
+                   ok(cudaDeviceSynchronize(), "moe_gate sync");
+            const std::vector<float> logits = download(dl, size_t(n) * X);
+            for (size_t i = 0; i < logits.size(); ++i)
+              e_logit = std::max(e_logit, std::isfinite(logits[i])
+                                              ? std::fabs(logits[i] - ref_logits[i]) / std::max(scale[i], 1e-30)
+                                              : INFINITY);
+            std::vector<int32_t> ids_ref;
+            std::vector<float> w_ref;
+            route_ref(logits, n, X, k, renorm, ids_ref, w_ref);
+            const std::vector<int32_t> ids = download(di, ids_ref.size());
+            same = same && ids == ids_ref && (call == 0 || ids == first_ids);
+            first_ids = ids;
+            e_w = std::max(e_w, nerr(download(dwt, w_ref.size()), w_ref));
+          }
+          char w_err[32];
+          std::snprintf(w_err, sizeof w_err, "%.1e", e_w);
+          report(r, good && same && e_logit < 1e-5 && e_w < 1e-6, X == 128 && cols == 2048,
+                 fmt_name("moe_gate", t, ""),
+                 std::to_string(X) + " x " + std::to_string(cols) + ", " + std::to_string(n) + " tok, top " +
+                     std::to_string(k) + (renorm ? " renorm" : "") + ", twice" + (same ? "" : ", ids differ") +
+                     ", weights err " + w_err,
+                 e_logit);
+        }
+      }
+    }
+  }
+  // Refusals: a quantized router, too many tokens, a misaligned weight.
+  const bool refused = !cuda::moe_gate_supports(counter.p, static_cast<uint32_t>(GgmlType::Q8_0), 1, 128, 2048) &&
+                       !cuda::moe_gate_supports(counter.p, 0, cuda::kMoeGateMaxTokens + 1, 128, 2048) &&
+                       !cuda::moe_gate_supports(reinterpret_cast<const uint8_t*>(counter.p) + 4, 0, 1, 128, 2048) &&
+                       cuda::moe_gate(nullptr, nullptr, nullptr, counter.p, nullptr,
+                                      static_cast<uint32_t>(GgmlType::Q8_0), nullptr, 1, 128, 2048, 8, true,
+                                      nullptr) == cudaErrorInvalidValue;
+  report(r, refused, true, "moe_gate", "Q8_0 router, 9 tokens, misaligned weight refused", 0.0);
+}
+
+}  // namespace
+
 // MoE: moe_route against the CPU reference's routing (softmax, top-k with ties to the lower id,
 // renormalized or not): the same ids, weights within fp32 rounding. Routed GEMVs (one launch, the
 // expert picked on the device) bit-identical to plain GEMVs over each pair's expert slice and row,
@@ -249,22 +356,9 @@ void check_moe(std::mt19937& rng, Result& r) {
         std::vector<float> logits(size_t(n) * X);
         for (auto& v : logits) v = nd(rng) * 2.0f;
         if (X == 8) logits[3] = logits[5];  // a tie: the lower id first
-        std::vector<int32_t> ids_ref(size_t(n) * k);
-        std::vector<float> w_ref(ids_ref.size());
-        for (int t = 0; t < n; ++t) {
-          std::vector<float> p(logits.begin() + t * X, logits.begin() + (t + 1) * X);
-          ref::softmax(p.data(), X);
-          std::vector<int32_t> order(static_cast<size_t>(X));
-          for (int i = 0; i < X; ++i) order[size_t(i)] = i;
-          std::partial_sort(order.begin(), order.begin() + k, order.end(),
-                            [&](int32_t a, int32_t b) { return p[a] > p[b] || (p[a] == p[b] && a < b); });
-          float sum = 0;
-          for (int j = 0; j < k; ++j) sum += p[order[size_t(j)]];
-          for (int j = 0; j < k; ++j) {
-            ids_ref[size_t(t * k + j)] = order[size_t(j)];
-            w_ref[size_t(t * k + j)] = renorm ? p[order[size_t(j)]] / sum : p[order[size_t(j)]];
-          }
-        }
+        std::vector<int32_t> ids_ref;
+        std::vector<float> w_ref;
+        route_ref(logits, n, X, k, renorm, ids_ref, w_ref);
         DeviceBuffer<float> dl(logits.size()), dw(w_ref.size());
         DeviceBuffer<int32_t> di(ids_ref.size());
         upload(dl, logits);
@@ -279,6 +373,7 @@ void check_moe(std::mt19937& rng, Result& r) {
       }
     }
   }
+  check_moe_gate(rng, r);
   // Routed GEMVs: 8 experts of rows x cols, 3 tokens x 2 experts each = 6 pairs.
   const int X = 8, k = 2, n = 3, pairs = n * k;
   const int64_t rows = 40, cols = 512;
