@@ -2,6 +2,7 @@
 #include <cuda_fp16.h>
 
 #include "cuda/common/check.cuh"
+#include "cuda/common/float_rows.cuh"
 #include "cuda/common/launch.cuh"
 #include "cuda/gemv/gemv.cuh"
 #include "cuda/gemv/q8_common.cuh"
@@ -89,24 +90,8 @@ __global__ void gemv_v2(const uint8_t* w, int64_t rows, int64_t cols, const floa
       const int64_t c0 = cb + kStepCols * u;
       if (c0 >= cols) break;
       float wf[kPer];
-      if constexpr (kType == kF32) {
-        const float4 f = *reinterpret_cast<const float4*>(&vs[u]);
-        wf[0] = f.x, wf[1] = f.y, wf[2] = f.z, wf[3] = f.w;
-      } else {
-        const uint16_t* h = reinterpret_cast<const uint16_t*>(&vs[u]);
-#pragma unroll
-        for (int k = 0; k < kPer; ++k)
-          wf[k] = kType == kBF16 ? __uint_as_float(static_cast<unsigned>(h[k]) << 16)
-                                 : __half2float(__ushort_as_half(h[k]));
-      }
-      for (int t = 0; t < nt; ++t) {
-        const float4* xt = reinterpret_cast<const float4*>(x + t * cols + c0);
-#pragma unroll
-        for (int k4 = 0; k4 < kPer / 4; ++k4) {
-          const float4 xa = __ldg(xt + k4);
-          acc[t] += wf[4 * k4] * xa.x + wf[4 * k4 + 1] * xa.y + wf[4 * k4 + 2] * xa.z + wf[4 * k4 + 3] * xa.w;
-        }
-      }
+      widen16<kElemBytes, kType == kBF16>(vs[u], wf);
+      dot_tokens<kPer, nt>(wf, x, cols, c0, acc);
     }
   }
   store_row(acc, nt, lane, row, rows, y, add);

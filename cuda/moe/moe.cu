@@ -13,6 +13,7 @@
 #include <math.h>
 
 #include "cuda/common/check.cuh"
+#include "cuda/common/float_rows.cuh"
 #include "cuda/common/launch.cuh"
 #include "cuda/moe/moe.cuh"
 #include "cuda/moe/route.cuh"
@@ -70,25 +71,8 @@ __global__ void __launch_bounds__(kGateThreads) gate_kernel(int32_t* ids, float*
       const int c = c0 + kStep * u;
       if (c >= cols) break;
       float wf[kPer];
-      if constexpr (kType == kTypeF32) {
-        const float4 f = *reinterpret_cast<const float4*>(&vs[u]);
-        wf[0] = f.x, wf[1] = f.y, wf[2] = f.z, wf[3] = f.w;
-      } else {
-        const uint16_t* h = reinterpret_cast<const uint16_t*>(&vs[u]);
-#pragma unroll
-        for (int j = 0; j < kPer; ++j)
-          wf[j] = kType == kTypeBF16 ? __uint_as_float(static_cast<unsigned>(h[j]) << 16)
-                                     : __half2float(__ushort_as_half(h[j]));
-      }
-#pragma unroll
-      for (int t = 0; t < nt; ++t) {
-        const float4* xt = reinterpret_cast<const float4*>(x + int64_t{t} * cols + c);
-#pragma unroll
-        for (int j4 = 0; j4 < kPer / 4; ++j4) {
-          const float4 xa = __ldg(xt + j4);
-          acc[t] += wf[4 * j4] * xa.x + wf[4 * j4 + 1] * xa.y + wf[4 * j4 + 2] * xa.z + wf[4 * j4 + 3] * xa.w;
-        }
-      }
+      widen16<kElemBytes, kType == kTypeBF16>(vs[u], wf);
+      dot_tokens<kPer, nt>(wf, x, cols, c, acc);
     }
   }
   __shared__ float red[kGateWarps][nt];
