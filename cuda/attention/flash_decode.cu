@@ -25,10 +25,9 @@
 // This version, in the captured decode graph (H200, Qwen3-8B Q4_K_M tg128): 382.0 / 382.5 ->
 // 400.7 / 401.3 tok/s at depth 0 against the same GEMVs with version 2 (577c70d's code); at depth
 // 4096 309.7 -> 318.8 against 04deedd (GEMV changes included). Alone (bw24-microbench
-// flash_decode, a call at a time) it is slower at long histories: 23.8 -> 26.5 us at depth 4096,
-// 165 -> 189 us at 32768, where one CTA per KV head merges 256 splits serially (8 in flight) while
-// version 2's merge kernel spread them over a CTA per query head. Branch wip/hybrid hands merges
-// of more than 32 splits back to such a kernel (not yet run on a GPU).
+// flash_decode, a call at a time) it was slower at long histories: 23.8 -> 26.5 us at depth 4096,
+// 165 -> 189 us at 32768, where one CTA per KV head merged 256 splits serially (8 in flight);
+// merges of more than kInlineMergeSplits splits went back to a merge kernel (165 us at 32768).
 #include <cuda_fp16.h>
 #include <math.h>
 
@@ -194,11 +193,13 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
     }
   }
   sum_warps<D>(red, acc, G, warp, lane);
-  const int64_t out0 = (int64_t{t} * n_head + int64_t{g} * G) * D;
+  // O of the group's G heads from red and ml: this split's alone, or the merged ones below.
+  auto write_o = [&] {
+    const int64_t out0 = (int64_t{t} * n_head + int64_t{g} * G) * D;
+    for (int i = threadIdx.x; i < G * D; i += kThreads) out[out0 + i] = red_total<D>(red, i) / ml[i / D].y;
+  };
   if (vis.end - vis.lo == 1) {  // the only split with visible keys: O at once
-    for (int i = threadIdx.x; i < G * D; i += kThreads) {
-      out[out0 + i] = red_total<D>(red, i) / ml[i / D].y;
-    }
+    write_o();
     return;
   }
   for (int i = threadIdx.x; i < G * D; i += kThreads)
@@ -261,7 +262,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
         for (int e = 0; e < kPer; ++e) acc[i][e] += v.y > 0 ? w * po[e] : 0.0f;
       }
   sum_warps<D>(red, acc, G, warp, lane);
-  for (int i = threadIdx.x; i < G * D; i += kThreads) out[out0 + i] = red_total<D>(red, i) / ml[i / D].y;
+  write_o();
 }
 
 // The merge of tokens with more than kInlineMergeSplits visible splits, a CTA per (query head,

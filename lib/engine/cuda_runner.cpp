@@ -877,11 +877,12 @@ class CudaRunner final : public Runner {
     const int act = m.act == arch::Activation::kSilu ? 0 : 1;
     BW24_ASSIGN_OR_RETURN(const GemvIn in, prepare(&m.norm, x_.p, n, E));
     if (in.bf) return moe_prefill(m, in.bf, n);
+    const void* router = w_.at(e.router.t);
     const uint32_t router_type = w_.type_of(e.router.t);
     // The router product and the routing in one launch where the router is F32 / F16 / BF16.
-    if (cuda::moe_gate_supports(w_.at(e.router.t), router_type, n, e.n_expert, e.router.cols())) {
-      BW24_CUDA_OK(cuda::moe_gate(moe_.ids.p, moe_.weights.p, moe_.logits.p, moe_.gate_counter.p, w_.at(e.router.t),
-                                  router_type, in.x, n, e.n_expert, e.router.cols(), k, e.norm_topk, stream_),
+    if (cuda::moe_gate_supports(router, router_type, n, e.n_expert, e.router.cols())) {
+      BW24_CUDA_OK(cuda::moe_gate(moe_.ids.p, moe_.weights.p, moe_.logits.p, moe_.gate_counter.p, router, router_type,
+                                  in.x, n, e.n_expert, e.router.cols(), k, e.norm_topk, stream_),
                    "MoE router");
     } else {
       BW24_RETURN_IF_ERROR(matmul(e.router, in, n, moe_.logits.p, cuda::GemvOut::kStore));
