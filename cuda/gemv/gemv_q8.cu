@@ -9,8 +9,9 @@
 // 16-byte multiples); Q8_0, Q6_K, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_XS as planes (all quants of all blocks, then
 // all scales, ...), so every weight load is an aligned 8- or 16-byte load. gb = row * blocks + b indexes a block in its planes.
 //
-// Work split: one warp per output row (8 per CTA). Legacy formats: one lane per 32-weight block, a
-// warp covers 1024 columns per step. K-quants: 8 lanes per 256-weight block, 4 blocks per step.
+// Work split: one warp per output row, 8 per CTA (a routed one-token store launch, a MoE down
+// projection: four rows a warp; rows_per_warp). Legacy formats: one lane per 32-weight
+// block, a warp covers 1024 columns per step. K-quants: 8 lanes per 256-weight block, 4 blocks per step.
 // Each lane issues the loads of kDepth steps before using any (bytes in flight,
 // kernels-hopper.md §1.2). (Hoisting the first step's loads above the PDL wait measured faster
 // for Q8_0 and slower for the K-quants; not kept, docs/performance.md.)
@@ -143,6 +144,13 @@ struct Q8_0 {  // planes: qs[32] (int8) | d. w = q * d
   }
 };
 
+// The row offset of piece m of a warp's kMats pieces: kRows rows of kMats / kRows matrices each
+// (gate and up of one row, or kRows rows of one matrix).
+template <int kMats, int kRows>
+__device__ constexpr int piece_row(int m) {
+  return m / (kMats / kRows);
+}
+
 // One lane per block; kDepth blocks per lane loaded before any is used.
 template <class F>
 struct Legacy {
@@ -150,19 +158,20 @@ struct Legacy {
   __device__ static void prefetch(const uint8_t* w, int64_t, int64_t row, int64_t blocks, int lane) {
     prefetch_l2(w + row * blocks * F::kQuantBytes, blocks * F::kQuantBytes, lane);  // the quant plane
   }
-  // kMats matrices (gate and up) of the same shape over the same activations: the loads of all
-  // of them are issued before any is used.
-  template <int nt, int kMats>
+  // kMats pieces over the same activations, the loads of all of them issued before any is used:
+  // kRows consecutive rows, each of kMats / kRows matrices of the same shape (gate and up), piece
+  // m reading row + piece_row(m) of w[m]. The other formats' row_dot take the same pieces.
+  template <int nt, int kMats, int kRows>
   __device__ static void row_dot(const uint8_t* const (&w)[kMats], int64_t n_blocks, int64_t row, int64_t blocks,
                                  const ActQ8& x, int64_t cols, int lane, float (&acc)[kMats][nt]) {
-    constexpr int kDepth = 2;
+    constexpr int kDepth = kMats > 2 ? 1 : 2;  // four pieces: one block each in flight, same order
     for (int64_t b0 = lane; b0 < blocks; b0 += 32 * kDepth) {
       typename F::Blk blk[kMats][kDepth];
 #pragma unroll
       for (int u = 0; u < kDepth; ++u)
 #pragma unroll
         for (int m = 0; m < kMats; ++m)
-          if (b0 + 32 * u < blocks) blk[m][u] = F::load(w[m], n_blocks, row * blocks + b0 + 32 * u);
+          if (b0 + 32 * u < blocks) blk[m][u] = F::load(w[m], n_blocks, (row + piece_row<kMats, kRows>(m)) * blocks + b0 + 32 * u);
 #pragma unroll
       for (int u = 0; u < kDepth; ++u) {
         const int64_t b = b0 + 32 * u;
@@ -252,7 +261,7 @@ struct KQuant {
   __device__ static void prefetch(const uint8_t* w, int64_t, int64_t row, int64_t blocks, int lane) {
     prefetch_l2(w + row * blocks * kBlockBytes, blocks * kBlockBytes, lane);
   }
-  template <int nt, int kMats>
+  template <int nt, int kMats, int kRows>
   __device__ static void row_dot(const uint8_t* const (&w)[kMats], int64_t, int64_t row, int64_t blocks,
                                  const ActQ8& x, int64_t cols, int lane, float (&acc)[kMats][nt]) {
     constexpr int kDepth = 4 / kMats;
@@ -266,7 +275,7 @@ struct KQuant {
 #pragma unroll
         for (int m = 0; m < kMats; ++m) {
           if (b < blocks) {
-            const uint8_t* blk = w[m] + (row * blocks + b) * kBlockBytes;
+            const uint8_t* blk = w[m] + ((row + piece_row<kMats, kRows>(m)) * blocks + b) * kBlockBytes;
             head[m][u] = __ldg(reinterpret_cast<const uint4*>(blk));
             if constexpr (kFifth) hv[m][u] = __ldg(reinterpret_cast<const uint4*>(blk + 16 + 16 * h));
             qv[m][u] = __ldg(reinterpret_cast<const uint4*>(blk + kQs + 32 * c + 16 * h));
@@ -299,7 +308,7 @@ struct IQ4_XS {
   __device__ static void prefetch(const uint8_t* w, int64_t, int64_t row, int64_t blocks, int lane) {
     prefetch_l2(w + row * blocks * 128, blocks * 128, lane);  // the quant plane
   }
-  template <int nt, int kMats>
+  template <int nt, int kMats, int kRows>
   __device__ static void row_dot(const uint8_t* const (&w)[kMats], int64_t n_blocks, int64_t row, int64_t blocks,
                                  const ActQ8& x, int64_t cols, int lane, float (&acc)[kMats][nt]) {
     constexpr uint32_t kLo = 0x0F0F0F0Fu;
@@ -314,8 +323,9 @@ struct IQ4_XS {
 #pragma unroll
         for (int m = 0; m < kMats; ++m)
           if (b0 + 4 * u < blocks) {
-            qv[m][u] = __ldg(reinterpret_cast<const uint4*>(w[m] + gb * 128 + 16 * ib));
-            head[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + n_blocks * 128 + gb * 8));
+            const int64_t gbm = gb + piece_row<kMats, kRows>(m) * blocks;
+            qv[m][u] = __ldg(reinterpret_cast<const uint4*>(w[m] + gbm * 128 + 16 * ib));
+            head[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + n_blocks * 128 + gbm * 8));
           }
       }
 #pragma unroll
@@ -369,7 +379,7 @@ struct Q6_K {
     prefetch_l2(w + row * blocks * 128, blocks * 128, lane);                 // ql
     prefetch_l2(w + n_blocks * 128 + row * blocks * 64, blocks * 64, lane);  // qh
   }
-  template <int nt, int kMats>
+  template <int nt, int kMats, int kRows>
   __device__ static void row_dot(const uint8_t* const (&w)[kMats], int64_t n_blocks, int64_t row, int64_t blocks,
                                  const ActQ8& x, int64_t cols, int lane, float (&acc)[kMats][nt]) {
     constexpr int kDepth = 4 / kMats;
@@ -382,9 +392,10 @@ struct Q6_K {
 #pragma unroll
         for (int m = 0; m < kMats; ++m) {
           if (b < blocks) {
-            a[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + gb * 128 + 64 * n + l0));
-            bq[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + gb * 128 + 64 * n + 32 + l0));
-            hh[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + n_blocks * 128 + gb * 64 + 32 * n + l0));
+            const int64_t gbm = gb + piece_row<kMats, kRows>(m) * blocks;
+            a[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + gbm * 128 + 64 * n + l0));
+            bq[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + gbm * 128 + 64 * n + 32 + l0));
+            hh[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + n_blocks * 128 + gbm * 64 + 32 * n + l0));
           }
         }
       }
@@ -394,8 +405,9 @@ struct Q6_K {
         if (b >= blocks) break;
 #pragma unroll
         for (int m = 0; m < kMats; ++m) {
-          const float d = half_at(w[m] + n_blocks * 208 + gb * 2);
-          const int8_t* sc = reinterpret_cast<const int8_t*>(w[m] + n_blocks * 192) + gb * 16 + 8 * n + l0 / 16;
+          const int64_t gbm = gb + piece_row<kMats, kRows>(m) * blocks;
+          const float d = half_at(w[m] + n_blocks * 208 + gbm * 2);
+          const int8_t* sc = reinterpret_cast<const int8_t*>(w[m] + n_blocks * 192) + gbm * 16 + 8 * n + l0 / 16;
           const float s[4] = {d * sc[0], d * sc[2], d * sc[4], d * sc[6]};
           int q[4][2];
           q6k_unpack(a[m][u], bq[m][u], hh[m][u], q);
@@ -424,10 +436,16 @@ struct Q6_K {
 constexpr int64_t kMaxStagedBytes = 48 * 1024;
 __host__ __device__ constexpr int64_t staged_bytes(int64_t cols, int nt) { return nt * (cols + cols / 32 * 8); }
 
-template <class F, int nt, GemvOut kOut>
+// kRows: rows a warp takes at once (rows_per_warp). A warp dots kMats pieces with all their loads
+// in flight: gate and up of one row, or kRows consecutive rows of one matrix (rows a multiple of
+// kRows). Each lane adds its blocks in the same order either way, so a
+// row's sum does not depend on kRows (the kernel check compares routed launches with plain ones
+// bit for bit).
+template <class F, int nt, GemvOut kOut, int kRows>
 __global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const uint8_t* w2, int64_t cols, ActQ8 x,
                                                            int act, GemvRoute route) {
-  constexpr int kMats = kOut == GemvOut::kGateUp ? 2 : 1;
+  static_assert(kRows == 1 || kOut == GemvOut::kStore, "several rows a warp: store launches only");
+  constexpr int kMats = kOut == GemvOut::kGateUp ? 2 : kRows;
   // The segment by selects over constant indices: a dynamic index into the parameter struct made
   // every thread copy it to local memory first (88-160-byte stack frames in ptxas -v, a local
   // round trip ahead of each warp's first weight load).
@@ -436,19 +454,19 @@ __global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const u
   auto at = [s](const auto& field) { return s == 0 ? field[0] : s == 1 ? field[1] : field[2]; };
   const unsigned cta0 = s == 0 ? 0u : s == 1 ? seg.cta_end[0] : seg.cta_end[1];
   const uint8_t* w[kMats];
-  w[0] = at(seg.w);
-  if constexpr (kMats == 2) w[1] = w2;
+#pragma unroll
+  for (int m = 0; m < kMats; ++m) w[m] = kOut == GemvOut::kGateUp && m == 1 ? w2 : at(seg.w);
   float* y = at(seg.y);
   const int64_t rows = at(seg.rows);
   const int lane = threadIdx.x % 32;
-  const int64_t row = static_cast<int64_t>(blockIdx.x - cta0) * kWarpsPerCta + threadIdx.x / 32;
+  const int64_t row = (static_cast<int64_t>(blockIdx.x - cta0) * kWarpsPerCta + threadIdx.x / 32) * kRows;
   const int64_t blocks = cols / F::kBlockElems, n_blocks = rows * blocks;
   // Everything before pdl_begin() reads only weights: the row is prefetched into L2 while the
   // previous kernel finishes. A routed launch learns its expert from the previous kernel's output,
   // so it cannot start early.
   if (row < rows && !route.ids)
 #pragma unroll
-    for (int m = 0; m < kMats; ++m) F::prefetch(w[m], n_blocks, row, blocks, lane);
+    for (int m = 0; m < kMats; ++m) F::prefetch(w[m], n_blocks, row + piece_row<kMats, kRows>(m), blocks, lane);
   pdl_begin();
   if (route.ids) {  // pair blockIdx.y: its expert's matrices, its input row, its output row
     const int64_t expert = route.ids[blockIdx.y], xr = blockIdx.y / route.x_div;
@@ -470,7 +488,7 @@ __global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const u
   }
   if (row >= rows) return;
   float acc[kMats][nt] = {};
-  F::template row_dot<nt, kMats>(w, n_blocks, row, blocks, x, cols, lane, acc);
+  F::template row_dot<nt, kMats, kRows>(w, n_blocks, row, blocks, x, cols, lane, acc);
   if constexpr (kOut == GemvOut::kGateUp) {
 #pragma unroll
     for (int t = 0; t < nt; ++t) {
@@ -479,9 +497,13 @@ __global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const u
     }
   } else {
 #pragma unroll
-    for (int t = 0; t < nt; ++t) {
-      const float v = warp_sum(acc[0][t]);
-      if (lane == 0) y[t * rows + row] = kOut == GemvOut::kAdd ? y[t * rows + row] + v : v;
+    for (int m = 0; m < kRows; ++m) {
+      const int64_t r = row + m;
+#pragma unroll
+      for (int t = 0; t < nt; ++t) {
+        const float v = warp_sum(acc[m][t]);
+        if (lane == 0) y[t * rows + r] = kOut == GemvOut::kAdd ? y[t * rows + r] + v : v;
+      }
     }
   }
 }
@@ -496,11 +518,11 @@ struct Launch {
   cudaStream_t s;
 };
 
-template <class F, GemvOut kOut, int nt>
+template <class F, GemvOut kOut, int nt, int kRows = 1>
 cudaError_t launch(const Launch& a) {
   const int64_t smem = staged_bytes(a.cols, nt);
   const dim3 grid(a.seg.cta_end[a.seg.n - 1], a.route.ids ? static_cast<unsigned>(a.route.pairs) : 1u);
-  return launch_pdl(gemv_q8_kernel<F, nt, kOut>, grid, dim3(kThreads),
+  return launch_pdl(gemv_q8_kernel<F, nt, kOut, kRows>, grid, dim3(kThreads),
                     static_cast<size_t>(smem <= kMaxStagedBytes ? smem : 0), a.s, a.seg, a.w2, a.cols, a.x, a.act,
                     a.route);
 }
@@ -521,9 +543,22 @@ cudaError_t launch_nt(const Launch& a, int nt) {
   }
 }
 
+// Rows a warp takes in a routed one-token store launch (a MoE expert's down projection) whose row
+// count allows: Qwen3-30B-A3B's down rows are 768 columns, three Q4_K / Q6_K blocks; a row a warp
+// kept 432 bytes in flight per warp, ~14 KB a SM at the 4 CTAs its registers allow, and ran at
+// 0.69 TB/s (ncu, 2048 CTAs in 3.9 waves). Four rows a warp keep 1.7 KB in flight in a quarter of
+// the CTAs: 13.3 -> 8.3 us. (Gate-up rows are 2048 columns, 2.3 KB a warp in flight already; two
+// rows a warp there measured 12.2 -> 12.4 us, docs/performance.md round 6.) Else a row a warp.
+constexpr int kRoutedStoreRows = 4;
+int rows_per_warp(const Launch& a, int nt, GemvOut out) {
+  const bool routed_store = a.route.ids && nt == 1 && a.seg.n == 1 && out == GemvOut::kStore;
+  return routed_store && a.seg.rows[0] % kRoutedStoreRows == 0 ? kRoutedStoreRows : 1;
+}
+
 template <class F>
 cudaError_t launch_format(const Launch& a, int nt, GemvOut out) {
   if (a.cols % F::kBlockElems != 0) return cudaErrorInvalidValue;
+  if (rows_per_warp(a, nt, out) == kRoutedStoreRows) return launch<F, GemvOut::kStore, 1, kRoutedStoreRows>(a);
   switch (out) {
     case GemvOut::kStore: return launch_nt<F, GemvOut::kStore>(a, nt);
     case GemvOut::kAdd: return launch_nt<F, GemvOut::kAdd>(a, nt);
@@ -560,19 +595,25 @@ cudaError_t gemv_q8_launch(const GemvSegment* segs, int n_segs, const void* w2, 
   if (nt < 1 || nt > kGemvMaxTokens || cols <= 0 || n_segs < 1 || n_segs > kMaxGemvSegments ||
       (out == GemvOut::kGateUp && (!w2 || n_segs != 1)))
     return cudaErrorInvalidValue;
-  if (route.ids && (nt != 1 || n_segs != 1 || route.pairs < 1 || route.pairs > 65535 || route.x_div < 1))
+  // Expert matrices start every expert_bytes: a stride off 16 bytes would misalign the 16-byte
+  // weight loads (a sticky misaligned-address fault, not an error code).
+  if (route.ids && (nt != 1 || n_segs != 1 || route.pairs < 1 || route.pairs > 65535 || route.x_div < 1 ||
+                    route.expert_bytes % 16 != 0))
     return cudaErrorInvalidValue;
   Launch a{{}, static_cast<const uint8_t*>(w2), cols, x, act, route, s};
-  unsigned ctas = 0;
   for (int i = 0; i < n_segs; ++i) {
     if (segs[i].rows <= 0) return cudaErrorInvalidValue;
     a.seg.w[i] = static_cast<const uint8_t*>(segs[i].w);
     a.seg.y[i] = segs[i].y;
     a.seg.rows[i] = segs[i].rows;
-    ctas += static_cast<unsigned>((segs[i].rows + kWarpsPerCta - 1) / kWarpsPerCta);
-    a.seg.cta_end[i] = ctas;
   }
   a.seg.n = n_segs;
+  const int64_t rows_per_cta = kWarpsPerCta * rows_per_warp(a, nt, out);
+  unsigned ctas = 0;
+  for (int i = 0; i < n_segs; ++i) {
+    ctas += static_cast<unsigned>((segs[i].rows + rows_per_cta - 1) / rows_per_cta);
+    a.seg.cta_end[i] = ctas;
+  }
   if (nt == 1 && !route.ids && gemv_q8_streamed() && pdl_supported()) {
     bool taken = false;
     const cudaError_t e = gemv_stream(a.seg, a.w2, type, cols, x, out, act, s, &taken);

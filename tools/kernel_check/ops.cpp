@@ -374,76 +374,90 @@ void check_moe(std::mt19937& rng, Result& r) {
     }
   }
   check_moe_gate(rng, r);
-  // Routed GEMVs: 8 experts of rows x cols, 3 tokens x 2 experts each = 6 pairs.
+  // Routed GEMVs: 8 experts of rows x cols, 3 tokens x 2 experts each = 6 pairs. Row counts that
+  // are multiples of 4 take four rows a warp in store launches (40 x 512: one CTA and a part;
+  // 48 x 768: three K-quant blocks a row, as a Qwen3-30B-A3B down projection); 41 x 2048 a row a
+  // warp. (The shapes keep every format's expert stride a multiple of 16 bytes.)
   const int X = 8, k = 2, n = 3, pairs = n * k;
-  const int64_t rows = 40, cols = 512;
   std::vector<int32_t> ids(static_cast<size_t>(pairs));
   for (auto& v : ids) v = static_cast<int32_t>(rng() % X);
   DeviceBuffer<int32_t> dids(ids.size());
   upload(dids, ids);
-  for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::Q8_0, GgmlType::Q4_K,
-                     GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::IQ4_XS, GgmlType::F32, GgmlType::F16, GgmlType::BF16}) {
-    const bool q8 = cuda::gemv_q8_supports(static_cast<uint32_t>(t));
-    std::vector<uint8_t> stack[2];
-    std::vector<std::unique_ptr<DeviceBuffer<uint8_t>>> dstack;
-    int64_t expert_bytes = 0;
-    for (int m = 0; m < 2; ++m) {  // gate and up stacks
-      for (int e = 0; e < X; ++e) {
-        std::vector<uint8_t> file;
-        const std::vector<uint8_t> one = native_bytes(random_weights(rng, t, rows, cols, file));
-        expert_bytes = static_cast<int64_t>(one.size());
-        stack[m].insert(stack[m].end(), one.begin(), one.end());
-      }
-      dstack.push_back(std::make_unique<DeviceBuffer<uint8_t>>(stack[m].size()));
-      upload(*dstack.back(), stack[m]);
-    }
-    for (int x_div : {k, 1}) {
-      for (cuda::GemvOut out : {cuda::GemvOut::kStore, cuda::GemvOut::kGateUp}) {
-        if (out == cuda::GemvOut::kGateUp && !q8) continue;
-        const int x_rows = pairs / x_div;
-        std::vector<float> x(size_t(x_rows * cols));
-        for (auto& v : x) v = nd(rng);
-        const ActInt8 xa = quantize_act(x);
-        const std::vector<int8_t>& xq = xa.q;
-        const std::vector<float2>& xds = xa.ds;
-        DeviceBuffer<float> dx(x.size()), dy(size_t(pairs * rows)), dref(size_t(pairs * rows));
-        DeviceBuffer<int8_t> dq(xq.size());
-        DeviceBuffer<float2> dds(xds.size());
-        upload(dx, x);
-        upload(dq, xq);
-        upload(dds, xds);
-        cudaMemset(dy.p, 0xff, size_t(pairs * rows) * 4);
-        const cuda::GemvRoute route{dids.p, expert_bytes, pairs, x_div};
-        const uint32_t type = static_cast<uint32_t>(t);
-        const uint8_t* w = dstack[0]->p;
-        const uint8_t* w2 = out == cuda::GemvOut::kGateUp ? dstack[1]->p : nullptr;
-        bool good = ok(q8 ? cuda::gemv_q8(w, w2, type, rows, cols, cuda::ActQ8{dq.p, dds.p}, 1, dy.p, out, 0, nullptr,
-                                          &route)
-                          : cuda::gemv(w, type, rows, cols, dx.p, 1, dy.p, out, nullptr, &route),
-                       "routed gemv");
-        // Each pair alone, as a plain GEMV on the kernel the routed launch uses (the warp-per-row
-        // kernel: one-token launches would otherwise take the streamed kernel, whose float sums
-        // run in another order).
-        const bool streamed = cuda::gemv_q8_streamed();
-        cuda::gemv_q8_set_streamed(false);
-        for (int p = 0; p < pairs && good; ++p) {
-          const int64_t xr = p / x_div, off = int64_t{ids[size_t(p)]} * expert_bytes;
-          float* y = dref.p + p * rows;
-          good = ok(q8 ? cuda::gemv_q8(w + off, w2 ? w2 + off : nullptr, type, rows, cols,
-                                       cuda::ActQ8{dq.p + xr * cols, dds.p + xr * (cols / 32)}, 1, y, out, 0, nullptr)
-                       : cuda::gemv(w + off, type, rows, cols, dx.p + xr * cols, 1, y, out, nullptr),
-                    "gemv");
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{40, 512}, {48, 768}, {41, 2048}}) {
+    for (GgmlType t : {GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::Q8_0, GgmlType::Q4_K,
+                       GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::IQ4_XS, GgmlType::F32, GgmlType::F16, GgmlType::BF16}) {
+      const bool q8 = cuda::gemv_q8_supports(static_cast<uint32_t>(t));
+      std::vector<uint8_t> stack[2];
+      std::vector<std::unique_ptr<DeviceBuffer<uint8_t>>> dstack;
+      int64_t expert_bytes = 0;
+      for (int m = 0; m < 2; ++m) {  // gate and up stacks
+        for (int e = 0; e < X; ++e) {
+          std::vector<uint8_t> file;
+          const std::vector<uint8_t> one = native_bytes(random_weights(rng, t, rows, cols, file));
+          expert_bytes = static_cast<int64_t>(one.size());
+          stack[m].insert(stack[m].end(), one.begin(), one.end());
         }
-        cuda::gemv_q8_set_streamed(streamed);
-        good = good && ok(cudaDeviceSynchronize(), "routed gemv sync");
-        const auto a = download(dy, size_t(pairs * rows)), b = download(dref, size_t(pairs * rows));
-        int differ = 0;
-        for (size_t i = 0; i < a.size(); ++i) differ += !(a[i] == b[i]);
-        report(r, good && differ == 0, true,
-               fmt_name("routed gemv", t, out == cuda::GemvOut::kGateUp ? "gate-up" : ""),
-               "8 experts 40 x 512, 6 pairs, x_div " + std::to_string(x_div) + ", outputs differing " +
-                   std::to_string(differ),
-               0.0);
+        dstack.push_back(std::make_unique<DeviceBuffer<uint8_t>>(stack[m].size()));
+        upload(*dstack.back(), stack[m]);
+      }
+      for (int x_div : {k, 1}) {
+        for (cuda::GemvOut out : {cuda::GemvOut::kStore, cuda::GemvOut::kGateUp}) {
+          if (out == cuda::GemvOut::kGateUp && !q8) continue;
+          const int x_rows = pairs / x_div;
+          std::vector<float> x(size_t(x_rows * cols));
+          for (auto& v : x) v = nd(rng);
+          const ActInt8 xa = quantize_act(x);
+          const std::vector<int8_t>& xq = xa.q;
+          const std::vector<float2>& xds = xa.ds;
+          DeviceBuffer<float> dx(x.size()), dy(size_t(pairs * rows)), dref(size_t(pairs * rows));
+          DeviceBuffer<int8_t> dq(xq.size());
+          DeviceBuffer<float2> dds(xds.size());
+          upload(dx, x);
+          upload(dq, xq);
+          upload(dds, xds);
+          cudaMemset(dy.p, 0xff, size_t(pairs * rows) * 4);
+          const cuda::GemvRoute route{dids.p, expert_bytes, pairs, x_div};
+          const uint32_t type = static_cast<uint32_t>(t);
+          const uint8_t* w = dstack[0]->p;
+          const uint8_t* w2 = out == cuda::GemvOut::kGateUp ? dstack[1]->p : nullptr;
+          bool good = ok(q8 ? cuda::gemv_q8(w, w2, type, rows, cols, cuda::ActQ8{dq.p, dds.p}, 1, dy.p, out, 0, nullptr,
+                                            &route)
+                            : cuda::gemv(w, type, rows, cols, dx.p, 1, dy.p, out, nullptr, &route),
+                         "routed gemv");
+          // Each pair alone, as a plain GEMV on the kernel the routed launch uses (the warp-per-row
+          // kernel: one-token launches would otherwise take the streamed kernel, whose float sums
+          // run in another order).
+          const bool streamed = cuda::gemv_q8_streamed();
+          cuda::gemv_q8_set_streamed(false);
+          for (int p = 0; p < pairs && good; ++p) {
+            const int64_t xr = p / x_div, off = int64_t{ids[size_t(p)]} * expert_bytes;
+            float* y = dref.p + p * rows;
+            good = ok(q8 ? cuda::gemv_q8(w + off, w2 ? w2 + off : nullptr, type, rows, cols,
+                                         cuda::ActQ8{dq.p + xr * cols, dds.p + xr * (cols / 32)}, 1, y, out, 0, nullptr)
+                         : cuda::gemv(w + off, type, rows, cols, dx.p + xr * cols, 1, y, out, nullptr),
+                      "gemv");
+          }
+          cuda::gemv_q8_set_streamed(streamed);
+          good = good && ok(cudaDeviceSynchronize(), "routed gemv sync");
+          const auto a = download(dy, size_t(pairs * rows)), b = download(dref, size_t(pairs * rows));
+          int differ = 0;
+          for (size_t i = 0; i < a.size(); ++i) differ += !(a[i] == b[i]);
+          report(r, good && differ == 0, true,
+                 fmt_name("routed gemv", t, out == cuda::GemvOut::kGateUp ? "gate-up" : ""),
+                 "8 experts " + std::to_string(rows) + " x " + std::to_string(cols) + ", 6 pairs, x_div " +
+                     std::to_string(x_div) + ", outputs differing " + std::to_string(differ),
+                 0.0);
+        }
+      }
+      if (q8 && rows == 40) {  // an expert stride off 16 bytes: an error code, not a misaligned load
+        const cuda::GemvRoute bad{dids.p, expert_bytes + 8, pairs, k};
+        DeviceBuffer<int8_t> dq(size_t(n * cols));
+        DeviceBuffer<float2> dds(size_t(n * cols / 32));
+        DeviceBuffer<float> dy(size_t(pairs * rows));
+        const cudaError_t e = cuda::gemv_q8(dstack[0]->p, nullptr, static_cast<uint32_t>(t), rows, cols,
+                                            cuda::ActQ8{dq.p, dds.p}, 1, dy.p, cuda::GemvOut::kStore, 0, nullptr, &bad);
+        report(r, e == cudaErrorInvalidValue && cudaDeviceSynchronize() == cudaSuccess, true,
+               fmt_name("routed gemv", t, "stride"), "expert stride 16 n + 8 bytes rejected", 0.0);
       }
     }
   }
