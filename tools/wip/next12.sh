@@ -1,6 +1,7 @@
 #!/bin/bash
 # next12 (run from branch wip/combo; carry .deps .carry):  bash .carry/next12.sh <sha>  (< 10 min)
-# wip/combo = wip/l2-next (BW24_L2_NEXT=none|moe|o|all, BW24_L2_OWN=1) + wip/expand-ahead (BW24_EXPAND_AHEAD=0 off)
+# wip/combo = wip/l2-next (BW24_L2_NEXT=none|moe|o|all, BW24_L2_OWN=1; staging / expert-id order) + wip/expand-ahead
+# (BW24_EXPAND_AHEAD=0 off) + wip/flash-kfirst (q and K round trips overlapped)
 # beside main (.carry/main-src, refreshed from main before the call): checks and GPU tests with everything on,
 # then decode and prefill A/B rows chosen by environment.
 SHA=$1
@@ -18,14 +19,16 @@ for f in moe gemv_q8_streamed; do timeout 100 ./build-new/bw24-kernel-check $f >
 timeout 90 ./build-new/tests/bw24_model_tests "[gpu]" > "$OUT/gpu-tests-$SHA.txt" 2>&1; echo "GPU tests (all on) rc=$? t=$(el)"; grep -E "FAILED|passed|failed" "$OUT/gpu-tests-$SHA.txt" | head -3
 timeout 100 ./build-new/tests/bw24_gpu_vs_cpu_tests "[gpu]" > "$OUT/gpu-vs-cpu-$SHA.txt" 2>&1; echo "GPU vs CPU (all on) rc=$? t=$(el)"; grep -E "FAILED|passed|failed" "$OUT/gpu-vs-cpu-$SHA.txt" | head -3
 unset BW24_L2_OWN
-row() { local t=$1 b=$2 m=$3 k=$4 a=$5; shift 5; env "$@" timeout 90 ./build-$b/bw24-bench -m "synthetic:$m" $a -d 0 --device 0 2>&1 | grep -E "$k|rror" | awk -F'|' -v t="$t $m $k" '{print t " | " $7}'; }
-TG="-p 16 -n 128 -r 1"; PP="-p 512 -n 16 -r 2"
+row() { local t=$1 b=$2 m=$3 k=$4 a=$5; shift 5; env "$@" timeout 90 ./build-$b/bw24-bench -m "synthetic:$m" $a --device 0 2>&1 | grep -E "$k|rror" | awk -F'|' -v t="$t $m $k" '{print t " | " $7}'; }
+TG="-p 16 -n 128 -r 1 -d 0"; PP="-p 512 -n 16 -r 2 -d 0"
 for m in qwen3-8b:Q4_K_M qwen3-30b-a3b:Q4_K_M; do
   row main main $m tg128 "$TG"; row none new $m tg128 "$TG" BW24_L2_NEXT=none; row next new $m tg128 "$TG"
-  row own new $m tg128 "$TG" BW24_L2_OWN=1 BW24_L2_NEXT=none; row own+next new $m tg128 "$TG" BW24_L2_OWN=1
+  row own+next new $m tg128 "$TG" BW24_L2_OWN=1
   echo "t=$(el)"
 done
+D4="-p 16 -n 128 -r 1 -d 4096"
+row main main qwen3-8b:Q4_K_M tg128 "$D4"; row none new qwen3-8b:Q4_K_M tg128 "$D4" BW24_L2_NEXT=none
 row main main qwen3-8b:Q4_K_M pp512 "$PP"; row ahead new qwen3-8b:Q4_K_M pp512 "$PP"; row inline new qwen3-8b:Q4_K_M pp512 "$PP" BW24_EXPAND_AHEAD=0
-echo "t=$(el)"; [ $(el) -lt 480 ] && { row main main qwen3-8b:BF16 tg128 "$TG"; row own new qwen3-8b:BF16 tg128 "$TG" BW24_L2_OWN=1; }
-echo "t=$(el)"; [ $(el) -lt 520 ] && { row main main qwen3.5-9b:Q4_K_M pp512 "$PP"; row ahead new qwen3.5-9b:Q4_K_M pp512 "$PP"; }
+echo "t=$(el)"; [ $(el) -lt 500 ] && { row own new qwen3-8b:Q4_K_M tg128 "$TG" BW24_L2_OWN=1 BW24_L2_NEXT=none; row main main qwen3-8b:BF16 tg128 "$TG"; row own new qwen3-8b:BF16 tg128 "$TG" BW24_L2_OWN=1; }
+echo "t=$(el)"; [ $(el) -lt 530 ] && { row main main qwen3.5-9b:Q4_K_M pp512 "$PP"; row ahead new qwen3.5-9b:Q4_K_M pp512 "$PP"; }
 echo "end t=$(el)"
