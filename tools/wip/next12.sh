@@ -1,15 +1,11 @@
 #!/bin/bash
-# next12 (run from branch wip/combo; carry .deps .carry):  bash .carry/next12.sh <sha>  (< 10 min)
+# next12 (run from branch wip/combo; carry .deps .carry):  bash tools/wip/next12.sh <sha>  (< 10 min)
 # wip/combo = wip/l2-next (BW24_L2_NEXT=none|moe|o|all, BW24_L2_OWN=1; staging / expert-id order) + wip/expand-ahead
 # (BW24_EXPAND_AHEAD=0 off) + wip/flash-kfirst (q and K round trips overlapped)
 # beside main (.carry/main-src, refreshed from main before the call): checks and GPU tests with everything on,
 # then decode and prefill A/B rows chosen by environment.
 SHA=$1
-export LD_LIBRARY_PATH=$PWD/.deps/usr/lib/x86_64-linux-gnu
-OUT=${OUT:-/tmp/bw24-out}; mkdir -p "$OUT"; t0=$(date +%s)
-el() { echo $(( $(date +%s)-t0 )); }
-mkdir -p ../shared/models/reference && cp .carry/stories260K.gguf ../shared/models/ && cp .carry/stories260K_greedy_reference.json ../shared/models/reference/
-cfg() { cmake -S $1 -B $2 -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$PWD/.deps/usr -DBW24_CUDA=ON -DBW24_CUDA_ARCHS=90 -DBW24_GIT_SHA=$3 "${@:4}" > /tmp/cmake-$3.log 2>&1 || { tail -20 /tmp/cmake-$3.log; exit 1; }; }
+source tools/wip/lib.sh
 cfg .carry/main-src build-main main -DBW24_TESTS=OFF; cfg . build-new $SHA
 ( ninja -C build-main -j16 bw24-bench > /tmp/b1.log 2>&1 || grep -A3 error /tmp/b1.log | head -30 ) &
 ( ninja -C build-new -j16 bw24-bench bw24-kernel-check bw24_model_tests bw24_gpu_vs_cpu_tests > /tmp/b2.log 2>&1 || grep -A3 error /tmp/b2.log | head -30 ) &
@@ -19,7 +15,6 @@ for f in moe gemv_q8_streamed; do timeout 100 ./build-new/bw24-kernel-check $f >
 timeout 90 ./build-new/tests/bw24_model_tests "[gpu]" > "$OUT/gpu-tests-$SHA.txt" 2>&1; echo "GPU tests (all on) rc=$? t=$(el)"; grep -E "FAILED|passed|failed" "$OUT/gpu-tests-$SHA.txt" | head -3
 timeout 100 ./build-new/tests/bw24_gpu_vs_cpu_tests "[gpu]" > "$OUT/gpu-vs-cpu-$SHA.txt" 2>&1; echo "GPU vs CPU (all on) rc=$? t=$(el)"; grep -E "FAILED|passed|failed" "$OUT/gpu-vs-cpu-$SHA.txt" | head -3
 unset BW24_L2_OWN
-row() { local t=$1 b=$2 m=$3 k=$4 a=$5; shift 5; env "$@" timeout 90 ./build-$b/bw24-bench -m "synthetic:$m" $a --device 0 2>&1 | grep -E "$k|rror" | awk -F'|' -v t="$t $m $k" '{print t " | " $7}'; }
 TG="-p 16 -n 128 -r 1 -d 0"; PP="-p 512 -n 16 -r 2 -d 0"
 for m in qwen3-8b:Q4_K_M qwen3-30b-a3b:Q4_K_M; do
   row main main $m tg128 "$TG"; row none new $m tg128 "$TG" BW24_L2_NEXT=none; row next new $m tg128 "$TG"

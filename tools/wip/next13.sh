@@ -4,10 +4,8 @@
 # streamed gate-up of a Qwen3-8B Q4_K_M token (with and without BW24_L2_OWN), the routed GEMVs of a
 # Qwen3-30B-A3B token, and flash decode at depth 4096.
 SHA=$1
-export LD_LIBRARY_PATH=$PWD/.deps/usr/lib/x86_64-linux-gnu
-OUT=${OUT:-/tmp/bw24-out}; mkdir -p "$OUT"; t0=$(date +%s)
-el() { echo $(( $(date +%s)-t0 )); }
-cmake -S . -B build-new -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=$PWD/.deps/usr -DBW24_CUDA=ON -DBW24_CUDA_ARCHS=90 -DBW24_GIT_SHA=$SHA -DBW24_TESTS=OFF > /tmp/cmake.log 2>&1 || { tail -20 /tmp/cmake.log; exit 1; }
+source tools/wip/lib.sh
+cfg . build-new $SHA -DBW24_TESTS=OFF
 ninja -C build-new -j16 bw24-bench > /tmp/b.log 2>&1 || { grep -A3 error /tmp/b.log | head; exit 1; }
 echo "built t=$(el)"
 S="--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis --section SchedulerStats --section SourceCounters"
