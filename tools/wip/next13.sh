@@ -2,7 +2,7 @@
 # next13 (run from wip/combo or main; carry .deps .carry):  bash tools/wip/next13.sh <sha>  (~6 min)
 # Evidence for the next round: ncu detail sections (stall reasons, memory, source counters) of the
 # streamed gate-up of a Qwen3-8B Q4_K_M token (with and without BW24_L2_OWN), the routed GEMVs of a
-# Qwen3-30B-A3B token, and flash decode at depth 4096.
+# Qwen3-30B-A3B token, flash decode at depth 4096 and a Qwen3.5-9B token's delta-net conv / step.
 SHA=$1
 source tools/wip/lib.sh
 cfg . build-new $SHA -DBW24_TESTS=OFF
@@ -19,4 +19,5 @@ nc gateup gemv_stream_kernel 300 6 qwen3-8b:Q4_K_M ""
 nc gateup-own gemv_stream_kernel 300 6 qwen3-8b:Q4_K_M "" BW24_L2_OWN=1
 nc routed gemv_q8_kernel 100 4 qwen3-30b-a3b:Q4_K_M ""
 nc flash4096 "split_kernel|merge_kernel" 80 4 qwen3-8b:Q4_K_M "-d 4096"
+[ $(el) -lt 420 ] && nc deltanet "conv_kernel|step_kernel" 60 4 qwen3.5-9b:Q4_K_M ""
 echo "end t=$(el)"
