@@ -9,17 +9,13 @@
 #include <cuda_fp16.h>
 
 #include "cuda/common/check.cuh"
+#include "cuda/common/ggml_types.cuh"
 #include "cuda/common/launch.cuh"
 #include "cuda/gemm/expand.cuh"
 #include "cuda/gemm/gemm.cuh"
 
 namespace bw24::cuda {
 namespace {
-
-enum : uint32_t {
-  kF32 = 0, kF16 = 1, kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ5_1 = 7, kQ8_0 = 8, kQ4_K = 12, kQ5_K = 13, kQ6_K = 14, kIQ4_XS = 23,
-  kBF16 = 30
-};
 
 // Each format: kBlockElems, and get8(w, n_blocks, gb, e, v): weights [e, e + 8) of block gb as
 // floats (e a multiple of 8). A thread makes 8 outputs, one 16-byte store: a warp writes 512

@@ -31,6 +31,7 @@
 
 #include "cuda/common/check.cuh"
 #include "cuda/common/device.h"
+#include "cuda/common/ggml_types.cuh"
 #include "cuda/common/launch.cuh"
 #include "cuda/common/mma.cuh"
 #include "cuda/gemm/expand.cuh"
@@ -398,8 +399,6 @@ cudaError_t launch_grouped(const bf16* a, const Segments& seg, const GemmGroups&
   const dim3 grid(static_cast<unsigned>((max_rows + C::kBM - 1) / C::kBM + (g.e1 - g.e0)), seg.tile_end[seg.count - 1]);
   return launch_pdl(gemm_grouped_kernel<C, BL>, grid, dim3(C::kThreads), smem, s, a, seg, g, k, add);
 }
-
-enum : uint32_t { kQ4_K = 12, kQ6_K = 14, kBF16 = 30 };
 
 // The dispatch table of the GEMM family. Microbenchmarks (bw24-microbench gemm_bf16_config, Qwen3-8B
 // shapes at M = 512) chose the entries and the rule in pick(). Dense GEMMs take bf16 weights only:

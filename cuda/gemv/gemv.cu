@@ -3,17 +3,13 @@
 
 #include "cuda/common/check.cuh"
 #include "cuda/common/float_rows.cuh"
+#include "cuda/common/ggml_types.cuh"
 #include "cuda/common/launch.cuh"
 #include "cuda/gemv/gemv.cuh"
 #include "cuda/gemv/q8_common.cuh"
 
 namespace bw24::cuda {
 namespace {
-
-// ggml type ids (formats.md §2.1) of the formats this file handles.
-using gemv_detail::kBF16;
-using gemv_detail::kF16;
-using gemv_detail::kF32;
 
 // Each Format::dot adds W_block . x_block for every token into acc; x points at the block's first
 // column of token 0, and token t's copy is x + t * cols.

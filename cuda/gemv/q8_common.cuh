@@ -7,15 +7,10 @@
 
 #include <cuda_runtime.h>
 
+#include "cuda/common/ggml_types.cuh"
 #include "cuda/gemv/gemv.cuh"
 
 namespace bw24::cuda::gemv_detail {
-
-// The ggml type ids the GEMV files dispatch on (float weights and the int8 path's formats).
-enum : uint32_t {
-  kF32 = 0, kF16 = 1, kBF16 = 30,
-  kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ5_1 = 7, kQ8_0 = 8, kQ4_K = 12, kQ5_K = 13, kQ6_K = 14, kIQ4_XS = 23
-};
 
 constexpr int kWarpsPerCta = 8;
 constexpr int kThreads = 32 * kWarpsPerCta;

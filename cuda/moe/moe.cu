@@ -14,15 +14,13 @@
 
 #include "cuda/common/check.cuh"
 #include "cuda/common/float_rows.cuh"
+#include "cuda/common/ggml_types.cuh"
 #include "cuda/common/launch.cuh"
 #include "cuda/moe/moe.cuh"
 #include "cuda/moe/route.cuh"
 
 namespace bw24::cuda {
 namespace {
-
-// The ggml type ids of the router weights moe_gate reads (formats.md §2.1).
-constexpr uint32_t kTypeF32 = 0, kTypeF16 = 1, kTypeBF16 = 30;
 
 // One warp per token, no barriers (route.cuh). Version 1 (256 threads, two barriers and a serial
 // merge per round) took 7.7 us per Qwen3-30B-A3B layer (ncu).
@@ -53,7 +51,7 @@ __global__ void __launch_bounds__(kGateThreads) gate_kernel(int32_t* ids, float*
                                                             unsigned* counter, const uint8_t* w,
                                                             const float* __restrict__ x, int n_expert, int cols, int k,
                                                             bool renormalize) {
-  constexpr int kElemBytes = kType == kTypeF32 ? 4 : 2, kPer = 16 / kElemBytes, kStep = kGateThreads * kPer;
+  constexpr int kElemBytes = kType == kF32 ? 4 : 2, kPer = 16 / kElemBytes, kStep = kGateThreads * kPer;
   constexpr int kDepth = 4;  // 16-byte loads in flight per thread
   const int e = blockIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const uint8_t* row = w + int64_t{e} * cols * kElemBytes;
@@ -71,7 +69,7 @@ __global__ void __launch_bounds__(kGateThreads) gate_kernel(int32_t* ids, float*
       const int c = c0 + kStep * u;
       if (c >= cols) break;
       float wf[kPer];
-      widen16<kElemBytes, kType == kTypeBF16>(vs[u], wf);
+      widen16<kElemBytes, kType == kBF16>(vs[u], wf);
       dot_tokens<kPer, nt>(wf, x, cols, c, acc);
     }
   }
@@ -231,8 +229,8 @@ cudaError_t moe_route(int32_t* ids, float* weights, const float* logits, int n, 
 }
 
 bool moe_gate_supports(const void* w, uint32_t type, int n, int n_expert, int64_t cols) {
-  const int per = type == kTypeF32 ? 4 : 8;
-  const bool float_type = type == kTypeF32 || type == kTypeF16 || type == kTypeBF16;
+  const int per = type == kF32 ? 4 : 8;
+  const bool float_type = type == kF32 || type == kF16 || type == kBF16;
   return reinterpret_cast<uintptr_t>(w) % 16 == 0 && float_type && n >= 1 && n <= kMoeGateMaxTokens &&
          n_expert >= 1 && n_expert <= kMoeMaxExperts && cols > 0 && cols <= (int64_t{1} << 30) && cols % per == 0;
 }
@@ -243,11 +241,11 @@ cudaError_t moe_gate(int32_t* ids, float* weights, float* logits, unsigned* coun
       reinterpret_cast<uintptr_t>(x) % 16 != 0)
     return cudaErrorInvalidValue;
   const int c = static_cast<int>(cols);
-  if (type == kTypeBF16)
-    return launch_gate_nt<kTypeBF16>(n, ids, weights, logits, counter, w, x, n_expert, c, k, renormalize, stream);
-  if (type == kTypeF16)
-    return launch_gate_nt<kTypeF16>(n, ids, weights, logits, counter, w, x, n_expert, c, k, renormalize, stream);
-  return launch_gate_nt<kTypeF32>(n, ids, weights, logits, counter, w, x, n_expert, c, k, renormalize, stream);
+  if (type == kBF16)
+    return launch_gate_nt<kBF16>(n, ids, weights, logits, counter, w, x, n_expert, c, k, renormalize, stream);
+  if (type == kF16)
+    return launch_gate_nt<kF16>(n, ids, weights, logits, counter, w, x, n_expert, c, k, renormalize, stream);
+  return launch_gate_nt<kF32>(n, ids, weights, logits, counter, w, x, n_expert, c, k, renormalize, stream);
 }
 
 cudaError_t moe_group(int32_t* sorted, int32_t* offsets, int32_t* tile_start, int2* tiles, const int32_t* ids,
