@@ -144,8 +144,9 @@ struct Q8_0 {  // planes: qs[32] (int8) | d. w = q * d
   }
 };
 
-// The row offset of piece m of a warp's kMats pieces: kRows rows of kMats / kRows matrices each
-// (gate and up of one row, or kRows rows of one matrix).
+// The row offset of piece m of a warp's kMats pieces: gate and up of one row (kRows 1: 0), or
+// kRows rows of one matrix (m). (Written as `kRows == 1 ? 0 : m` the same values gave other SASS
+// for every instance, unmeasured; this form is the one the H200 rows ran.)
 template <int kMats, int kRows>
 __device__ constexpr int piece_row(int m) {
   return m / (kMats / kRows);
@@ -171,7 +172,8 @@ struct Legacy {
       for (int u = 0; u < kDepth; ++u)
 #pragma unroll
         for (int m = 0; m < kMats; ++m)
-          if (b0 + 32 * u < blocks) blk[m][u] = F::load(w[m], n_blocks, (row + piece_row<kMats, kRows>(m)) * blocks + b0 + 32 * u);
+          if (b0 + 32 * u < blocks)
+            blk[m][u] = F::load(w[m], n_blocks, (row + piece_row<kMats, kRows>(m)) * blocks + b0 + 32 * u);
 #pragma unroll
       for (int u = 0; u < kDepth; ++u) {
         const int64_t b = b0 + 32 * u;
@@ -516,6 +518,7 @@ struct Launch {
   int act;
   GemvRoute route;
   cudaStream_t s;
+  int rows_warp = 1;  // rows a warp takes (rows_per_warp), decided once per launch
 };
 
 template <class F, GemvOut kOut, int nt, int kRows = 1>
@@ -558,7 +561,7 @@ int rows_per_warp(const Launch& a, int nt, GemvOut out) {
 template <class F>
 cudaError_t launch_format(const Launch& a, int nt, GemvOut out) {
   if (a.cols % F::kBlockElems != 0) return cudaErrorInvalidValue;
-  if (rows_per_warp(a, nt, out) == kRoutedStoreRows) return launch<F, GemvOut::kStore, 1, kRoutedStoreRows>(a);
+  if (a.rows_warp == kRoutedStoreRows) return launch<F, GemvOut::kStore, 1, kRoutedStoreRows>(a);
   switch (out) {
     case GemvOut::kStore: return launch_nt<F, GemvOut::kStore>(a, nt);
     case GemvOut::kAdd: return launch_nt<F, GemvOut::kAdd>(a, nt);
@@ -608,7 +611,8 @@ cudaError_t gemv_q8_launch(const GemvSegment* segs, int n_segs, const void* w2, 
     a.seg.rows[i] = segs[i].rows;
   }
   a.seg.n = n_segs;
-  const int64_t rows_per_cta = kWarpsPerCta * rows_per_warp(a, nt, out);
+  a.rows_warp = rows_per_warp(a, nt, out);
+  const int64_t rows_per_cta = kWarpsPerCta * a.rows_warp;
   unsigned ctas = 0;
   for (int i = 0; i < n_segs; ++i) {
     ctas += static_cast<unsigned>((segs[i].rows + rows_per_cta - 1) / rows_per_cta);

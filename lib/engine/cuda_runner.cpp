@@ -684,8 +684,9 @@ class CudaRunner final : public Runner {
   // together and V alone; a Qwen3.5 delta net's in_qkv / in_z and in_b / in_a: two launches, not
   // four, 381.9 -> 396.8 tok/s on the H200), the rest one by one. Prefill: one by one.
   absl::Status products(const GemmJob* jobs, int count, const GemvIn& in, int n) {
-    bool done[4] = {};
-    if (count > 4) return error(Code::kInternal, "products of {} weights (at most 4)", count);
+    constexpr int kMaxProducts = 4;
+    if (count > kMaxProducts) return error(Code::kInternal, "products of {} weights (at most {})", count, kMaxProducts);
+    bool done[kMaxProducts] = {};
     for (int i = 0; i < count && !in.bf; ++i) {
       if (done[i] || !is_q8(*jobs[i].w)) continue;
       const uint32_t type = w_.type_of(jobs[i].w->t);
