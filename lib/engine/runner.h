@@ -73,6 +73,9 @@ struct RunnerOptions {
   // CUDA runner, tests only: cap of the weight expansion scratch in bf16 elements (0: the default),
   // so small models take the paths of large ones (weights expanded in row slices, experts in groups).
   int64_t gemm_scratch_elems = 0;
+  // CUDA runner: prefill expands the next GEMM group's weights on a side stream while the current
+  // group's GEMM runs (a second expansion scratch); false expands each group in line (tests compare).
+  bool expand_ahead = true;
   // CPU reference, tests only: behave as a device runner for the token choice (device_argmax(),
   // ForwardRequest::argmax / sample, last_logits()) with the host's argmax and
   // sampling::sample_with_draw, so the session's device paths run in CPU tests.

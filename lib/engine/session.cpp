@@ -41,6 +41,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const M
   ro.round_act_int8 = opt.round_act_int8;
   ro.prefill_gemm = opt.prefill_gemm;
   ro.gemm_scratch_elems = opt.gemm_scratch_elems;
+  ro.expand_ahead = opt.expand_ahead;
   ro.emulate_device_choice = opt.emulate_device_choice;
   std::unique_ptr<Session> s(new Session());
   if (model->options().device >= 0) {

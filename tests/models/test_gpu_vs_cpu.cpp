@@ -251,6 +251,35 @@ TEST_CASE("CUDA greedy decode on the device equals the host argmax", "[gpu]") {
   }
 }
 
+// The expansion one GEMM ahead (a side stream, two scratch buffers) changes when the weights are
+// expanded, never what the GEMM reads: every prompt row's logits are bit-identical to the in-line
+// expansion, on a dense model, the hybrid (delta-net products on the plan) and a MoE (experts
+// expanded off the plan between planned groups), over passes of 512, 5 and 300 tokens.
+TEST_CASE("CUDA prefill: expanding weights ahead equals expanding them in line", "[gpu]") {
+  require_gpu();
+  for (const char* shape : {"tiny-qwen3", "tiny-qwen35", "tiny-qwen3moe-all"}) {
+    INFO(shape);
+    auto model = open_synthetic(shape, "Q4_K_M", 0);
+    const int V = model->graph().n_vocab;
+    engine::SessionOptions inline_opt;
+    inline_opt.expand_ahead = false;
+    auto ahead = engine::Session::create(model, {});
+    auto in_line = engine::Session::create(model, inline_opt);
+    REQUIRE(ahead.ok());
+    REQUIRE(in_line.ok());
+    std::mt19937 rng(5);
+    std::vector<int32_t> prompt(817);
+    for (auto& t : prompt) t = static_cast<int32_t>(rng() % V);
+    for (auto [at, n] : {std::pair{0, 517}, std::pair{517, 300}}) {
+      REQUIRE((*ahead)->prefill(prompt.data() + at, n, true).ok());
+      REQUIRE((*in_line)->prefill(prompt.data() + at, n, true).ok());
+      const std::vector<float> a = logits_of(**ahead), b = logits_of(**in_line);
+      REQUIRE(a.size() == size_t(n) * V);
+      CHECK(a == b);
+    }
+  }
+}
+
 // CPU only (hidden; "[cpu-diag]"): the CPU reference against itself with int8-rounded product
 // inputs, on the quantized MoE and hybrid models: how much of the GPU's divergence the activation
 // rounding alone explains.
