@@ -79,17 +79,31 @@ int sm_count() {
   return sms;
 }
 
-bool pdl_supported() {
-  // Cached per device ordinal: a launch must not pay an attribute query.
-  static std::atomic<int> cached[64] = {};  // 0 unknown, 1 no, 2 yes
+namespace {
+// Compute capability (10 major + minor) of the current device, cached per ordinal: a launch must
+// not pay an attribute query. 0 if there is none.
+int current_cc() {
+  static std::atomic<int> cached[64] = {};  // 0 unknown, else cc + 1
   int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return false;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 0;
   if (cached[dev].load(std::memory_order_relaxed) == 0) {
-    int major = 0;
+    int major = 0, minor = 0;
     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    cached[dev].store(major >= 9 ? 2 : 1, std::memory_order_relaxed);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    cached[dev].store(10 * major + minor + 1, std::memory_order_relaxed);
   }
-  return cached[dev].load(std::memory_order_relaxed) == 2;
+  return cached[dev].load(std::memory_order_relaxed) - 1;
+}
+}  // namespace
+
+bool pdl_supported() { return current_cc() >= 90; }
+
+bool wgmma_supported() {
+#ifdef BW24_SM90A
+  return current_cc() == 90;
+#else
+  return false;
+#endif
 }
 
 }  // namespace bw24::cuda

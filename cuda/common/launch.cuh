@@ -23,6 +23,10 @@ __device__ __forceinline__ void pdl_begin() {
 // Whether the current device takes the PDL launch attribute (compute capability >= 9.0).
 bool pdl_supported();
 
+// Whether the current device runs the sm_90a kernels (wgmma): compute capability 9.0 and a build
+// whose CUDA architectures include 90 (CMake builds it as 90a, which defines BW24_SM90A).
+bool wgmma_supported();
+
 // kernel<<<grid, block, smem, stream>>>(args...) with the programmatic-serialization attribute
 // where supported. Returns the launch error.
 template <typename... KArgs, typename... Args>

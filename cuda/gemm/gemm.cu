@@ -1,4 +1,5 @@
-// The prefill GEMM (cuda/gemm/gemm.cuh): bf16 mma.sync m16n8k16 with f32 accumulators.
+// The prefill GEMM (cuda/gemm/gemm.cuh): bf16 mma.sync m16n8k16 with f32 accumulators, and on
+// sm_90 a warpgroup-MMA (wgmma) kernel for the dense GEMM (the second half of this file).
 //
 // Tiling (one kernel template, a table of configurations at the end): a CTA computes a BM x BN
 // tile of C (BM tokens x BN weight rows) with WarpsM x WarpsN warps, each a (BM / WarpsM) x
@@ -400,6 +401,233 @@ cudaError_t launch_grouped(const bf16* a, const Segments& seg, const GemmGroups&
   return launch_pdl(gemm_grouped_kernel<C, BL>, grid, dim3(C::kThreads), smem, s, a, seg, g, k, add);
 }
 
+// ---- sm_90a: the warpgroup MMA (wgmma) path of the dense GEMM ----
+// Why: at M = 512 the mma.sync kernel above reaches 260-370 TFLOP/s of the ~660 mma.sync can give
+// on sm_90; wgmma reads both operands straight from shared memory (no ldmatrix, no register
+// fragments of A and B), one instruction a 64 x BN x 16 product for a warpgroup (4 warps), and
+// peaks near ~990 TFLOP/s. Napkin math, Qwen3-8B at M = 512: 8.2 TFLOP a pass, ~14 ms at 600
+// TFLOP/s against ~22 ms measured on mma.sync.
+//
+// A CTA is two warpgroups (256 threads), each 64 token rows x BN weight rows of C; K advances 64 a
+// stage (a row's 128 bytes). Every thread issues cp.async for a share of each stage (no producer
+// warps: the copies are asynchronous, issuing them costs 8-12 instructions a stage), then
+// `fence.proxy.async` makes its copies visible to the tensor cores' (async proxy) reads.
+//
+// Shared layout: the 128-byte swizzle wgmma reads K-major tiles in: row r of a tile at r * 128
+// bytes, its 16-byte chunk c at chunk position c ^ (r % 8); 8-row atoms 1024 bytes apart (the
+// descriptor's stride), each tile 1024-byte aligned. The k16 steps inside a 64-wide stage advance
+// the descriptor's start address by 32 bytes (the swizzle applies to the final address bits).
+//
+// Pipeline: kStages slots, loads run kStages - 2 stages ahead. The wgmma group of stage kt stays in
+// flight while stage kt + 1 issues (wgmma.wait_group 1), so the slot a load overwrites (stage
+// kt - 2's) is free once every thread has passed the barrier of iteration kt.
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define BW24_WGMMA 1
+#else
+#define BW24_WGMMA 0
+#endif
+
+template <int BN, int Stages>
+struct WgTiles {
+  static constexpr int kBM = 128, kBN = BN, kBK = 64, kStages = Stages, kThreads = 256;
+  static constexpr int kAhead = Stages - 2;  // stages loading ahead of the one the MMAs read
+  static constexpr int kTileA = kBM * kBK, kTileB = kBN * kBK;  // bf16 elements
+  static constexpr size_t kSmem = size_t{Stages} * (kTileA + kTileB) * 2 + 1024;  // + the 1024 alignment
+  static_assert(BN == 128 || BN == 256, "wgmma_n128 / wgmma_n256");
+  static_assert(Stages >= 3, "a slot read, a slot in flight, one loading");
+};
+
+// Element offset of (row, 16-byte chunk) in a 128-byte-swizzled [rows][64] tile.
+__device__ __forceinline__ int sw128(int row, int chunk) { return row * 64 + ((chunk ^ (row & 7)) << 3); }
+
+// The wgmma shared-memory descriptor of a K-major tile in the 128-byte swizzle: start address
+// (bits 0-13, in 16 bytes), leading byte offset 16 (unused by swizzled K-major), stride byte
+// offset 1024 (bits 32-45: one 8-row atom to the next), layout type 1 = 128-byte swizzle.
+__device__ __forceinline__ uint64_t wg_desc(const bf16* tile) {
+  const uint64_t addr = smem_addr(tile);
+  return ((addr & 0x3FFFF) >> 4) | (uint64_t{1} << 16) | (uint64_t{1024 >> 4} << 32) | (uint64_t{1} << 62);
+}
+
+#if BW24_WGMMA
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int n>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(n) : "memory");
+}
+// The generic-proxy writes (cp.async) of this thread visible to the async proxy (wgmma's reads).
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+// D (64 x N, f32) += A (64 x 16) B (N x 16)^T, both bf16 from shared memory through descriptors.
+// Thread t of the warpgroup holds d[4 i + 2 h + e] = D[16 (t / 32) + (t % 32) / 4 + 8 h][8 i + 2 (t % 4) + e].
+__device__ __forceinline__ void wgmma_n128(float (&d)[64], uint64_t desc_a, uint64_t desc_b) {
+  asm volatile(
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+      "}, %64, %65, 1, 1, 1, 0, 0;\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "l"(desc_a), "l"(desc_b));
+}
+__device__ __forceinline__ void wgmma_n256(float (&d)[128], uint64_t desc_a, uint64_t desc_b) {
+  asm volatile(
+      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+      "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+      "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+      "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+      "}, %128, %129, 1, 1, 1, 0, 0;\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+        "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+        "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+        "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+        "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+        "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+        "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+        "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+        "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+      : "l"(desc_a), "l"(desc_b));
+}
+
+template <int BN>
+__device__ __forceinline__ void wgmma_bn(float (&d)[BN / 2], uint64_t da, uint64_t db) {
+  if constexpr (BN == 128) wgmma_n128(d, da, db);
+  else wgmma_n256(d, da, db);
+}
+#endif
+
+template <class C>
+__global__ void __launch_bounds__(C::kThreads, 1) gemm_wg_kernel(const bf16* __restrict__ a, Segments seg, int64_t M,
+                                                                 int64_t K, bool add) {
+#if BW24_WGMMA
+  extern __shared__ uint4 smem_raw[];
+  bf16* sa = reinterpret_cast<bf16*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+  bf16* sb = sa + C::kStages * C::kTileA;
+  int64_t n0;
+  const int s = segment_of(seg, blockIdx.y, C::kBN, &n0);
+  const int64_t m0 = static_cast<int64_t>(blockIdx.x) * C::kBM, N = pick_field(seg.n, s), ldc = pick_field(seg.ldc, s);
+  const bf16* w = reinterpret_cast<const bf16*>(pick_field(seg.w, s));
+  float* c = pick_field(seg.c, s);
+  pdl_begin();
+  const int tid = threadIdx.x, wg = tid / 128;
+
+  // This thread's chunks of a stage: A rows m0 + r (zeros past M), B rows n0 + r (zeros past N).
+  constexpr int kAIters = C::kBM * 8 / C::kThreads, kBIters = C::kBN * 8 / C::kThreads;
+  const bf16* arow[kAIters];
+  const bf16* brow[kBIters];
+#pragma unroll
+  for (int it = 0; it < kAIters; ++it) {
+    const int64_t m = m0 + (tid + it * C::kThreads) / 8;
+    arow[it] = m < M ? a + m * K : nullptr;
+  }
+#pragma unroll
+  for (int it = 0; it < kBIters; ++it) {
+    const int64_t n = n0 + (tid + it * C::kThreads) / 8;
+    brow[it] = n < N ? w + n * K : nullptr;
+  }
+  auto load_stage = [&](int slot, int kt) {
+    const int64_t k0 = int64_t{kt} * C::kBK;
+    bf16* ta = sa + slot * C::kTileA;
+    bf16* tb = sb + slot * C::kTileB;
+#pragma unroll
+    for (int it = 0; it < kAIters; ++it) {
+      const int i = tid + it * C::kThreads, r = i / 8, ch = i % 8;
+      cp_async16(ta + sw128(r, ch), arow[it] ? arow[it] + k0 + 8 * ch : a, arow[it] ? 16 : 0);
+    }
+#pragma unroll
+    for (int it = 0; it < kBIters; ++it) {
+      const int i = tid + it * C::kThreads, r = i / 8, ch = i % 8;
+      cp_async16(tb + sw128(r, ch), brow[it] ? brow[it] + k0 + 8 * ch : w, brow[it] ? 16 : 0);
+    }
+  };
+
+  const int kt_count = static_cast<int>(K / C::kBK);
+#pragma unroll
+  for (int st = 0; st < C::kAhead; ++st) {
+    if (st < kt_count) load_stage(st, st);
+    cp_async_commit();
+  }
+  float acc[C::kBN / 2];
+#pragma unroll
+  for (int i = 0; i < C::kBN / 2; ++i) acc[i] = 0.f;
+  for (int kt = 0; kt < kt_count; ++kt) {
+    cp_async_wait<C::kAhead - 1>();  // this thread's copies of stage kt landed
+    fence_proxy_async();
+    __syncthreads();  // everyone's copies of stage kt landed; every warpgroup is done with stage kt - 2
+    if (kt + C::kAhead < kt_count) load_stage((kt + C::kAhead) % C::kStages, kt + C::kAhead);
+    cp_async_commit();
+    const int slot = kt % C::kStages;
+    const uint64_t da = wg_desc(sa + slot * C::kTileA + wg * 64 * C::kBK), db = wg_desc(sb + slot * C::kTileB);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < C::kBK / 16; ++kk) wgmma_bn<C::kBN>(acc, da + 2 * kk, db + 2 * kk);
+    wgmma_commit();
+    wgmma_wait<1>();
+  }
+  wgmma_wait<0>();
+  cp_async_wait<0>();
+
+  // Epilogue: as gemm_tile's, from the wgmma accumulator layout (see wgmma_n128).
+  const int warp = (tid % 128) / 32, lane = tid % 32;
+  const bool pairs = (N % 2 == 0) && (ldc % 2 == 0);
+#pragma unroll
+  for (int i = 0; i < C::kBN / 8; ++i) {
+    const int64_t n = n0 + 8 * i + 2 * (lane % 4);
+    if (n >= N) continue;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int64_t m = m0 + wg * 64 + 16 * warp + lane / 4 + 8 * h;
+      if (m >= M) continue;
+      float* dst = c + m * ldc + n;
+      float v0 = acc[4 * i + 2 * h], v1 = acc[4 * i + 2 * h + 1];
+      if (pairs) {
+        float2* d2 = reinterpret_cast<float2*>(dst);
+        if (add) {
+          const float2 old = *d2;
+          v0 += old.x;
+          v1 += old.y;
+        }
+        *d2 = make_float2(v0, v1);
+      } else {
+        dst[0] = add ? dst[0] + v0 : v0;
+        if (n + 1 < N) dst[1] = add ? dst[1] + v1 : v1;
+      }
+    }
+  }
+#else
+  __trap();  // launched only where wgmma_supported() (an sm_90a build on an sm_90 device)
+#endif
+}
+
+template <class C>
+cudaError_t launch_wg(const bf16* a, const Segments& seg, int64_t m, int64_t k, bool add, cudaStream_t s) {
+  if (!wgmma_supported() || k % C::kBK != 0) return cudaErrorNotSupported;
+  constexpr auto kernel = gemm_wg_kernel<C>;
+  BW24_CUDA_TRY(allow_smem<kernel>(C::kSmem));
+  const dim3 grid(static_cast<unsigned>((m + C::kBM - 1) / C::kBM), seg.tile_end[seg.count - 1]);
+  return launch_pdl(kernel, grid, dim3(C::kThreads), C::kSmem, s, a, seg, m, k, add);
+}
+
 // The dispatch table of the GEMM family. Microbenchmarks (bw24-microbench gemm_bf16_config, Qwen3-8B
 // shapes at M = 512) chose the entries and the rule in pick(). Dense GEMMs take bf16 weights only:
 // the fused expansion measured slower there (lib/engine/cuda_runner.cpp fused_type).
@@ -407,27 +635,41 @@ struct Config {
   const char* name;
   int bm, bn;
   cudaError_t (*launch)(const bf16*, const Segments&, int64_t, int64_t, bool, cudaStream_t);
+  bool wgmma;  // needs wgmma_supported() and K % 64 == 0
 };
 constexpr Config kConfigs[] = {
-    {"64x128 warps 2x4 (32x32) 4 stages", 64, 128, launch<Tiles<64, 128, 2, 4, 4>, LoadBf16>},
-    {"128x128 warps 2x4 (64x32) 4 stages", 128, 128, launch<Tiles<128, 128, 2, 4, 4>, LoadBf16>},
-    {"128x128 warps 2x2 (64x64) 4 stages", 128, 128, launch<Tiles<128, 128, 2, 2, 4>, LoadBf16>},
-    {"128x256 warps 2x4 (64x64) 3 stages", 128, 256, launch<Tiles<128, 256, 2, 4, 3>, LoadBf16>},
-    {"256x128 warps 4x2 (64x64) 3 stages", 256, 128, launch<Tiles<256, 128, 4, 2, 3>, LoadBf16>},
+    {"64x128 warps 2x4 (32x32) 4 stages", 64, 128, launch<Tiles<64, 128, 2, 4, 4>, LoadBf16>, false},
+    {"128x128 warps 2x4 (64x32) 4 stages", 128, 128, launch<Tiles<128, 128, 2, 4, 4>, LoadBf16>, false},
+    {"128x128 warps 2x2 (64x64) 4 stages", 128, 128, launch<Tiles<128, 128, 2, 2, 4>, LoadBf16>, false},
+    {"128x256 warps 2x4 (64x64) 3 stages", 128, 256, launch<Tiles<128, 256, 2, 4, 3>, LoadBf16>, false},
+    {"256x128 warps 4x2 (64x64) 3 stages", 256, 128, launch<Tiles<256, 128, 4, 2, 3>, LoadBf16>, false},
+    {"wgmma 128x128 5 stages", 128, 128, launch_wg<WgTiles<128, 5>>, true},
+    {"wgmma 128x256 4 stages", 128, 256, launch_wg<WgTiles<256, 4>>, true},
 };
 constexpr int kConfigCount = sizeof(kConfigs) / sizeof(kConfigs[0]);
 
 
-// 64-token tiles when 128-token tiles would leave half the SMs idle (small M or narrow N); else
-// 128 x 128 with four 64 x 64 warps. Measured on the H200 at 147640f1 (M = 512 unless noted; us):
+// On sm_90 (M > 64, K % 64 == 0) the wgmma kernel: 128 x 256 tiles where they still make ~0.7 of
+// a wave, else 128 x 128 (fewer, wider CTAs beat a second partial wave). Measured on the H200 at
+// a2623eb (M = 512 unless noted; us; N x K):
+//   config                      6144x4096  4096x4096  24576x4096  4096x12288  M=2048 4096x4096
+//   mma.sync 128x128 (64x64)      95.6       66.2       305         181          202
+//   wgmma 128x128, 5 stages       74.8       40.4       236         113          155
+//   wgmma 128x128, 3 stages x2    80.5       70.8       251         193          161   (2 CTAs a SM; dropped)
+//   wgmma 128x256, 4 stages       64.5       64.0       207         167          135
+// Elsewhere 64-token tiles when 128-token tiles would leave half the SMs idle (small M or narrow
+// N); else 128 x 128 with four 64 x 64 warps. Measured on the H200 at 147640f1 (us):
 //   config                      6144x4096  4096x4096  24576x4096  4096x12288  M=2048 4096x4096
 //   64x128, 2x4 warps             98.8       67.3       383         192          251
 //   128x128, 2x4 warps (64x32)    94.2       66.5       296         180          196
 //   128x128, 2x2 warps (64x64)    90.1       66.2       282         181          186   <- default
 //   128x256 / 256x128, 64x64     ~122       121        ~356        344          240   (64 CTAs: 1/SM)
 // The 64x64 warp tile issues 8 ldmatrix per 32 mma (64x32: 6 per 16).
-int pick(int64_t m, int64_t n_total) {
-  const int64_t ctas128 = ((m + 127) / 128) * ((n_total + 127) / 128);
+int pick(int64_t m, int64_t n_total, int64_t k) {
+  const int64_t m_tiles = (m + 127) / 128;
+  if (m > 64 && k % 64 == 0 && wgmma_supported())
+    return 10 * m_tiles * ((n_total + 255) / 256) >= 7 * sm_count() ? 6 : 5;
+  const int64_t ctas128 = m_tiles * ((n_total + 127) / 128);
   return (m <= 64 || 2 * ctas128 < sm_count()) ? 0 : 2;
 }
 
@@ -461,6 +703,9 @@ int gemm_bf16_config_count() { return kConfigCount; }
 const char* gemm_bf16_config_name(int config) {
   return config >= 0 && config < kConfigCount ? kConfigs[config].name : "?";
 }
+bool gemm_bf16_config_runs(int config, int64_t k) {
+  return config < 0 || (config < kConfigCount && (!kConfigs[config].wgmma || (wgmma_supported() && k % 64 == 0)));
+}
 
 cudaError_t gemm_bf16(const bf16* a, const bf16* w, float* c, int64_t m, int64_t n, int64_t k, int64_t ldc, GemvOut out,
                       cudaStream_t s, int config) {
@@ -476,7 +721,7 @@ cudaError_t gemm_bf16_multi(const bf16* a, const GemmSegment* segs, int n_segs, 
     return cudaErrorInvalidValue;
   int64_t n_total = 0;
   for (int i = 0; i < n_segs; ++i) n_total += segs[i].n;
-  const Config& cfg = kConfigs[config >= 0 ? config : pick(m, n_total)];
+  const Config& cfg = kConfigs[config >= 0 ? config : pick(m, n_total, k)];
   Segments seg;
   if (!make_segments(segs, n_segs, cfg.bn, &seg)) return cudaErrorInvalidValue;
   return cfg.launch(a, seg, m, k, out == GemvOut::kAdd, s);

@@ -1,6 +1,6 @@
 // Prefill GEMM on tensor cores: C[m][n] (=|+=) sum_k A[m][k] * W[n][k] for M tokens (tens to
 // thousands) against a weight matrix of N rows, bf16 operands, f32 accumulation (mma.sync
-// m16n8k16, sm_80+). Quantized weights are expanded to bf16 first (dequant_bf16, a slice of rows at
+// m16n8k16, sm_80+; on sm_90 the dense GEMM takes wgmma, the grouped one stays on mma.sync). Quantized weights are expanded to bf16 first (dequant_bf16, a slice of rows at
 // a time into a scratch buffer) and the one GEMM kernel serves every weight type.
 //
 // Why dequantize-then-GEMM (version 1): at M = 512 the GEMM does 2 * 512 FLOPs per weight while
@@ -56,6 +56,9 @@ cudaError_t gemm_bf16(const bf16* a, const bf16* w, float* c, int64_t m, int64_t
                       cudaStream_t stream, int config = -1);
 int gemm_bf16_config_count();
 const char* gemm_bf16_config_name(int config);
+// Whether configuration `config` runs here for this K (the wgmma entries: an sm_90a build on an
+// sm_90 device, K % 64 == 0; an explicit config that cannot run returns cudaErrorNotSupported).
+bool gemm_bf16_config_runs(int config, int64_t k);
 // Weight types the grouped GEMM reads in their kernel-native layout and expands tile by tile in
 // shared memory (no dequant_bf16 pass): Q4_K (file layout) and Q6_K (planes). K % 256 == 0. The
 // bf16 weights a tile sees are bit-identical to dequant_bf16's.
