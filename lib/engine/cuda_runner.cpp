@@ -711,7 +711,14 @@ class CudaRunner final : public Runner {
       add({&L.mlp.down});
     }
     if (ahead_.plan.empty()) return absl::OkStatus();
-    BW24_RETURN_IF_ERROR(wscratch2_.alloc(static_cast<size_t>(scratch_elems_), "weight expansion scratch"));
+    // The second scratch is a speed-up, not a need: where it does not fit beside the weights and
+    // the cache, every expansion stays in line (cudaMalloc's out-of-memory error is not sticky).
+    if (!wscratch2_.alloc(static_cast<size_t>(scratch_elems_), "weight expansion scratch").ok()) {
+      cudaGetLastError();
+      wscratch2_.p = nullptr;
+      ahead_.plan.clear();
+      return absl::OkStatus();
+    }
     BW24_CUDA_OK(cudaStreamCreateWithFlags(&ahead_.stream, cudaStreamNonBlocking), "stream");
     for (cudaEvent_t* ev : {&ahead_.expanded[0], &ahead_.expanded[1], &ahead_.used[0], &ahead_.used[1]})
       BW24_CUDA_OK(cudaEventCreateWithFlags(ev, cudaEventDisableTiming), "event");
