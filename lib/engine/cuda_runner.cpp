@@ -638,15 +638,21 @@ class CudaRunner final : public Runner {
         ahead_.pending = -1;
       } else {
         buf = free_scratch();
-        for (const GemmJob& j : jobs) BW24_RETURN_IF_ERROR(expand(*j.w, offset_in_group(jobs, j.w), buf, stream_));
+        int64_t off = 0;
+        for (const GemmJob& j : jobs) {
+          BW24_RETURN_IF_ERROR(expand(*j.w, off, buf, stream_));
+          off += expanded_elems(*j.w);
+        }
       }
       if (at >= 0 && at + 1 < static_cast<int>(ahead_.plan.size())) BW24_RETURN_IF_ERROR(expand_ahead(at + 1, 1 - buf));
+      // The group's weights in the scratch one after another, in the group's order (as expanded).
       cuda::GemmSegment segs[cuda::kMaxGemmSegments];
       int count = 0;
+      int64_t off = 0;
       for (const GemmJob& j : jobs) {
         const int64_t rows = j.w->rows();
-        const cuda::bf16* wp = is_bf16(*j.w) ? static_cast<const cuda::bf16*>(w_.at(j.w->t))
-                                             : scratch(buf) + offset_in_group(jobs, j.w);
+        const cuda::bf16* wp = is_bf16(*j.w) ? static_cast<const cuda::bf16*>(w_.at(j.w->t)) : scratch(buf) + off;
+        off += expanded_elems(*j.w);
         segs[count++] = {wp, j.y, rows, rows};
       }
       const cudaError_t e = cuda::gemm_bf16_multi(a, segs, count, n, jobs.begin()->w->cols(), out, stream_);
@@ -725,15 +731,8 @@ class CudaRunner final : public Runner {
     return absl::OkStatus();
   }
   cuda::bf16* scratch(int buf) const { return buf == 0 ? wscratch_.p : wscratch2_.p; }
-  // Where w's expansion starts in its group's part of the scratch (the group's order).
-  int64_t offset_in_group(std::initializer_list<GemmJob> jobs, const arch::Weight* w) const {
-    int64_t off = 0;
-    for (const GemmJob& j : jobs) {
-      if (j.w == w) break;
-      off += expanded_elems(*j.w);
-    }
-    return off;
-  }
+  // w expanded to bf16 at element `offset` of scratch buffer buf, on stream s (BF16 weights are read
+  // in place and take no room: expanded_elems 0).
   absl::Status expand(const arch::Weight& w, int64_t offset, int buf, cudaStream_t s) {
     if (is_bf16(w)) return absl::OkStatus();
     return cuda_status(cuda::dequant_bf16(w_.at(w.t), w_.type_of(w.t), w.rows(), w.cols(), 0, w.rows(),
