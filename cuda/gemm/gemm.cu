@@ -604,9 +604,13 @@ __global__ void __launch_bounds__(C::kThreads, 1) gemm_wg_kernel(const bf16* __r
 #endif
 }
 
+// Whether the wgmma kernel runs here for this K: an sm_90a build on an sm_90 device, whole 64-column stages.
+bool wgmma_runs(int64_t k) { return k % 64 == 0 && wgmma_supported(); }
+
 template <class C>
 cudaError_t launch_wg(const bf16* a, const Segments& seg, int64_t m, int64_t k, bool add, cudaStream_t s) {
-  if (!wgmma_supported() || k % C::kBK != 0) return cudaErrorNotSupported;
+  static_assert(C::kBK == 64, "wgmma_runs: 64-column stages");
+  if (!wgmma_runs(k)) return cudaErrorNotSupported;
   constexpr auto kernel = gemm_wg_kernel<C>;
   BW24_CUDA_TRY(allow_smem<kernel>(C::kSmem));
   const dim3 grid(static_cast<unsigned>((m + C::kBM - 1) / C::kBM), seg.tile_end[seg.count - 1]);
@@ -620,7 +624,7 @@ struct Config {
   const char* name;
   int bm, bn;
   cudaError_t (*launch)(const bf16*, const Segments&, int64_t, int64_t, bool, cudaStream_t);
-  bool wgmma;  // needs wgmma_supported() and K % 64 == 0
+  bool wgmma;  // runs where wgmma_runs(K)
 };
 constexpr Config kConfigs[] = {
     {"64x128 warps 2x4 (32x32) 4 stages", 64, 128, launch<Tiles<64, 128, 2, 4, 4>, LoadBf16>, false},
@@ -652,7 +656,7 @@ constexpr int kConfigCount = sizeof(kConfigs) / sizeof(kConfigs[0]);
 // The 64x64 warp tile issues 8 ldmatrix per 32 mma (64x32: 6 per 16).
 int pick(int64_t m, int64_t n_total, int64_t k) {
   const int64_t m_tiles = (m + 127) / 128;
-  if (m > 64 && k % 64 == 0 && wgmma_supported())
+  if (m > 64 && wgmma_runs(k))
     return 10 * m_tiles * ((n_total + 255) / 256) >= 7 * sm_count() ? 6 : 5;
   const int64_t ctas128 = m_tiles * ((n_total + 127) / 128);
   return (m <= 64 || 2 * ctas128 < sm_count()) ? 0 : 2;
@@ -689,7 +693,7 @@ const char* gemm_bf16_config_name(int config) {
   return config >= 0 && config < kConfigCount ? kConfigs[config].name : "?";
 }
 bool gemm_bf16_config_runs(int config, int64_t k) {
-  return config < 0 || (config < kConfigCount && (!kConfigs[config].wgmma || (wgmma_supported() && k % 64 == 0)));
+  return config < 0 || (config < kConfigCount && (!kConfigs[config].wgmma || wgmma_runs(k)));
 }
 
 cudaError_t gemm_bf16(const bf16* a, const bf16* w, float* c, int64_t m, int64_t n, int64_t k, int64_t ldc, GemvOut out,

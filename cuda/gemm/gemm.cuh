@@ -1,7 +1,8 @@
 // Prefill GEMM on tensor cores: C[m][n] (=|+=) sum_k A[m][k] * W[n][k] for M tokens (tens to
 // thousands) against a weight matrix of N rows, bf16 operands, f32 accumulation (mma.sync
-// m16n8k16, sm_80+; on sm_90 the dense GEMM takes wgmma, the grouped one stays on mma.sync). Quantized weights are expanded to bf16 first (dequant_bf16, a slice of rows at
-// a time into a scratch buffer) and the one GEMM kernel serves every weight type.
+// m16n8k16, sm_80+; on sm_90 the dense GEMM takes wgmma, the grouped one stays on mma.sync).
+// Quantized weights are expanded to bf16 first (dequant_bf16, a slice of rows at a time into a
+// scratch buffer) and the one GEMM kernel serves every weight type.
 //
 // Why dequantize-then-GEMM (version 1): at M = 512 the GEMM does 2 * 512 FLOPs per weight while
 // the expansion moves ~2.3 bytes per weight (read Q4_K, write bf16) plus 2 read back: for Qwen3-8B
