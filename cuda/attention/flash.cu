@@ -18,6 +18,8 @@
 #include <cuda_fp16.h>
 #include <math.h>
 
+#include <atomic>
+
 #include "cuda/attention/flash.cuh"
 #include "cuda/attention/kv_load.cuh"
 #include "cuda/common/check.cuh"
@@ -46,28 +48,44 @@ __device__ __forceinline__ void store8(bf16* dst, bool valid, Src src, float s) 
                                               pack_bf16(v[4] * s, v[5] * s), pack_bf16(v[6] * s, v[7] * s));
 }
 
+// Head sizes up to 128 keep the warp's Q fragments in registers (D / 4 a thread) and stage Q
+// through the K tile; at 256 the O accumulators alone take 128 registers a thread, so Q stays in a
+// third shared tile and each key tile reads its fragments from there (ldmatrix, 32 KB a CTA).
+// Shared memory (dynamic): K and V tiles, 2 x 64 x D bf16 (16 / 32 / 64 KB), + the Q tile at 256.
+template <int D>
+struct PrefillShape {
+  static constexpr bool kQShared = D > 128;
+  static constexpr size_t kSmem = size_t{kQShared ? 3 : 2} * kTile * D * sizeof(bf16);
+};
+
 // Kv: const float*, const __half* or KvQ8 (kv_load.cuh).
 template <int D, typename Kv>
 __global__ void __launch_bounds__(kThreads) flash_prefill_kernel(float* out, const float* q, Kv kc, Kv vc,
                                                                   int n_tokens, int n_head, int n_head_kv,
                                                                   DevicePos pos, int window, float scale) {
   constexpr int kChunks = D / 8;
-  __shared__ alignas(16) bf16 sk[kTile * D], sv[kTile * D];
+  constexpr bool kQShared = PrefillShape<D>::kQShared;
+  extern __shared__ uint4 smem_raw[];
+  bf16* sk = reinterpret_cast<bf16*>(smem_raw);
+  bf16* sv = sk + kTile * D;
+  bf16* sq = kQShared ? sv + kTile * D : sk;  // the Q tile (through sk where Q lives in registers)
   pdl_begin();
   const int h = blockIdx.y, t0 = blockIdx.x * kTile, g = h / (n_head / n_head_kv);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t kvw = int64_t{n_head_kv} * D;
   const int64_t p0 = pos.base + (pos.dev ? *pos.dev : 0);
 
-  // Q tile through sk into A fragments, pre-scaled into log2 units.
+  // The Q tile, pre-scaled into log2 units, into sq and (D <= 128) from there into A fragments.
   for (int i = threadIdx.x; i < kTile * kChunks; i += kThreads) {
     const int r = i / kChunks, c = i % kChunks, t = t0 + r;
-    store8(sk + off<D>(r, c), t < n_tokens, q + (int64_t{t} * n_head + h) * D + 8 * c, scale * 1.4426950408889634f);
+    store8(sq + off<D>(r, c), t < n_tokens, q + (int64_t{t} * n_head + h) * D + 8 * c, scale * 1.4426950408889634f);
   }
   __syncthreads();
-  uint32_t qf[D / 16][4];
+  uint32_t qf[kQShared ? 1 : D / 16][4];
+  if constexpr (!kQShared) {
 #pragma unroll
-  for (int ks = 0; ks < D / 16; ++ks) ldmatrix_x4(qf[ks], sk + off<D>(warp * 16 + lane % 16, 2 * ks + lane / 16));
+    for (int ks = 0; ks < D / 16; ++ks) ldmatrix_x4(qf[ks], sq + off<D>(warp * 16 + lane % 16, 2 * ks + lane / 16));
+  }
 
   const int64_t q_lo = p0 + t0, q_hi = p0 + min(t0 + kTile, n_tokens) - 1;
   const int64_t k_lo = window > 0 ? max(int64_t{0}, q_lo - window + 1) : 0;
@@ -87,14 +105,17 @@ __global__ void __launch_bounds__(kThreads) flash_prefill_kernel(float* out, con
 
     float s[kTile / 8][4] = {};
 #pragma unroll
-    for (int ks = 0; ks < D / 16; ++ks)
+    for (int ks = 0; ks < D / 16; ++ks) {
+      if constexpr (kQShared) ldmatrix_x4(qf[0], sq + off<D>(warp * 16 + lane % 16, 2 * ks + lane / 16));
+      const uint32_t(&a)[4] = qf[kQShared ? 0 : ks];
 #pragma unroll
       for (int np = 0; np < kTile / 16; ++np) {
         uint32_t r[4];
         ldmatrix_x4(r, sk + off<D>(np * 16 + lane % 8 + (lane / 16) * 8, 2 * ks + (lane / 8) % 2));
-        mma_bf16(s[2 * np], qf[ks], r[0], r[1]);
-        mma_bf16(s[2 * np + 1], qf[ks], r[2], r[3]);
+        mma_bf16(s[2 * np], a, r[0], r[1]);
+        mma_bf16(s[2 * np + 1], a, r[2], r[3]);
       }
+    }
 
 #pragma unroll
     for (int hh = 0; hh < 2; ++hh) {
@@ -166,13 +187,25 @@ __global__ void __launch_bounds__(kThreads) flash_prefill_kernel(float* out, con
 template <int D, typename Kv>
 cudaError_t launch_prefill(dim3 grid, float* out, const float* q, Kv kc, Kv vc, int n_tokens, int n_head,
                            int n_head_kv, DevicePos pos, int window, float scale, cudaStream_t stream) {
-  return launch_pdl(flash_prefill_kernel<D, Kv>, grid, dim3(kThreads), 0, stream, out, q, kc, vc, n_tokens, n_head,
+  constexpr size_t smem = PrefillShape<D>::kSmem;
+  if constexpr (smem > 48 * 1024) {  // the opt-in above 48 KB, per device and kernel: once each (ordinals < 64)
+    static std::atomic<uint64_t> configured{0};
+    int dev = 0;
+    BW24_CUDA_TRY(cudaGetDevice(&dev));
+    const uint64_t bit = dev < 64 ? uint64_t{1} << dev : 0;
+    if (!(configured.load(std::memory_order_relaxed) & bit)) {
+      BW24_CUDA_TRY(cudaFuncSetAttribute(flash_prefill_kernel<D, Kv>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(smem)));
+      configured.fetch_or(bit, std::memory_order_relaxed);
+    }
+  }
+  return launch_pdl(flash_prefill_kernel<D, Kv>, grid, dim3(kThreads), smem, stream, out, q, kc, vc, n_tokens, n_head,
                     n_head_kv, pos, window, scale);
 }
 
 }  // namespace
 
-bool flash_prefill_supports(int head_dim) { return head_dim == 64 || head_dim == 128; }
+bool flash_prefill_supports(int head_dim) { return head_dim == 64 || head_dim == 128 || head_dim == 256; }
 
 cudaError_t flash_prefill(float* out, const float* q, const void* k_cache, const void* v_cache, KvTypes kv,
                           int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos, int window, float scale,
@@ -198,6 +231,7 @@ cudaError_t flash_prefill(float* out, const float* q, const void* k_cache, const
     const KvAny ka{static_cast<const uint8_t*>(k_cache), elems, kv.k, 0}, va{static_cast<const uint8_t*>(v_cache), elems, kv.v, 0};
     if (head_dim == 64) return go(launch_prefill<64, KvAny>, ka, va);
     if (head_dim == 128) return go(launch_prefill<128, KvAny>, ka, va);
+    if (head_dim == 256) return go(launch_prefill<256, KvAny>, ka, va);
     return cudaErrorInvalidValue;
   }
   constexpr int kTypes = 8;  // KvDtype values, with room
@@ -214,6 +248,12 @@ cudaError_t flash_prefill(float* out, const float* q, const void* k_cache, const
     case 128 * kTypes + 3: return go(launch_prefill<128, const bf16*>, kb, vb);
     case 128 * kTypes + 4: return go(launch_prefill<128, KvQ4>, k4, v4);
     case 128 * kTypes + 5: return go(launch_prefill<128, KvFp8>, kp, vp);
+    case 256 * kTypes + 0: return go(launch_prefill<256, const float*>, kf, vf);
+    case 256 * kTypes + 1: return go(launch_prefill<256, const __half*>, kh, vh);
+    case 256 * kTypes + 2: return go(launch_prefill<256, KvQ8>, k8, v8);
+    case 256 * kTypes + 3: return go(launch_prefill<256, const bf16*>, kb, vb);
+    case 256 * kTypes + 4: return go(launch_prefill<256, KvQ4>, k4, v4);
+    case 256 * kTypes + 5: return go(launch_prefill<256, KvFp8>, kp, vp);
     default: return cudaErrorInvalidValue;
   }
 }

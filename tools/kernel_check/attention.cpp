@@ -268,7 +268,9 @@ void check_attention(std::mt19937& rng, Result& r) {
 // Flash attention prefill against ref::attend_head (bf16 Q/K/V/P inside: normalized error < 1e-2).
 void check_flash_prefill(std::mt19937& rng, Result& r) {
   for (AttnCase c : {AttnCase{32, 8, 128, 0, 512, 0}, AttnCase{32, 8, 128, 700, 100, 0}, AttnCase{4, 1, 64, 0, 77, 32},
-                     AttnCase{16, 8, 128, 300, 65, 100}, AttnCase{8, 8, 64, 5, 9, 0}}) {
+                     AttnCase{16, 8, 128, 300, 65, 100}, AttnCase{8, 8, 64, 5, 9, 0},
+                     // head size 256 (Qwen3.5 / 3.6 gated attention): Q from shared memory
+                     AttnCase{16, 4, 256, 0, 512, 0}, AttnCase{16, 4, 256, 300, 65, 100}}) {
     for (const KvPair& kv : kKvPairs) {
       if (kv.blocked() && c.D % 32 != 0) continue;
       const int n_ctx = static_cast<int>(c.pos0) + c.nt;
