@@ -155,18 +155,19 @@ void BM_DequantQ4K(benchmark::State& state) {
 
 // The grouped expert GEMM of MoE prefill at Qwen3-30B-A3B's shapes: 128 experts, a 512-token pass
 // with 8 experts per token (4096 pairs, 32 rows per expert, spread evenly). Args: weight type (0:
-// Q4_K expanded in the tile loads, 1: BF16 read in place), product (0: gate-up, two 768 x 2048
+// Q4_K expanded in the tile loads, 1: BF16 read in place, 2: Q4_K through gemm_grouped_q8, int8
+// activations), product (0: gate-up, two 768 x 2048
 // stacks, A rows gathered by token; 1: down, 2048 x 768, C rows scattered). Bytes: every expert's
 // weights once, A and C; the routing tables are built once, outside the timing.
 void BM_GemmGrouped(benchmark::State& state) {
   constexpr int kExperts = 128, kUsed = 8, kTokens = 512, kPairs = kTokens * kUsed;
-  const bool q4k = state.range(0) == 0, down = state.range(1) == 1;
+  const bool q8 = state.range(0) == 2, q4k = state.range(0) == 0 || q8, down = state.range(1) == 1;
   const int64_t N = down ? 2048 : 768, K = down ? 768 : 2048;
   const int segs = down ? 1 : 2;
   const int64_t slice = q4k ? N * K / 256 * 144 : N * K * 2;
-  state.SetLabel(std::string(q4k ? "Q4_K fused" : "BF16") + (down ? ", down" : ", gate-up"));
+  state.SetLabel(std::string(q8 ? "Q4_K int8" : q4k ? "Q4_K fused" : "BF16") + (down ? ", down" : ", gate-up"));
   Buffer w0(size_t(slice * kExperts) + 16), w1(down ? 1 : size_t(slice * kExperts) + 16),
-      a(size_t(down ? kPairs : kTokens) * K * 2), c0(size_t(kPairs) * N * 4), c1(down ? 1 : size_t(kPairs) * N * 4);
+      a(size_t(down ? kPairs : kTokens) * K * 2), ads(size_t(down ? kPairs : kTokens) * K / 32 * 8), c0(size_t(kPairs) * N * 4), c1(down ? 1 : size_t(kPairs) * N * 4);
   std::vector<int32_t> ids(kPairs);
   for (int p = 0; p < kPairs; ++p) ids[size_t(p)] = (p / kUsed * 13 + p % kUsed * 16) % kExperts;  // 8 distinct per token
   int32_t *d_ids = nullptr, *sorted = nullptr, *offsets = nullptr, *tile_start = nullptr;
@@ -185,8 +186,12 @@ void BM_GemmGrouped(benchmark::State& state) {
   timed(
       state, double(slice) * kExperts * segs + double(down ? kPairs : kTokens) * K * 2 + double(kPairs) * N * 4 * segs,
       [&] {
-        cuda::gemm_grouped(static_cast<const cuda::bf16*>(a.p), s, segs, type, g, kPairs, K, cuda::GemvOut::kStore,
-                           nullptr);
+        if (q8)  // int8 rows from random bytes: a's first bytes, ds random floats (the time does not depend on them)
+          cuda::gemm_grouped_q8({static_cast<const int8_t*>(a.p), static_cast<const float2*>(ads.p)}, s, segs, type, g,
+                                kPairs, K, cuda::GemvOut::kStore, nullptr);
+        else
+          cuda::gemm_grouped(static_cast<const cuda::bf16*>(a.p), s, segs, type, g, kPairs, K, cuda::GemvOut::kStore,
+                             nullptr);
       },
       2.0 * kPairs * N * K * segs);
   for (void* p : {static_cast<void*>(d_ids), static_cast<void*>(sorted), static_cast<void*>(offsets),
@@ -309,7 +314,7 @@ void register_all() {
   benchmark::RegisterBenchmark("dequant_q4_k", BM_DequantQ4K)
       ->Args({24576, 4096})->Args({4096, 12288})->UseManualTime()->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("gemm_grouped", BM_GemmGrouped)
-      ->Args({0, 0})->Args({0, 1})->Args({1, 0})->Args({1, 1})->UseManualTime()->Unit(benchmark::kMicrosecond);
+      ->Args({0, 0})->Args({0, 1})->Args({1, 0})->Args({1, 1})->Args({2, 0})->Args({2, 1})->UseManualTime()->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("gdn_prefill", BM_GdnPrefill)->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMicrosecond);
   auto* bulk = benchmark::RegisterBenchmark("bulk_stream", BM_BulkStream);
   for (int copy : {1152, 2304, 4608, 9216, 18432}) bulk->Args({copy, 18432, 3, 2});

@@ -143,6 +143,9 @@ struct LoadQ4K {
   }
 };
 
+// Byte offset of block gb's d in Q6_K planes of n blocks (after ql, qh and the scales).
+__device__ __forceinline__ int64_t q6k_d_offset(int64_t n, int64_t gb) { return n * 208 + gb * 2; }
+
 // Q6_K planes (lib/quant/repack.h: ql[128] | qh[64] | scales[16] | d of every block in turn):
 // stage kt is sub-block s = kt % 8 = 4 half + j of block kt / 8. Per row 96 bytes: the 32 ql and
 // 32 qh bytes of s, the block's 16 scales and the aligned 16 bytes that hold its d (the weight
@@ -151,7 +154,6 @@ template <int kBN, int kThreads>
 struct LoadQ6K {
   static constexpr int kRowBytes = 96, kStageBytes = kBN * kRowBytes;
   static constexpr bool kExpands = true;
-  __device__ static int64_t d_offset(int64_t n, int64_t gb) { return n * 208 + gb * 2; }
   __device__ static void issue(uint8_t* st, const uint8_t* w, int64_t n0, int64_t N, int64_t K, int kt) {
     const int64_t bpr = K / 256, kb = kt / 8, n = N * bpr;
     const int s = kt % 8, half = s / 4, j = s % 4;
@@ -163,7 +165,7 @@ struct LoadQ6K {
       const int64_t off = part < 2    ? gb * 128 + 64 * half + 32 * (j & 1) + 16 * part
                           : part < 4  ? n * 128 + gb * 64 + 32 * half + 16 * (part - 2)
                           : part == 4 ? n * 192 + gb * 16
-                                      : d_offset(n, gb) & ~int64_t{15};
+                                      : q6k_d_offset(n, gb) & ~int64_t{15};
       cp_async16(st + r * kRowBytes + part * 16, w + off, in ? 16 : 0);
     }
   }
@@ -176,7 +178,7 @@ struct LoadQ6K {
       const int64_t gb = (n0 + r < N ? n0 + r : 0) * bpr + kb;
       const int8_t sc = static_cast<int8_t>(row[64 + 8 * half + 2 * j + l0 / 16]);
       float v[8];
-      q6k_expand8(row + l0, row + 32 + l0, j, half_at(row + 80 + (d_offset(n, gb) & 15)) * sc, v);
+      q6k_expand8(row + l0, row + 32 + l0, j, half_at(row + 80 + (q6k_d_offset(n, gb) & 15)) * sc, v);
       store8(tile + swz(r, c), v);
     }
   }
@@ -206,6 +208,36 @@ struct TileJob {
   int64_t ldc;
   bool add;
 };
+
+// The epilogue of every tile: a lane's four accumulators of one m16n8 C fragment, v0, v1 at (mi,
+// ni), (mi, ni + 1) and v2, v3 eight rows down, relative to the job's (m0, n0); rows at or past
+// m_end and columns past N skipped, C row m at c_index[m] when scattered. A column pair goes out as
+// one float2 where N and ldc are even (the usual case), else as single floats (the shared expert's
+// one-row gate).
+// pairs: (j.N % 2 == 0) && (j.ldc % 2 == 0), decided once by the caller.
+__device__ __forceinline__ void store_c(const TileJob& j, bool pairs, int mi, int ni, const float* v) {
+  const int64_t n = j.n0 + ni;
+  if (n >= j.N) return;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int64_t m = j.m0 + mi + 8 * h;
+    if (m >= j.m_end) continue;
+    float* dst = j.c + (j.c_index ? j.c_index[m] : m) * j.ldc + n;
+    float v0 = v[2 * h], v1 = v[2 * h + 1];
+    if (pairs) {
+      float2* d2 = reinterpret_cast<float2*>(dst);
+      if (j.add) {
+        const float2 old = *d2;
+        v0 += old.x;
+        v1 += old.y;
+      }
+      *d2 = make_float2(v0, v1);
+    } else {
+      dst[0] = j.add ? dst[0] + v0 : v0;
+      if (n + 1 < j.N) dst[1] = j.add ? dst[1] + v1 : v1;
+    }
+  }
+}
 
 // Shared memory of configuration C with B loader BL: the A ring, the B staging ring and, for
 // expanding loaders, the one bf16 B tile the MMAs read.
@@ -274,36 +306,13 @@ __device__ __forceinline__ void gemm_tile(const TileJob& j, uint8_t* smem) {
   }
   cp_async_wait<0>();
 
-  // Accumulator (i, jj): c0, c1 at row lane / 4, columns 2 (lane % 4) + {0, 1}; c2, c3 eight rows
-  // down. A column pair goes out as one float2 where N and ldc are even (the usual case), else as
-  // single floats (the shared expert's one-row gate).
+  // Accumulator (i, jj): c0, c1 at row lane / 4, columns 2 (lane % 4) + {0, 1}; c2, c3 eight rows down.
   const bool pairs = (j.N % 2 == 0) && (j.ldc % 2 == 0);
 #pragma unroll
   for (int i = 0; i < kMT; ++i)
 #pragma unroll
-    for (int jj = 0; jj < kNT; ++jj) {
-      const int64_t n = j.n0 + wn * kWN + jj * 8 + 2 * (lane % 4);
-      if (n >= j.N) continue;
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int64_t m = j.m0 + wm * kWM + i * 16 + lane / 4 + 8 * h;
-        if (m >= j.m_end) continue;
-        float* dst = j.c + (j.c_index ? j.c_index[m] : m) * j.ldc + n;
-        float v0 = acc[i][jj][2 * h], v1 = acc[i][jj][2 * h + 1];
-        if (pairs) {
-          float2* d2 = reinterpret_cast<float2*>(dst);
-          if (j.add) {
-            const float2 old = *d2;
-            v0 += old.x;
-            v1 += old.y;
-          }
-          *d2 = make_float2(v0, v1);
-        } else {
-          dst[0] = j.add ? dst[0] + v0 : v0;
-          if (n + 1 < j.N) dst[1] = j.add ? dst[1] + v1 : v1;
-        }
-      }
-    }
+    for (int jj = 0; jj < kNT; ++jj)
+      store_c(j, pairs, wm * kWM + i * 16 + lane / 4, wn * kWN + jj * 8 + 2 * (lane % 4), acc[i][jj]);
 }
 
 // The segment of column tile y, by selects, not by a dynamic index (which copies the parameter
@@ -399,6 +408,233 @@ cudaError_t launch_grouped(const bf16* a, const Segments& seg, const GemmGroups&
   // Tiles of experts [e0, e1): at most one partial tile per expert beyond max_rows / kBM full ones.
   const dim3 grid(static_cast<unsigned>((max_rows + C::kBM - 1) / C::kBM + (g.e1 - g.e0)), seg.tile_end[seg.count - 1]);
   return launch_pdl(gemm_grouped_kernel<C, BL>, grid, dim3(C::kThreads), smem, s, a, seg, g, k, add);
+}
+
+// ---- The grouped GEMM over int8 activations (MoE prefill, Q4_K / Q6_K expert stacks) ----
+// Why: the bf16 grouped GEMM expands every expert weight inside its tile (~600 M weights a layer
+// for Qwen3-30B-A3B, 5-10 instructions each) and is bound by that expansion: ~400 us a launch, 48
+// TFLOP/s (performance.md, round 7); on the wgmma tile it measured no faster. Here the weights stay
+// quantized. A B fragment of mma m16n8k32 s8 is four bytes of a row's quants made int8 in a few
+// bitwise operations, the activations are the int8 GEMV's (ActQ8: int8 in blocks of 32 with (d,
+// d * sum q)), and each group of columns that shares a weight scale gets its integer product
+// scaled once per output:
+//   Q4_K, 32-column sub-block: sum_k w a = (d sc)_n (d_a S)_mn - (dmin m)_n (d_a sum q_a)_m
+//   Q6_K, 16-column group:     sum_k w a = (d sc)_n (d_a S)_mn        (quants made signed, q - 32)
+// i.e. a few instructions per output and group where the expansion spent ~6 per weight.
+// Napkin math (Qwen3-30B-A3B, 512 tokens, Q4_K): gate-up 1536 CTAs x 32 stages x ~2300 warp
+// instructions ~ 120 us of issue, down ~60 us; the weights (226 MB a layer) take ~65 us at 3.5
+// TB/s. Measured on the H200 (bw24-microbench gemm_grouped, 8f58af1): gate-up 369 us (469 with
+// the expansion in the tile, 345 on bf16 experts read in place), down 208 us (256); ncu: issue
+// bound (0.62 instructions a cycle a scheduler, SM 60 %, 25 % occupancy at 128 registers, 3.4 M
+// local spill requests), i.e. ~3x the instructions counted here: the per-stage copy and scale
+// code and the float scaling of every k32 product. Next: activations with one scale per 256
+// columns, so the sub-block scales apply as integer multiply-adds (performance.md, round 8).
+//
+// Tile: 64 pairs (kGemmGroupRows) x 128 weight rows, 8 warps 2 x 4 of 32 x 32, K 64 a stage (a
+// quarter superblock of every row). Shared per stage: A int8 [64][64] in the bf16 tiles' swizzle
+// (64-byte rows), its (d, d sum) [64][2], the B staging [128][kRowBytes] (a row stride that puts
+// a fragment load's 8 rows x 4 lanes in 32 distinct banks); per CTA the stage's weight scales
+// [128][kScales], decoded once by the CTA, not per warp.
+
+// Q4_K (file layout): stage kt is sub-blocks 2p, 2p + 1 (p = kt % 4) of block kt / 4, whose
+// elements share the 32 qs bytes of pair p (low, high nibbles). Staged row: the head (d, dmin,
+// scales) and those 32 bytes. Scales: (d sc, dmin m) of each sub-block.
+struct Q8LoadQ4K {
+  static constexpr int kRowBytes = 48, kScales = 4;  // floats a row: 2 sub-blocks x (d sc, dmin m)
+  __device__ static void issue(uint8_t* st, const uint8_t* w, int64_t n0, int64_t N, int64_t K, int kt, int rows,
+                               int threads) {
+    const int64_t bpr = K / 256;
+    for (int i = threadIdx.x; i < rows * 3; i += threads) {
+      const int r = i / 3, part = i % 3;
+      const bool in = n0 + r < N;
+      const uint8_t* blk = w + ((in ? n0 + r : 0) * bpr + kt / 4) * 144;
+      cp_async16(st + r * kRowBytes + part * 16, blk + (part == 0 ? 0 : 16 + 32 * (kt % 4) + 16 * (part - 1)),
+                 in ? 16 : 0);
+    }
+  }
+  // Thread i of the CTA: row i / 2, sub-block 2p + i % 2.
+  __device__ static void scales(const uint8_t* st, float* wsc, int64_t, int64_t, int64_t, int kt, int rows, int threads) {
+    for (int i = threadIdx.x; i < rows * 2; i += threads) {
+      const int r = i / 2, h = i % 2;
+      const uint8_t* head = st + r * kRowBytes;
+      int sc, mn;
+      scale_min_k4(2 * (kt % 4) + h, head + 4, &sc, &mn);
+      wsc[r * kScales + 2 * h] = half_at(head) * sc;
+      wsc[r * kScales + 2 * h + 1] = half_at(head + 2) * mn;
+    }
+  }
+  // acc (a lane's m16n8 fragment) += sub-block h of the stage: A fragment af, B row `row` (staged),
+  // the lane's two A rows' (d, d sum) x[2] and its two columns' scales ws[2] (each kScales floats).
+  __device__ static void product(float (&acc)[4], const uint32_t (&af)[4], const uint8_t* row, int h, int kt, int lane,
+                                 const float2 (&x)[2], const float* const (&ws)[2]) {
+    const uint8_t* q = row + 16 + 4 * (lane % 4);
+    const uint32_t b0 = (*reinterpret_cast<const uint32_t*>(q) >> (4 * h)) & 0x0F0F0F0Fu;
+    const uint32_t b1 = (*reinterpret_cast<const uint32_t*>(q + 16) >> (4 * h)) & 0x0F0F0F0Fu;
+    int s[4] = {};
+    mma_s8(s, af, b0, b1);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {  // e: row half e / 2, column e % 2 (the m16n8 C layout)
+      const float* v = ws[e % 2] + 2 * h;
+      acc[e] = fmaf(v[0] * x[e / 2].x, static_cast<float>(s[e]), fmaf(-v[1], x[e / 2].y, acc[e]));
+    }
+  }
+};
+
+// Q6_K planes (lib/quant/repack.h: ql[128] | qh[64] | scales[16] | d of every block in turn):
+// stage kt is sub-blocks s = 4 half + j, j = 2 (p % 2) + h (p = kt % 4, half = p / 2, h = 0, 1) of
+// block kt / 4: both read the same qh bytes (bit pairs j) and the 64 ql bytes of half (nibble
+// p % 2, 32 bytes each). Staged row: ql[64] | qh[32] | the block's 16 scales | the aligned 16
+// bytes holding d | 16 bytes of padding (a 144-byte stride: conflict-free fragment loads).
+// Scales: d sc of the stage's four 16-column groups (scale 4p + g).
+struct Q8LoadQ6K {
+  static constexpr int kRowBytes = 144, kScales = 4;
+  __device__ static void issue(uint8_t* st, const uint8_t* w, int64_t n0, int64_t N, int64_t K, int kt, int rows,
+                               int threads) {
+    const int64_t bpr = K / 256, kb = kt / 4, n = N * bpr;
+    const int half = (kt % 4) / 2;
+    for (int i = threadIdx.x; i < rows * 8; i += threads) {
+      const int r = i / 8, part = i % 8;
+      const bool in = n0 + r < N;
+      const int64_t gb = (in ? n0 + r : 0) * bpr + kb;
+      const int64_t off = part < 4    ? gb * 128 + 64 * half + 16 * part
+                          : part < 6  ? n * 128 + gb * 64 + 32 * half + 16 * (part - 4)
+                          : part == 6 ? n * 192 + gb * 16
+                                      : q6k_d_offset(n, gb) & ~int64_t{15};
+      cp_async16(st + r * kRowBytes + part * 16, w + off, in ? 16 : 0);
+    }
+  }
+  __device__ static void scales(const uint8_t* st, float* wsc, int64_t n0, int64_t N, int64_t K, int kt, int rows,
+                                int threads) {
+    const int64_t bpr = K / 256, n = N * bpr;
+    for (int i = threadIdx.x; i < rows * kScales; i += threads) {
+      const int r = i / kScales, g = i % kScales;
+      const uint8_t* row = st + r * kRowBytes;
+      const int64_t gb = (n0 + r < N ? n0 + r : 0) * bpr + kt / 4;
+      wsc[i] = half_at(row + 112 + (q6k_d_offset(n, gb) & 15)) * static_cast<int8_t>(row[96 + 4 * (kt % 4) + g]);
+    }
+  }
+  // As Q8LoadQ4K::product; the k32 step's two 16-column groups have their own scales, so it is two
+  // MMAs, each with the other group's B half zero.
+  __device__ static void product(float (&acc)[4], const uint32_t (&af)[4], const uint8_t* row, int h, int kt, int lane,
+                                 const float2 (&x)[2], const float* const (&ws)[2]) {
+    const int j = 2 * (kt % 2) + h, lo = 4 * (kt % 2);  // p % 2 = kt % 2: the ql nibble
+    const uint8_t* ql = row + 32 * h + 4 * (lane % 4);
+    const uint8_t* qh = row + 64 + 4 * (lane % 4);
+    uint32_t b[2];
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {
+      const uint32_t l = (*reinterpret_cast<const uint32_t*>(ql + 16 * q) >> lo) & 0x0F0F0F0Fu;
+      const uint32_t hb = ((*reinterpret_cast<const uint32_t*>(qh + 16 * q) >> (2 * j)) & 0x03030303u) << 4;
+      b[q] = __vsub4(l | hb, 0x20202020u);
+    }
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {
+      int s[4] = {};
+      mma_s8(s, af, q == 0 ? b[0] : 0u, q == 1 ? b[1] : 0u);
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[e] = fmaf(ws[e % 2][2 * h + q] * x[e / 2].x, static_cast<float>(s[e]), acc[e]);
+    }
+  }
+};
+
+template <class Q>
+struct Q8Tiles {
+  static constexpr int kBM = kGemmGroupRows, kBN = 128, kWarpsN = 4, kThreads = 256, kStages = 4;
+  static constexpr int kWM = 32, kWN = 32, kMT = kWM / 16, kNT = kWN / 8;
+  static constexpr int kABytes = kBM * 64, kDsBytes = kBM * 16, kBBytes = kBN * Q::kRowBytes;
+  static constexpr int kStageBytes = kABytes + kDsBytes + kBBytes;
+  static constexpr size_t kSmem = size_t{kStages} * kStageBytes + size_t{kBN} * Q::kScales * sizeof(float);
+  static_assert(kStageBytes % 16 == 0, "16-byte slots");
+};
+
+// Two CTAs a SM (16 warps to hide the scale arithmetic's latency): ptxas caps the kernel at 128
+// registers (48 / 80 bytes of stack for Q4_K / Q6_K; uncapped it takes 187 / 231).
+template <class Q>
+__global__ void __launch_bounds__(Q8Tiles<Q>::kThreads, 2) gemm_q8_grouped_kernel(ActQ8 a, Segments seg, GemmGroups g,
+                                                                                  int64_t K, bool add) {
+  using T = Q8Tiles<Q>;
+  extern __shared__ uint4 smem_raw[];
+  uint8_t* smem = reinterpret_cast<uint8_t*>(smem_raw);
+  float* wsc = reinterpret_cast<float*>(smem + T::kStages * T::kStageBytes);
+  int64_t n0;
+  const int s = segment_of(seg, blockIdx.y, T::kBN, &n0);
+  pdl_begin();  // the tile list and the activations are the previous kernels' output
+  const int tile = g.tile_start[g.e0] + static_cast<int>(blockIdx.x);
+  if (tile >= g.tile_start[g.e1]) return;
+  const int2 tl = g.tiles[tile];  // {expert, first sorted row}
+  const int64_t m0 = tl.y, m_end = g.offsets[tl.x + 1], N = pick_field(seg.n, s);
+  const uint8_t* w = pick_field(seg.w, s) + (tl.x - g.e0) * pick_field(seg.w_stride, s);
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, wm = warp / T::kWarpsN, wn = warp % T::kWarpsN;
+  const int64_t nblk = K / 32;
+  auto a_row = [&](int64_t m) { return m < m_end ? (g.a_div ? g.sorted[m] / g.a_div : m) : int64_t{-1}; };
+  // This thread's copies of a stage: A row tid / 4 chunk tid % 4; the (d, d sum) pair of row tid (tid < 64).
+  const int ar = tid / 4, ac = tid % 4;
+  const int64_t arow = a_row(m0 + ar), drow = tid < T::kBM ? a_row(m0 + tid) : -1;
+  auto load_stage = [&](int slot, int kt) {
+    uint8_t* st = smem + slot * T::kStageBytes;
+    cp_async16(reinterpret_cast<bf16*>(st) + swz(ar, ac), arow >= 0 ? a.q + arow * K + 64 * kt + 16 * ac : a.q,
+               arow >= 0 ? 16 : 0);
+    if (tid < T::kBM)
+      cp_async16(st + T::kABytes + 16 * tid, drow >= 0 ? a.ds + drow * nblk + 2 * kt : a.ds, drow >= 0 ? 16 : 0);
+    Q::issue(st + T::kABytes + T::kDsBytes, w, n0, N, K, kt, T::kBN, T::kThreads);
+  };
+
+  const int kt_count = static_cast<int>(K / 64);
+#pragma unroll
+  for (int st = 0; st < T::kStages - 1; ++st) {
+    if (st < kt_count) load_stage(st, st);
+    cp_async_commit();
+  }
+  float acc[T::kMT][T::kNT][4] = {};
+  for (int kt = 0; kt < kt_count; ++kt) {
+    cp_async_wait<T::kStages - 2>();
+    __syncthreads();  // stage kt landed for everyone; stage kt - 1 and the scales no longer read
+    const uint8_t* st = smem + (kt % T::kStages) * T::kStageBytes;
+    const uint8_t* sb = st + T::kABytes + T::kDsBytes;
+    Q::scales(sb, wsc, n0, N, K, kt, T::kBN, T::kThreads);
+    __syncthreads();
+    if (kt + T::kStages - 1 < kt_count) load_stage((kt + T::kStages - 1) % T::kStages, kt + T::kStages - 1);
+    cp_async_commit();
+    const bf16* ta = reinterpret_cast<const bf16*>(st);
+    const float2* ds = reinterpret_cast<const float2*>(st + T::kABytes);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {  // the stage's 32-column halves
+      uint32_t af[T::kMT][4];
+      float2 x[T::kMT][2];
+#pragma unroll
+      for (int i = 0; i < T::kMT; ++i) {
+        ldmatrix_x4(af[i], ta + swz(wm * T::kWM + 16 * i + lane % 16, 2 * h + lane / 16));
+#pragma unroll
+        for (int e = 0; e < 2; ++e) x[i][e] = ds[2 * (wm * T::kWM + 16 * i + lane / 4 + 8 * e) + h];
+      }
+#pragma unroll
+      for (int jj = 0; jj < T::kNT; ++jj) {
+        const int n = wn * T::kWN + 8 * jj;  // the n8 tile: B row n + lane / 4, C columns n + 2 (lane % 4) + {0, 1}
+        const float* const ws[2] = {wsc + (n + 2 * (lane % 4)) * Q::kScales, wsc + (n + 2 * (lane % 4) + 1) * Q::kScales};
+#pragma unroll
+        for (int i = 0; i < T::kMT; ++i) Q::product(acc[i][jj], af[i], sb + (n + lane / 4) * Q::kRowBytes, h, kt, lane, x[i], ws);
+      }
+    }
+  }
+  cp_async_wait<0>();
+  const TileJob j{nullptr, nullptr, 1, m0, m_end, w, n0, N, K, pick_field(seg.c, s),
+                  g.c_scatter ? g.sorted : nullptr, pick_field(seg.ldc, s), add};
+  const bool pairs = (N % 2 == 0) && (j.ldc % 2 == 0);
+#pragma unroll
+  for (int i = 0; i < T::kMT; ++i)
+#pragma unroll
+    for (int jj = 0; jj < T::kNT; ++jj)
+      store_c(j, pairs, wm * T::kWM + 16 * i + lane / 4, wn * T::kWN + 8 * jj + 2 * (lane % 4), acc[i][jj]);
+}
+
+template <class Q>
+cudaError_t launch_q8_grouped(ActQ8 a, const Segments& seg, const GemmGroups& g, int64_t max_rows, int64_t k, bool add,
+                              cudaStream_t s) {
+  using T = Q8Tiles<Q>;
+  constexpr auto kernel = gemm_q8_grouped_kernel<Q>;
+  if constexpr (T::kSmem > 48 * 1024) BW24_CUDA_TRY(allow_smem<kernel>(T::kSmem));
+  const dim3 grid(static_cast<unsigned>((max_rows + T::kBM - 1) / T::kBM + (g.e1 - g.e0)), seg.tile_end[seg.count - 1]);
+  return launch_pdl(kernel, grid, dim3(T::kThreads), T::kSmem, s, a, seg, g, k, add);
 }
 
 // ---- sm_90a: the warpgroup MMA (wgmma) path of the dense GEMM ----
@@ -730,6 +966,20 @@ cudaError_t gemm_grouped(const bf16* a, const GemmSegment* segs, int n_segs, uin
     case kQ6_K: return launch_grouped<LoadQ6K>(a, seg, groups, max_rows, k, add, s);
     default: return cudaErrorInvalidValue;
   }
+}
+
+bool gemm_grouped_q8_supports(uint32_t t) { return t == kQ4_K || t == kQ6_K; }
+
+cudaError_t gemm_grouped_q8(ActQ8 a, const GemmSegment* segs, int n_segs, uint32_t w_type, const GemmGroups& groups,
+                            int64_t max_rows, int64_t k, GemvOut out, cudaStream_t s) {
+  if (max_rows <= 0 || groups.e1 <= groups.e0) return cudaSuccess;
+  Segments seg;
+  if (!gemm_grouped_q8_supports(w_type) || k <= 0 || k % 256 != 0 || out == GemvOut::kGateUp || groups.e0 < 0 ||
+      groups.a_div < 0 || !make_segments(segs, n_segs, Q8Tiles<Q8LoadQ4K>::kBN, &seg))
+    return cudaErrorInvalidValue;
+  const bool add = out == GemvOut::kAdd;
+  return w_type == kQ4_K ? launch_q8_grouped<Q8LoadQ4K>(a, seg, groups, max_rows, k, add, s)
+                         : launch_q8_grouped<Q8LoadQ6K>(a, seg, groups, max_rows, k, add, s);
 }
 
 }  // namespace bw24::cuda

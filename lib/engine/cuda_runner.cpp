@@ -326,8 +326,9 @@ class CudaRunner final : public Runner {
     BW24_RETURN_IF_ERROR(o_.alloc(C * qw, "activations"));
     BW24_RETURN_IF_ERROR(gate_.alloc(C * ff, "activations"));
     BW24_RETURN_IF_ERROR(up_.alloc(C * ff, "activations"));
-    BW24_RETURN_IF_ERROR(act_q_.alloc(kStep * widest, "activations"));
-    BW24_RETURN_IF_ERROR(act_ds_.alloc(kStep * widest / 32 + 1, "activations"));
+    // int8 rows for the GEMV (kStep) and, in prefill, for the int8 grouped expert GEMM (a pass).
+    BW24_RETURN_IF_ERROR(act_q_.alloc(C * widest, "activations"));
+    BW24_RETURN_IF_ERROR(act_ds_.alloc(C * widest / 32 + 1, "activations"));
     BW24_RETURN_IF_ERROR(logits_.alloc(kStep * static_cast<size_t>(g_.n_vocab), "logits"));
     if (any_gated_) {  // gated attention: wq rows are [q (D) | gate (D)] per head, split after the product
       BW24_RETURN_IF_ERROR(qg_.alloc(C * 2 * qw, "activations"));
@@ -1050,18 +1051,62 @@ class CudaRunner final : public Runner {
       BW24_RETURN_IF_ERROR(gemm({{&e.shared_gate_inp, moe_.shared_gate.p}}, a, n, cuda::GemvOut::kStore));
       BW24_RETURN_IF_ERROR(gemm({{&e.shared_gate, gate_.p}, {&e.shared_up, up_.p}}, a, n, cuda::GemvOut::kStore));
     }
-    BW24_RETURN_IF_ERROR(grouped({{&e.gate_exps, moe_.gate.p}, {&e.up_exps, moe_.up.p}}, a, k, false, pairs, e.n_expert));
+    // Q4_K stacks go through the int8 grouped GEMM (no bf16 expansion): its input is the normed
+    // rows again, as int8 blocks (rmsnorm_q8), beside the bf16 ones the other products read.
+    const bool q8_gate_up = q8_grouped({&e.gate_exps, &e.up_exps}), q8_down = q8_grouped({&e.down_exps});
+    if (q8_gate_up) {
+      BW24_CUDA_OK(cuda::rmsnorm_q8(nullptr, act_q_.p, act_ds_.p, x_.p, f32(m.norm.w), n, g_.n_embd, g_.norm_eps,
+                                    m.norm.one_plus, stream_),
+                   "MoE input (rmsnorm / int8)");
+      BW24_RETURN_IF_ERROR(grouped_q8({{&e.gate_exps, moe_.gate.p}, {&e.up_exps, moe_.up.p}}, k, false, pairs, e.n_expert));
+    } else {
+      BW24_RETURN_IF_ERROR(grouped({{&e.gate_exps, moe_.gate.p}, {&e.up_exps, moe_.up.p}}, a, k, false, pairs, e.n_expert));
+    }
     if (e.shared_gate_inp) {
       const int64_t Fs = e.shared_gate.rows();
       BW24_CUDA_OK(cuda::gated_act_bf16(act_bf_.p, gate_.p, up_.p, n * Fs, act, stream_), "activation");
       BW24_RETURN_IF_ERROR(gemm({{&e.shared_down, proj_.p}}, act_bf_.p, n, cuda::GemvOut::kStore));
     }
-    BW24_CUDA_OK(cuda::gated_act_bf16(act_bf_.p, moe_.gate.p, moe_.up.p, pairs * e.gate_exps.rows(), act, stream_),
-                 "activation");
-    BW24_RETURN_IF_ERROR(grouped({{&e.down_exps, moe_.out.p}}, act_bf_.p, 0, true, pairs, e.n_expert));
+    const int64_t F = e.gate_exps.rows();
+    if (q8_down) {  // the activations in f32 (in place), then as int8 blocks
+      BW24_CUDA_OK(cuda::gated_act(moe_.gate.p, moe_.gate.p, moe_.up.p, pairs * F, act, stream_), "activation");
+      BW24_CUDA_OK(cuda::rmsnorm_q8(nullptr, act_q_.p, act_ds_.p, moe_.gate.p, nullptr, pairs, static_cast<int>(F), 0.0f,
+                                    false, stream_),
+                   "activation (int8)");
+      BW24_RETURN_IF_ERROR(grouped_q8({{&e.down_exps, moe_.out.p}}, 0, true, pairs, e.n_expert));
+    } else {
+      BW24_CUDA_OK(cuda::gated_act_bf16(act_bf_.p, moe_.gate.p, moe_.up.p, pairs * F, act, stream_), "activation");
+      BW24_RETURN_IF_ERROR(grouped({{&e.down_exps, moe_.out.p}}, act_bf_.p, 0, true, pairs, e.n_expert));
+    }
     return cuda_status(cuda::moe_combine(x_.p, moe_.out.p, moe_.weights.p, e.shared_gate_inp ? proj_.p : nullptr,
                                          moe_.shared_gate.p, n, k, g_.n_embd, stream_),
                        "MoE combine");
+  }
+
+  // Bytes of one expert of a stacked expert weight.
+  static int64_t expert_bytes(const arch::Weight& w) { return int64_t(w.t->n_bytes / uint64_t(w.t->ne[2])); }
+
+  // Whether the routed products `ws` (one launch) take the int8 grouped GEMM: every stack of one
+  // type it reads as stored (Q4_K), experts 16-byte aligned, K a multiple of the superblock.
+  bool q8_grouped(std::initializer_list<const arch::Weight*> ws) const {
+    if (!opt_.moe_int8_prefill) return false;
+    const uint32_t t = w_.type_of((*ws.begin())->t);
+    for (const arch::Weight* w : ws)
+      if (w_.type_of(w->t) != t || expert_bytes(*w) % 16 != 0 || w->cols() % 256 != 0) return false;
+    return cuda::gemm_grouped_q8_supports(t);
+  }
+
+  // y_i [pairs][rows_i] = the grouped GEMM of stacked experts W_i (q8_grouped) over the pass's
+  // sorted pairs with the int8 rows in act_q_ / act_ds_ (a_div and c_scatter as cuda::GemmGroups):
+  // every expert in one launch, the stacks read as stored.
+  absl::Status grouped_q8(std::initializer_list<GemmJob> jobs, int a_div, bool c_scatter, int pairs, int n_expert) {
+    cuda::GemmSegment segs[cuda::kMaxGemmSegments];
+    int count = 0;
+    for (const GemmJob& j : jobs) segs[count++] = {w_.at(j.w->t), j.y, j.w->rows(), j.w->rows(), expert_bytes(*j.w)};
+    const cuda::GemmGroups g{moe_.sorted.p, moe_.offsets.p, moe_.tile_start.p, moe_.tiles.p, 0, n_expert, a_div, c_scatter};
+    return cuda_status(cuda::gemm_grouped_q8({act_q_.p, act_ds_.p}, segs, count, w_.type_of(jobs.begin()->w->t), g,
+                                             pairs, jobs.begin()->w->cols(), cuda::GemvOut::kStore, stream_),
+                       "int8 grouped gemm");
   }
 
   // y_i [pairs][rows_i] = the grouped GEMM of stacked experts W_i over the pass's sorted pairs
@@ -1074,11 +1119,10 @@ class CudaRunner final : public Runner {
     auto fail = [&](cudaError_t e) {
       return error(Code::kDevice, "CUDA grouped gemm of '{}': {}", name, cudaGetErrorString(e));
     };
-    auto slice_bytes = [](const arch::Weight& w) { return int64_t(w.t->n_bytes / uint64_t(w.t->ne[2])); };
     // Q4_K / Q6_K stacks are expanded inside the tile loads (their slices 16-byte aligned: any real
     // shape), BF16 ones read in place; the rest expand into wscratch_ a group of experts at a time.
     bool aligned = true;
-    for (const GemmJob& j : jobs) aligned = aligned && slice_bytes(*j.w) % 16 == 0;
+    for (const GemmJob& j : jobs) aligned = aligned && expert_bytes(*j.w) % 16 == 0;
     const uint32_t fused = aligned ? fused_type(jobs) : 0;
     auto expands = [&](const arch::Weight& w) { return !fused && !is_bf16(w); };
     int64_t per_expert = 0;
@@ -1092,7 +1136,7 @@ class CudaRunner final : public Runner {
       int count = 0;
       int64_t used = 0;
       for (const GemmJob& j : jobs) {
-        const int64_t rows = j.w->rows(), cols = j.w->cols(), slice = slice_bytes(*j.w);
+        const int64_t rows = j.w->rows(), cols = j.w->cols(), slice = expert_bytes(*j.w);
         const uint8_t* base = static_cast<const uint8_t*>(w_.at(j.w->t)) + e0 * slice;
         if (!expands(*j.w)) {  // the stack as it lies: expert e at base + (e - e0) slice
           segs[count++] = {base, j.y, rows, rows, slice};

@@ -76,6 +76,9 @@ struct RunnerOptions {
   // CUDA runner: prefill expands the next GEMM group's weights on a side stream while the current
   // group's GEMM runs (a second expansion scratch); false expands each group in line (tests compare).
   bool expand_ahead = true;
+  // CUDA runner: MoE prefill runs Q4_K / Q6_K expert stacks through the int8 grouped GEMM (int8
+  // activations, weights read as quantized); false keeps the bf16 grouped GEMM (tests compare).
+  bool moe_int8_prefill = true;
   // CPU reference, tests only: behave as a device runner for the token choice (device_argmax(),
   // ForwardRequest::argmax / sample, last_logits()) with the host's argmax and
   // sampling::sample_with_draw, so the session's device paths run in CPU tests.

@@ -164,6 +164,7 @@ void check_gemm(std::mt19937& rng, ThreadPool& pool, Result& r);
 void check_gemm_multi(std::mt19937& rng, Result& r);
 void check_gemm_grouped(std::mt19937& rng, ThreadPool& pool, Result& r);
 void check_gemm_fused(std::mt19937& rng, Result& r);
+void check_gemm_grouped_q8(std::mt19937& rng, Result& r);
 void check_argmax(std::mt19937& rng, Result& r);
 void check_flash_prefill(std::mt19937& rng, Result& r);
 void check_gate_ops(std::mt19937& rng, Result& r);

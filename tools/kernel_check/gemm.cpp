@@ -346,4 +346,87 @@ void check_gemm_fused(std::mt19937& rng, Result& r) {
   }
 }
 
+
+// The grouped GEMM over int8 activations (Q4_K and Q6_K stacks read as quantized, gemm_grouped_q8) against
+// an f64 matmul of lib/ref's dequantized weights with the int8 activations times their block
+// scales (rmsnorm_q8's quantization, read back): the gate-up form (A row = pair / k, C in sorted
+// order) and the down form (A in sorted order, C scattered to pair order), every expert in one
+// launch, two token tiles per expert, a tail tile in N. Only the f32 order of the per-sub-block
+// scaled sums differs from the reference (error as check_gemm).
+static void check_gemm_grouped_q8_type(std::mt19937& rng, Result& r, GgmlType t) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  const int X = 5, k = 2, n_tok = 200, pairs = n_tok * k;
+  const int64_t N = 136, K = 512;
+  const uint32_t type = static_cast<uint32_t>(t);
+  std::vector<int32_t> ids(static_cast<size_t>(pairs));
+  for (int p = 0; p < pairs; p += 2) {
+    ids[size_t(p)] = static_cast<int32_t>(rng() % X);
+    ids[size_t(p + 1)] = (ids[size_t(p)] + 1 + static_cast<int32_t>(rng() % (X - 1))) % X;
+  }
+  std::vector<std::vector<uint8_t>> files(X);
+  std::vector<float> wd(size_t(X * N * K));  // the experts dequantized by lib/ref
+  std::vector<uint8_t> stack;
+  for (int e = 0; e < X; ++e) {
+    const loaders::TensorInfo ti = random_weights(rng, t, N, K, files[size_t(e)]);
+    for (int64_t n = 0; n < N; ++n) ref::dequant_row(ti, n, &wd[size_t((e * N + n) * K)]);
+    const std::vector<uint8_t> one = native_bytes(ti);
+    stack.insert(stack.end(), one.begin(), one.end());
+  }
+  const int64_t slice = static_cast<int64_t>(stack.size()) / X;  // 16-byte aligned for both types at 136 x 512
+  stack.resize(stack.size() + 16);  // the last Q6_K block's d window (DeviceWeights::upload's slack)
+  DeviceBuffer<uint8_t> dstack(stack.size());
+  DeviceBuffer<int32_t> dids(ids.size()), dsorted(ids.size()), doff(X + 1), dts(X + 1);
+  DeviceBuffer<int2> dtiles(size_t(pairs / cuda::kGemmGroupRows + X));
+  upload(dstack, stack);
+  upload(dids, ids);
+  bool good = ok(cuda::moe_group(dsorted.p, doff.p, dts.p, dtiles.p, dids.p, pairs, X, cuda::kGemmGroupRows, nullptr),
+                 "moe_group") &&
+              ok(cudaDeviceSynchronize(), "moe_group sync");
+  const std::vector<int32_t> sorted = download(dsorted, ids.size());
+  for (bool down : {false, true}) {
+    const int a_rows = down ? pairs : n_tok;
+    std::vector<float> a(size_t(a_rows * K));
+    for (auto& v : a) v = nd(rng);
+    DeviceBuffer<float> da(a.size()), dy(size_t(pairs * N));
+    DeviceBuffer<int8_t> dq(a.size());
+    DeviceBuffer<float2> dds(a.size() / 32);
+    upload(da, a);
+    cudaMemset(dy.p, 0xff, size_t(pairs * N) * 4);
+    const cuda::GemmSegment seg{dstack.p, dy.p, N, N, slice};
+    const cuda::GemmGroups g{dsorted.p, doff.p, dts.p, dtiles.p, 0, X, down ? 0 : k, down};
+    bool run_ok = good &&
+                  ok(cuda::rmsnorm_q8(nullptr, dq.p, dds.p, da.p, nullptr, a_rows, static_cast<int>(K), 0.0f, false,
+                                      nullptr),
+                     "rmsnorm_q8") &&
+                  ok(cuda::gemm_grouped_q8({dq.p, dds.p}, &seg, 1, type, g, pairs, K, cuda::GemvOut::kStore, nullptr),
+                     "gemm_grouped_q8") &&
+                  ok(cudaDeviceSynchronize(), "gemm_grouped_q8 sync");
+    const std::vector<int8_t> q = download(dq, a.size());
+    const std::vector<float2> ds = download(dds, a.size() / 32);
+    const std::vector<float> y = download(dy, size_t(pairs * N));
+    double worst = 0;
+    for (int s = 0; s < pairs; ++s) {  // sorted row s: pair sorted[s] of expert ids[sorted[s]]
+      const int p = sorted[size_t(s)], e = ids[size_t(p)];
+      const int64_t arow = down ? s : p / k, crow = down ? p : s;
+      for (int64_t n = 0; n < N; ++n) {
+        double sum = 0, mag = 0;
+        for (int64_t kk = 0; kk < K; ++kk) {
+          const double t = double(wd[size_t((e * N + n) * K + kk)]) * ds[size_t((arow * K + kk) / 32)].x *
+                           q[size_t(arow * K + kk)];
+          sum += t;
+          mag += std::fabs(t);
+        }
+        const double v = y[size_t(crow * N + n)];
+        worst = std::max(worst, std::isfinite(v) ? std::fabs(v - sum) / std::max(mag, 1e-30) : INFINITY);
+      }
+    }
+    report(r, run_ok && worst < 1e-5, true, fmt_name(down ? "gemm_grouped_q8 down" : "gemm_grouped_q8 gate-up", t, ""),
+           std::to_string(pairs) + " pairs x 136 x 512, 5 experts", worst);
+  }
+}
+
+void check_gemm_grouped_q8(std::mt19937& rng, Result& r) {
+  for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q6_K}) check_gemm_grouped_q8_type(rng, r, t);
+}
+
 }  // namespace bw24::kcheck

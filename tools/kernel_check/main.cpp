@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   run("gemm_multi", [&] { check_gemm_multi(rng, r); });
   run("gemm_grouped", [&] { check_gemm_grouped(rng, pool, r); });
   run("gemm_fused", [&] { check_gemm_fused(rng, r); });
+  run("gemm_grouped_q8", [&] { check_gemm_grouped_q8(rng, r); });
   run("flash_prefill", [&] { check_flash_prefill(rng, r); });
   run("argmax", [&] { check_argmax(rng, r); });
   run("gate_ops", [&] { check_gate_ops(rng, r); });
