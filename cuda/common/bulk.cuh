@@ -8,12 +8,11 @@
 
 #include <cstdint>
 
+#include "cuda/common/mma.cuh"  // smem_addr
+
 namespace bw24::cuda {
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
 
 // Barrier for `count` arrivals; make the initialisation visible to the async proxy (the copies).
 __device__ __forceinline__ void mbar_init(uint64_t* bar, int count) {
@@ -55,6 +54,16 @@ __device__ __forceinline__ void bulk_copy_g2s(void* dst, const void* src, uint32
       "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;" ::"r"(
           smem_addr(dst)),
       "l"(src), "r"(bytes), "r"(smem_addr(bar)), "l"(policy)
+      : "memory");
+}
+// The box of a 2D tensor map (CUtensorMap, built on the host by cuTensorMapEncodeTiled) whose
+// first element is (x: column, y: row) into shared dst, laid out as the map says (the GEMM's
+// maps: 128-byte swizzle); elements outside the tensor land as zeros. Completion counted on bar.
+__device__ __forceinline__ void tensor_copy_2d(void* dst, const void* map, int x, int y, uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+          smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(smem_addr(bar))
       : "memory");
 }
 __device__ __forceinline__ uint64_t l2_evict_first_policy() {

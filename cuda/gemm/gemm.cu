@@ -26,10 +26,12 @@
 // Qwen3-30B-A3B pass, where an expert's ~32 tokens make one token tile, so each weight is expanded
 // once either way. Dense passes have 4-8 token tiles per weight tile, each of which would expand the
 // same weights again; there the one expansion pass into a scratch measured faster.
+#include <cuda.h>  // CUtensorMap and its enums (the encoder comes through the runtime)
 #include <cuda_bf16.h>
 
 #include <atomic>
 
+#include "cuda/common/bulk.cuh"
 #include "cuda/common/check.cuh"
 #include "cuda/common/device.h"
 #include "cuda/common/ggml_types.cuh"
@@ -737,6 +739,17 @@ __device__ __forceinline__ void wgmma_bn(float (&d)[BN / 2], uint64_t da, uint64
 }
 #endif
 
+// The epilogue of a warpgroup's 64 x BN accumulators (token rows m_off.. of the job's tile): thread
+// t holds m16n8 fragment i at d[4 i ..], row 16 (t / 32 % 4) + (t % 32) / 4 (+ 8), columns 8 i +
+// 2 (t % 4) (+ 1), which store_c writes as it does the mma.sync tiles'.
+template <int n>
+__device__ __forceinline__ void wg_store(const float (&d)[n], const TileJob& j, int m_off) {
+  const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+  const bool pairs = (j.N % 2 == 0) && (j.ldc % 2 == 0);
+#pragma unroll
+  for (int i = 0; i < n / 4; ++i) store_c(j, pairs, m_off + 16 * warp + lane / 4, 8 * i + 2 * (lane % 4), d + 4 * i);
+}
+
 template <class C>
 __global__ void __launch_bounds__(C::kThreads, 1) gemm_wg_kernel(const bf16* __restrict__ a, Segments seg, int64_t M,
                                                                  int64_t K, bool add) {
@@ -808,33 +821,8 @@ __global__ void __launch_bounds__(C::kThreads, 1) gemm_wg_kernel(const bf16* __r
   wgmma_wait<0>();
   cp_async_wait<0>();
 
-  // Epilogue: as gemm_tile's, from the wgmma accumulator layout (see wgmma_n128).
-  const int warp = (tid % 128) / 32, lane = tid % 32;
-  const bool pairs = (N % 2 == 0) && (ldc % 2 == 0);
-#pragma unroll
-  for (int i = 0; i < C::kBN / 8; ++i) {
-    const int64_t n = n0 + 8 * i + 2 * (lane % 4);
-    if (n >= N) continue;
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int64_t m = m0 + wg * 64 + 16 * warp + lane / 4 + 8 * h;
-      if (m >= M) continue;
-      float* dst = c + m * ldc + n;
-      float v0 = acc[4 * i + 2 * h], v1 = acc[4 * i + 2 * h + 1];
-      if (pairs) {
-        float2* d2 = reinterpret_cast<float2*>(dst);
-        if (add) {
-          const float2 old = *d2;
-          v0 += old.x;
-          v1 += old.y;
-        }
-        *d2 = make_float2(v0, v1);
-      } else {
-        dst[0] = add ? dst[0] + v0 : v0;
-        if (n + 1 < N) dst[1] = add ? dst[1] + v1 : v1;
-      }
-    }
-  }
+  // Epilogue: the wgmma accumulator layout (see wgmma_n128) is m16n8 fragments, 4 floats each.
+  wg_store(acc, TileJob{nullptr, nullptr, 1, m0, M, nullptr, n0, N, K, c, nullptr, ldc, add}, wg * 64);
 #else
   __trap();  // launched only where wgmma_supported() (an sm_90a build on an sm_90 device)
 #endif
@@ -851,6 +839,142 @@ cudaError_t launch_wg(const bf16* a, const Segments& seg, int64_t m, int64_t k, 
   BW24_CUDA_TRY(allow_smem<kernel>(C::kSmem));
   const dim3 grid(static_cast<unsigned>((m + C::kBM - 1) / C::kBM), seg.tile_end[seg.count - 1]);
   return launch_pdl(kernel, grid, dim3(C::kThreads), C::kSmem, s, a, seg, m, k, add);
+}
+
+// ---- sm_90a: the same wgmma tile fed by the tensor memory accelerator ----
+// Why: the cp.async kernel above spends its warps' issue slots on the copies (8-12 cp.async and
+// their address arithmetic a thread a stage) and a CTA-wide barrier a stage; it measured 390-510
+// TFLOP/s. Here one producer thread issues a stage as two TMA tensor copies (A 128 x 64, B BN x
+// 64, written in the 128-byte swizzle by the copy engine itself) completed on the stage's `full`
+// mbarrier; two consumer warpgroups only wait on it, multiply, and release the slot on its `empty`
+// mbarrier once their MMAs of it are done (one wgmma group stays in flight). No CTA barrier in
+// the main loop. This is the warp-specialized mainloop of kernels-hopper.md.
+//
+// The tensor maps (cuTensorMapEncodeTiled through the runtime's driver entry point) are built on
+// the host for every launch: A [M][K] and each segment's W [n][K], bf16, boxes of 64 columns (128
+// bytes: the swizzle span) by 128 / BN rows, out-of-range rows read as zeros. They travel as
+// __grid_constant__ kernel parameters (128 bytes each).
+struct TmaMaps {
+  CUtensorMap a;
+  CUtensorMap b[kMaxGemmSegments];
+};
+
+template <int BN, int Stages>
+struct TmaTiles {
+  static constexpr int kBM = 128, kBN = BN, kStages = Stages, kThreads = 384;  // producer + 2 consumer warpgroups
+  static constexpr int kTileA = kBM * 64, kTileB = BN * 64;                    // bf16 elements
+  static constexpr uint32_t kStageBytes = (kTileA + kTileB) * 2;
+  static constexpr size_t kSmem = size_t{Stages} * kStageBytes + 2 * Stages * sizeof(uint64_t) + 1024;
+  static_assert(BN == 128 || BN == 256, "wgmma_n128 / wgmma_n256");
+};
+
+template <class C>
+__global__ void __launch_bounds__(C::kThreads, 1) gemm_tma_kernel(const __grid_constant__ TmaMaps maps, Segments seg,
+                                                                  int64_t M, int64_t K, bool add) {
+#if BW24_WGMMA
+  extern __shared__ uint4 smem_raw[];
+  bf16* sa = reinterpret_cast<bf16*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+  bf16* sb = sa + C::kStages * C::kTileA;
+  uint64_t* full = reinterpret_cast<uint64_t*>(sb + C::kStages * C::kTileB);
+  uint64_t* empty = full + C::kStages;
+  int64_t n0;
+  const int s = segment_of(seg, blockIdx.y, C::kBN, &n0);
+  const int64_t m0 = static_cast<int64_t>(blockIdx.x) * C::kBM;
+  const int tid = threadIdx.x, wg = tid / 128;
+  if (tid == 0) {
+    for (int i = 0; i < C::kStages; ++i) {
+      mbar_init(&full[i], 1);   // the producer's arrive.expect_tx; the bytes complete the phase
+      mbar_init(&empty[i], 2);  // one arrival a consumer warpgroup
+    }
+    mbar_init_fence();
+  }
+  __syncthreads();
+  pdl_begin();  // A is the previous kernel's output
+  const int kt_count = static_cast<int>(K / 64);
+  if (wg == 0) {  // producer: one thread issues every stage
+    if (tid == 0) {
+      const CUtensorMap* mb = s == 0 ? &maps.b[0] : s == 1 ? &maps.b[1] : &maps.b[2];
+      for (int kt = 0; kt < kt_count; ++kt) {
+        const int slot = kt % C::kStages;
+        if (kt >= C::kStages) mbar_wait(&empty[slot], ((kt / C::kStages) - 1) & 1);  // its last use released
+        mbar_arrive_expect_tx(&full[slot], C::kStageBytes);
+        tensor_copy_2d(sa + slot * C::kTileA, &maps.a, 64 * kt, static_cast<int>(m0), &full[slot]);
+        tensor_copy_2d(sb + slot * C::kTileB, mb, 64 * kt, static_cast<int>(n0), &full[slot]);
+      }
+    }
+    return;  // no CTA barrier follows
+  }
+  const int cw = wg - 1;  // consumer warpgroup: token rows m0 + 64 cw .. + 63, all BN columns
+  float acc[C::kBN / 2];
+#pragma unroll
+  for (int i = 0; i < C::kBN / 2; ++i) acc[i] = 0.f;
+  for (int kt = 0; kt < kt_count; ++kt) {
+    const int slot = kt % C::kStages;
+    mbar_wait(&full[slot], (kt / C::kStages) & 1);
+    const uint64_t da = wg_desc(sa + slot * C::kTileA + cw * 64 * 64), db = wg_desc(sb + slot * C::kTileB);
+    wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) wgmma_bn<C::kBN>(acc, da + 2 * kk, db + 2 * kk);
+    wgmma_commit();
+    wgmma_wait<1>();  // stage kt - 1's MMAs are done: its slot may be refilled
+    if (kt > 0 && tid % 128 == 0) mbar_arrive(&empty[(kt - 1) % C::kStages]);
+  }
+  wgmma_wait<0>();
+
+  const int64_t N = pick_field(seg.n, s);
+  wg_store(acc, TileJob{nullptr, nullptr, 1, m0, M, nullptr, n0, N, K, pick_field(seg.c, s), nullptr,
+                        pick_field(seg.ldc, s), add}, cw * 64);
+#else
+  __trap();  // launched only where wgmma_supported() (an sm_90a build on an sm_90 device)
+#endif
+}
+
+// cuTensorMapEncodeTiled from the driver, through the runtime (no libcuda link); null if absent.
+using EncodeTiledFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                   const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                   CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+EncodeTiledFn encode_tiled() {
+  static const EncodeTiledFn fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+      return static_cast<EncodeTiledFn>(nullptr);
+    return reinterpret_cast<EncodeTiledFn>(p);
+  }();
+  return fn;
+}
+
+// The map of a bf16 [rows][cols] row-major matrix read in boxes of 64 columns x box_rows rows, in
+// the 128-byte swizzle; false if the driver refuses it (alignment, sizes).
+bool encode_bf16_2d(CUtensorMap* map, const void* base, int64_t cols, int64_t rows, int box_rows) {
+  const EncodeTiledFn fn = encode_tiled();
+  if (!fn) return false;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * 2};
+  const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(box_rows)}, elem[2] = {1, 1};
+  return fn(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims, strides, box, elem,
+            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+template <class C>
+cudaError_t launch_tma(const bf16* a, const Segments& seg, int64_t m, int64_t k, bool add, cudaStream_t s) {
+  if (!wgmma_runs(k) || m > INT32_MAX) return cudaErrorNotSupported;
+  // A map the driver refuses (no entry point, a base it cannot take): the cp.async-fed kernel of
+  // the same tile instead.
+  using Fallback = WgTiles<C::kBN, C::kBN == 128 ? 5 : 4>;
+  TmaMaps maps;
+  bool encoded = encode_bf16_2d(&maps.a, a, k, m, C::kBM);
+  for (int i = 0; encoded && i < kMaxGemmSegments; ++i) {
+    const int j = i < seg.count ? i : 0;  // unused maps: copies of the first
+    encoded = encode_bf16_2d(&maps.b[i], seg.w[j], k, seg.n[j], C::kBN);
+  }
+  if (!encoded) return launch_wg<Fallback>(a, seg, m, k, add, s);
+  constexpr auto kernel = gemm_tma_kernel<C>;
+  BW24_CUDA_TRY(allow_smem<kernel>(C::kSmem));
+  const dim3 grid(static_cast<unsigned>((m + C::kBM - 1) / C::kBM), seg.tile_end[seg.count - 1]);
+  return launch_pdl(kernel, grid, dim3(C::kThreads), C::kSmem, s, maps, seg, m, k, add);
 }
 
 // The dispatch table of the GEMM family. Microbenchmarks (bw24-microbench gemm_bf16_config, Qwen3-8B
@@ -870,18 +994,22 @@ constexpr Config kConfigs[] = {
     {"256x128 warps 4x2 (64x64) 3 stages", 256, 128, launch<Tiles<256, 128, 4, 2, 3>, LoadBf16>, false},
     {"wgmma 128x128 5 stages", 128, 128, launch_wg<WgTiles<128, 5>>, true},
     {"wgmma 128x256 4 stages", 128, 256, launch_wg<WgTiles<256, 4>>, true},
+    {"wgmma TMA 128x128 6 stages", 128, 128, launch_tma<TmaTiles<128, 6>>, true},
+    {"wgmma TMA 128x256 4 stages", 128, 256, launch_tma<TmaTiles<256, 4>>, true},
 };
 constexpr int kConfigCount = sizeof(kConfigs) / sizeof(kConfigs[0]);
 
 
-// On sm_90 (M > 64, K % 64 == 0) the wgmma kernel: 128 x 256 tiles where they still make ~0.7 of
-// a wave, else 128 x 128 (fewer, wider CTAs beat a second partial wave). Measured on the H200 at
-// a2623eb (M = 512 unless noted; us; N x K):
+// On sm_90 (M > 64, K % 64 == 0) the TMA-fed wgmma kernel: 128 x 256 tiles where they still make
+// ~0.7 of a wave, else 128 x 128 (fewer, wider CTAs beat a second partial wave). Measured on the
+// H200 at a2623eb (cp.async rows) and a6acec4 (TMA rows) (M = 512 unless noted; us; N x K):
 //   config                      6144x4096  4096x4096  24576x4096  4096x12288  M=2048 4096x4096
 //   mma.sync 128x128 (64x64)      95.6       66.2       305         181          202
 //   wgmma 128x128, 5 stages       74.8       40.4       236         113          155
 //   wgmma 128x128, 3 stages x2    80.5       70.8       251         193          161   (2 CTAs a SM; dropped)
 //   wgmma 128x256, 4 stages       64.5       64.0       207         167          135
+//   TMA 128x128, 6 stages         57.6       33.2        -           -            -
+//   pick (TMA; 8 | 7 | 8 | 7 | 8) 52.4       33.0       171        90.2          108   (492-634 TFLOP/s)
 // Elsewhere 64-token tiles when 128-token tiles would leave half the SMs idle (small M or narrow
 // N); else 128 x 128 with four 64 x 64 warps. Measured on the H200 at 147640f1 (us):
 //   config                      6144x4096  4096x4096  24576x4096  4096x12288  M=2048 4096x4096
@@ -893,7 +1021,7 @@ constexpr int kConfigCount = sizeof(kConfigs) / sizeof(kConfigs[0]);
 int pick(int64_t m, int64_t n_total, int64_t k) {
   const int64_t m_tiles = (m + 127) / 128;
   if (m > 64 && wgmma_runs(k))
-    return 10 * m_tiles * ((n_total + 255) / 256) >= 7 * sm_count() ? 6 : 5;
+    return 10 * m_tiles * ((n_total + 255) / 256) >= 7 * sm_count() ? 8 : 7;
   const int64_t ctas128 = m_tiles * ((n_total + 127) / 128);
   return (m <= 64 || 2 * ctas128 < sm_count()) ? 0 : 2;
 }
