@@ -30,6 +30,7 @@
 #include <cuda_bf16.h>
 
 #include <atomic>
+#include <type_traits>
 
 #include "cuda/common/bulk.cuh"
 #include "cuda/common/check.cuh"
@@ -425,12 +426,14 @@ cudaError_t launch_grouped(const bf16* a, const Segments& seg, const GemmGroups&
 // i.e. a few instructions per output and group where the expansion spent ~6 per weight.
 // Napkin math (Qwen3-30B-A3B, 512 tokens, Q4_K): gate-up 1536 CTAs x 32 stages x ~2300 warp
 // instructions ~ 120 us of issue, down ~60 us; the weights (226 MB a layer) take ~65 us at 3.5
-// TB/s. Measured on the H200 (bw24-microbench gemm_grouped, 8f58af1): gate-up 369 us (469 with
+// TB/s. Measured on the H200 (bw24-microbench gemm_grouped): gate-up 369 us at 8f58af1 (469 with
 // the expansion in the tile, 345 on bf16 experts read in place), down 208 us (256); ncu: issue
 // bound (0.62 instructions a cycle a scheduler, SM 60 %, 25 % occupancy at 128 registers, 3.4 M
-// local spill requests), i.e. ~3x the instructions counted here: the per-stage copy and scale
-// code and the float scaling of every k32 product. Next: activations with one scale per 256
-// columns, so the sub-block scales apply as integer multiply-adds (performance.md, round 8).
+// local spill requests), i.e. ~3x the instructions counted here: the MMAs of the empty rows of
+// partly full tiles, the per-stage copy and scale code, the float scaling of every k32 product.
+// Skipping empty 16-row fragments (6e0964e): 305 / 180 us. One CTA a SM (no register cap, no
+// spills) measured slower: 442 / 261 us. Next: activations with one scale per 256 columns, so the
+// sub-block scales apply as integer multiply-adds (performance.md, round 8).
 //
 // Tile: 64 pairs (kGemmGroupRows) x 128 weight rows, 8 warps 2 x 4 of 32 x 32, K 64 a stage (a
 // quarter superblock of every row). Shared per stage: A int8 [64][64] in the bf16 tiles' swizzle
@@ -581,6 +584,8 @@ __global__ void __launch_bounds__(Q8Tiles<Q>::kThreads, 2) gemm_q8_grouped_kerne
     Q::issue(st + T::kABytes + T::kDsBytes, w, n0, N, K, kt, T::kBN, T::kThreads);
   };
 
+  static_assert(T::kMT == 2, "multiply(): one or two 16-row fragments a warp");
+  const int64_t warp_rows = m_end - (m0 + wm * T::kWM);  // rows of this warp that hold pairs
   const int kt_count = static_cast<int>(K / 64);
 #pragma unroll
   for (int st = 0; st < T::kStages - 1; ++st) {
@@ -599,24 +604,33 @@ __global__ void __launch_bounds__(Q8Tiles<Q>::kThreads, 2) gemm_q8_grouped_kerne
     cp_async_commit();
     const bf16* ta = reinterpret_cast<const bf16*>(st);
     const float2* ds = reinterpret_cast<const float2*>(st + T::kABytes);
+    // kLive: the warp's 16-row fragments that hold pairs. An expert's last tile is mostly partly
+    // full (Qwen3-30B-A3B at 512 tokens: ~32 pairs an expert), so warps skip the MMAs of empty rows.
+    auto multiply = [&](auto live) {
+      constexpr int kLive = decltype(live)::value;
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {  // the stage's 32-column halves
-      uint32_t af[T::kMT][4];
-      float2 x[T::kMT][2];
+      for (int h = 0; h < 2; ++h) {  // the stage's 32-column halves
+        uint32_t af[kLive][4];
+        float2 x[kLive][2];
 #pragma unroll
-      for (int i = 0; i < T::kMT; ++i) {
-        ldmatrix_x4(af[i], ta + swz(wm * T::kWM + 16 * i + lane % 16, 2 * h + lane / 16));
+        for (int i = 0; i < kLive; ++i) {
+          ldmatrix_x4(af[i], ta + swz(wm * T::kWM + 16 * i + lane % 16, 2 * h + lane / 16));
 #pragma unroll
-        for (int e = 0; e < 2; ++e) x[i][e] = ds[2 * (wm * T::kWM + 16 * i + lane / 4 + 8 * e) + h];
+          for (int e = 0; e < 2; ++e) x[i][e] = ds[2 * (wm * T::kWM + 16 * i + lane / 4 + 8 * e) + h];
+        }
+#pragma unroll
+        for (int jj = 0; jj < T::kNT; ++jj) {
+          const int n = wn * T::kWN + 8 * jj;  // the n8 tile: B row n + lane / 4, C columns n + 2 (lane % 4) + {0, 1}
+          const float* const ws[2] = {wsc + (n + 2 * (lane % 4)) * Q::kScales,
+                                      wsc + (n + 2 * (lane % 4) + 1) * Q::kScales};
+#pragma unroll
+          for (int i = 0; i < kLive; ++i)
+            Q::product(acc[i][jj], af[i], sb + (n + lane / 4) * Q::kRowBytes, h, kt, lane, x[i], ws);
+        }
       }
-#pragma unroll
-      for (int jj = 0; jj < T::kNT; ++jj) {
-        const int n = wn * T::kWN + 8 * jj;  // the n8 tile: B row n + lane / 4, C columns n + 2 (lane % 4) + {0, 1}
-        const float* const ws[2] = {wsc + (n + 2 * (lane % 4)) * Q::kScales, wsc + (n + 2 * (lane % 4) + 1) * Q::kScales};
-#pragma unroll
-        for (int i = 0; i < T::kMT; ++i) Q::product(acc[i][jj], af[i], sb + (n + lane / 4) * Q::kRowBytes, h, kt, lane, x[i], ws);
-      }
-    }
+    };
+    if (warp_rows > 16) multiply(std::integral_constant<int, 2>{});
+    else if (warp_rows > 0) multiply(std::integral_constant<int, 1>{});
   }
   cp_async_wait<0>();
   const TileJob j{nullptr, nullptr, 1, m0, m_end, w, n0, N, K, pick_field(seg.c, s),
