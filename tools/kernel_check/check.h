@@ -168,6 +168,7 @@ void check_gemm_grouped_q8(std::mt19937& rng, Result& r);
 void check_argmax(std::mt19937& rng, Result& r);
 void check_flash_prefill(std::mt19937& rng, Result& r);
 void check_gate_ops(std::mt19937& rng, Result& r);
+void check_gated_act(std::mt19937& rng, Result& r);
 void check_gdn(std::mt19937& rng, Result& r);
 void check_sample(std::mt19937& rng, Result& r);
 void check_moe(std::mt19937& rng, Result& r);

@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   run("flash_prefill", [&] { check_flash_prefill(rng, r); });
   run("argmax", [&] { check_argmax(rng, r); });
   run("gate_ops", [&] { check_gate_ops(rng, r); });
+  run("gated_act", [&] { check_gated_act(rng, r); });
   run("gdn", [&] { check_gdn(rng, r); });
   run("moe", [&] { check_moe(rng, r); });
   run("sample", [&] { check_sample(rng, r); });

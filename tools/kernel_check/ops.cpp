@@ -115,6 +115,37 @@ void check_gate_ops(std::mt19937& rng, Result& r) {
   report(r, good && e < 1e-6, true, "sigmoid_mul", std::to_string(x.size()) + " elements", e);
 }
 
+// The MLP's gated activation (SiLU, tanh GELU) into f32 and bf16 against lib/ref: n % 4 == 0 with
+// aligned pointers takes the four-a-thread kernel, an odd n or an offset pointer the scalar one.
+void check_gated_act(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 2.0f);
+  for (const int64_t n : {int64_t{512} * 1024, int64_t{1001}}) for (const int off : {0, 1}) for (const int act : {0, 1}) {
+    std::vector<float> gate(static_cast<size_t>(n) + 1), up(gate.size()), y(static_cast<size_t>(n));
+    for (auto* v : {&gate, &up})
+      for (auto& x : *v) x = nd(rng);
+    (act == 0 ? ref::silu_mul : ref::gelu_tanh_mul)(y.data(), gate.data() + off, up.data() + off, n);
+    DeviceBuffer<float> dg(gate.size()), du(up.size()), dy(y.size());
+    DeviceBuffer<__nv_bfloat16> db(y.size());
+    upload(dg, gate);
+    upload(du, up);
+    bool good = ok(cuda::gated_act(dy.p, dg.p + off, du.p + off, n, act, nullptr), "gated_act") &&
+                ok(cuda::gated_act_bf16(db.p, dg.p + off, du.p + off, n, act, nullptr), "gated_act_bf16") &&
+                ok(cudaDeviceSynchronize(), "gated_act sync");
+    const std::vector<float> gy = download(dy, y.size());
+    std::vector<__nv_bfloat16> gb(y.size());
+    good = good && ok(cudaMemcpy(gb.data(), db.p, gb.size() * sizeof(gb[0]), cudaMemcpyDeviceToHost), "download");
+    std::vector<float> gbf(gb.size()), rb(y.size());
+    for (size_t i = 0; i < gb.size(); ++i) {
+      gbf[i] = __bfloat162float(gb[i]);
+      rb[i] = __bfloat162float(__float2bfloat16_rn(gy[i]));  // the f32 result rounded as the kernel rounds
+    }
+    const double e = nerr(gy, y), eb = nerr(gbf, rb);
+    const std::string shape = std::to_string(n) + (off ? " offset" : "") + (act ? " gelu" : " silu");
+    report(r, good && e < 1e-6, true, "gated_act f32", shape, e);
+    report(r, good && eb == 0.0, true, "gated_act bf16 (= f32 rounded)", shape, eb);
+  }
+}
+
 // The gated delta net kernels against lib/ref (causal_conv_silu_step + l2norm_qk, the gates,
 // gated_delta_recurrent, gated RMSNorm): conv output, conv state, layer output and the recurrent
 // state after 1 and 3 tokens (gdn_step's token-by-token kernel, one conv tile) and after 16, 17,
