@@ -1,5 +1,10 @@
-// The prefill GEMM (cuda/gemm/gemm.cuh): bf16 mma.sync m16n8k16 with f32 accumulators, and on
-// sm_90 a warpgroup-MMA (wgmma) kernel for the dense GEMM (the second half of this file).
+// The prefill GEMM (cuda/gemm/gemm.cuh). In this file, in order:
+//   1. bf16 mma.sync m16n8k16 tiles with f32 accumulators (every arch; the dense GEMM below sm_90
+//      and at M <= 64, and the grouped GEMM of MoE prefill over bf16 or in-tile expanded experts);
+//   2. the int8 grouped GEMM (mma m16n8k32 s8 over Q4_K / Q6_K quants as stored, MoE prefill);
+//   3. on sm_90a the warpgroup-MMA (wgmma) dense GEMM, fed by cp.async, then by TMA (the pick);
+//   4. the dispatch table of the dense configurations and the entry points.
+// One epilogue, store_c, writes every tile's C fragments.
 //
 // Tiling (one kernel template, a table of configurations at the end): a CTA computes a BM x BN
 // tile of C (BM tokens x BN weight rows) with WarpsM x WarpsN warps, each a (BM / WarpsM) x

@@ -1,23 +1,25 @@
 // Prefill GEMM on tensor cores: C[m][n] (=|+=) sum_k A[m][k] * W[n][k] for M tokens (tens to
 // thousands) against a weight matrix of N rows, bf16 operands, f32 accumulation (mma.sync
-// m16n8k16, sm_80+; on sm_90 the dense GEMM takes wgmma, the grouped one stays on mma.sync).
-// Quantized weights are expanded to bf16 first (dequant_bf16, a slice of rows at a time into a
-// scratch buffer) and the one GEMM kernel serves every weight type.
+// m16n8k16, sm_80+; on sm_90a the dense GEMM takes wgmma fed by TMA). Dense quantized weights are
+// expanded to bf16 first (dequant_bf16, a slice of rows at a time into a scratch buffer; the
+// runner expands the next group on a side stream while this one multiplies), so one dense GEMM
+// serves every weight type.
 //
-// Why dequantize-then-GEMM (version 1): at M = 512 the GEMM does 2 * 512 FLOPs per weight while
-// the expansion moves ~2.3 bytes per weight (read Q4_K, write bf16) plus 2 read back: for Qwen3-8B
-// ~37 GB per 512-token pass, ~11 ms at 3.4 TB/s, against ~8.2 TFLOP, 20-30 ms on the tensor cores.
-// A fused dequant inside the GEMM's B-tile load removes the 11 ms; it is the next step.
+// Why dequantize-then-GEMM for dense weights: at M = 512 every weight tile meets 4-8 token tiles,
+// each of which would expand it again inside the GEMM; the one expansion pass (~2.3 bytes a weight
+// written, 2 read back) measured faster and runs hidden beside the previous GEMM.
 //
 // Why bf16 and not fp16: the residual stream of Gemma-3 and the SiLU products of large models
 // exceed fp16's 65504; bf16 has f32's range. Its 8-bit mantissa is finer than the int8 blocks of
 // the decode GEMV's activations.
 //
-// MoE prefill uses the same tile code as a grouped GEMM (gemm_grouped, end of this file): a
-// CTA per (64-row tile of one expert's sorted pairs, weight-row tile).
+// MoE prefill uses the mma.sync tile code as a grouped GEMM (gemm_grouped): a CTA per (64-row
+// tile of one expert's sorted pairs, weight-row tile), each expert's weight tile read once
+// (~32 tokens an expert); Q4_K / Q6_K experts go through gemm_grouped_q8 instead (int8 MMA on the
+// quants as stored, no expansion).
 //
-// bw24-kernel-check compares dequant_bf16 with lib/ref's dequantization, gemm_bf16 and
-// gemm_grouped with an f64 matmul over the same bf16 operands.
+// bw24-kernel-check compares dequant_bf16 with lib/ref's dequantization, gemm_bf16, gemm_grouped
+// and gemm_grouped_q8 with an f64 matmul over the same operands.
 #pragma once
 
 #include <cstdint>
@@ -105,7 +107,8 @@ cudaError_t gemm_grouped(const bf16* a, const GemmSegment* segs, int n_segs, uin
 
 // The same grouped product over int8 activations, the weights read as quantized (no bf16
 // expansion): a rows are ActQ8 (int8 in blocks of 32 with (d, d * sum q): rmsnorm_q8's output),
-// [rows][k] and [rows][k / 32], gathered through groups as a is above. Q4_K (file layout); k % 256 == 0.
+// [rows][k] and [rows][k / 32], gathered through groups as a is above. Q4_K (file layout) and
+// Q6_K (planes); k % 256 == 0.
 bool gemm_grouped_q8_supports(uint32_t ggml_type);
 cudaError_t gemm_grouped_q8(ActQ8 a, const GemmSegment* segs, int n_segs, uint32_t w_type, const GemmGroups& groups,
                             int64_t max_rows, int64_t k, GemvOut out, cudaStream_t stream);
