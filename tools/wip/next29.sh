@@ -1,6 +1,6 @@
 #!/bin/bash
 # next29 (main; carry .deps .carry):  bash tools/wip/next29.sh <sha>  (< 8 min)
-# Where a decode step goes now (per-kernel GPU time of bw24-bench -p 16 -n 4 -r 1, kernels serialized):
+# Where a Qwen3-30B-A3B pp512 pass and a decode step go now (per-kernel GPU time, kernels serialized):
 # qwen3-8b Q4_K_M at depth 0 and 4096 (the 85 % ratio), qwen3-30b-a3b and qwen3-8b Q8_0 at depth 0. The data for the tg128 rows.
 SHA=$1
 source tools/wip/lib.sh
@@ -25,10 +25,14 @@ print(f"  total {allt/1e6:.2f} ms over {sum(cnt.values())} launches")
 for n, t in tot.most_common(16): print(f"  {t/1e6:8.3f} ms {100*t/allt:5.1f} % {cnt[n]:6d}x {n}")
 PY
 }
-for spec in qwen3-8b:Q4_K_M:0 qwen3-30b-a3b:Q4_K_M:0 qwen3-8b:Q8_0:0 qwen3-8b:Q4_K_M:4096; do  # 4096 last: its fill passes add prefill kernels (read split / merge rows)
+# spec SHAPE:QUANT:DEPTH:PROMPT:TOKENS. First the Qwen3-30B-A3B pp512 pass (its target is the one prefill row
+# left), then decode (-p 16 -n 4), 4096 last: its fill passes add prefill kernels (read the split / merge rows).
+for spec in qwen3-30b-a3b:Q4_K_M:0:512:1 qwen3-8b:Q4_K_M:0:16:4 qwen3-30b-a3b:Q4_K_M:0:16:4 qwen3-8b:Q8_0:0:16:4 \
+            qwen3-8b:Q4_K_M:4096:16:4; do
   [ $(el) -lt 420 ] || break
-  m=${spec%:*}; d=${spec##*:}; m=${m/:/-}-d$d
-  B="./build-new/bw24-bench -m synthetic:${spec%:*} -p 16 -n 4 -r 1 -d $d --device 0"
+  IFS=: read -r shape quant d np nn <<< "$spec"
+  m=$shape-$quant-d$d-p$np
+  B="./build-new/bw24-bench -m synthetic:$shape:$quant -p $np -n $nn -r 1 -d $d --device 0"
   if [ -n "$NSYS" ]; then
     timeout 150 $NSYS profile -t cuda -o /tmp/p-$m --force-overwrite true $B > /tmp/nsys-$m.log 2>&1
     timeout 60 $NSYS stats -r cuda_gpu_trace --format csv -o /tmp/t-$m /tmp/p-$m.nsys-rep > /dev/null 2>&1
