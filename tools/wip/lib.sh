@@ -25,3 +25,43 @@ gpu_tests() { timeout 100 ./build-new/tests/bw24_model_tests "[gpu]" > "$OUT/gpu
   echo "GPU tests rc=$? t=$(el)"; grep -E "FAILED|passed|failed" "$OUT/gpu-tests-$1.txt" | head -3
   timeout 120 ./build-new/tests/bw24_gpu_vs_cpu_tests "[gpu]" > "$OUT/gpu-vs-cpu-$1.txt" 2>&1
   echo "GPU vs CPU rc=$? t=$(el)"; grep -E "FAILED|All tests|test cases" "$OUT/gpu-vs-cpu-$1.txt" | head -5; }
+# breakdown NAME SHA BENCH_COMMAND...: per-kernel GPU time of one bench run (nsys where present, else ncu's
+# gpu__time_duration, kernels serialized) into $OUT/kernels-NAME-SHA.csv, and its top 16 kernels by total time
+breakdown() { local m=$1 sha=$2; shift 2
+  local nsys ncu; nsys=$(command -v nsys || ls /usr/local/cuda*/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
+  ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
+  if [ -n "$nsys" ]; then
+    timeout 150 $nsys profile -t cuda -o /tmp/p-$m --force-overwrite true "$@" > /tmp/nsys-$m.log 2>&1
+    timeout 60 $nsys stats -r cuda_gpu_trace --format csv -o /tmp/t-$m /tmp/p-$m.nsys-rep > /dev/null 2>&1
+    python3 - "$(ls /tmp/t-$m*.csv | head -1)" /tmp/k-$m.csv <<'PY'
+import csv, sys
+w = csv.writer(open(sys.argv[2], 'w'))
+for x in csv.DictReader(open(sys.argv[1])):
+    n = x.get('Name') or ''
+    if n and x.get('Duration (ns)') and 'memcpy' not in n.lower() and 'memset' not in n.lower(): w.writerow([n, x['Duration (ns)']])
+PY
+  else
+    timeout 200 $ncu --clock-control none --metrics gpu__time_duration.sum --csv "$@" > /tmp/ncu-$m.csv 2>/dev/null
+    python3 - /tmp/ncu-$m.csv /tmp/k-$m.csv <<'PY'
+import csv, sys
+w = csv.writer(open(sys.argv[2], 'w'))
+for x in csv.DictReader(l for l in open(sys.argv[1]) if l.startswith('"')):
+    if x.get('Metric Name') == 'gpu__time_duration.sum':
+        w.writerow([x['Kernel Name'], float(x['Metric Value'].replace(',', '')) * (1000 if x['Metric Unit'] == 'usecond' else 1)])
+PY
+  fi
+  cp /tmp/k-$m.csv "$OUT/kernels-$m-$sha.csv"; echo "$m t=$(el)"
+  python3 - /tmp/k-$m.csv <<'PY'
+import csv, sys, collections
+tot = collections.Counter(); cnt = collections.Counter()
+for row in csv.reader(open(sys.argv[1])):
+    if len(row) < 2: continue
+    try: t = float(row[1])
+    except ValueError: continue
+    name = row[0].split('(')[0].split('<')[0][-60:]
+    tot[name] += t; cnt[name] += 1
+allt = sum(tot.values()) or 1
+print(f"  total {allt/1e6:.2f} ms over {sum(cnt.values())} launches")
+for n, t in tot.most_common(16): print(f"  {t/1e6:8.3f} ms {100*t/allt:5.1f} % {cnt[n]:6d}x {n}")
+PY
+}
