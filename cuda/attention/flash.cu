@@ -18,8 +18,6 @@
 #include <cuda_fp16.h>
 #include <math.h>
 
-#include <atomic>
-
 #include "cuda/attention/flash.cuh"
 #include "cuda/attention/kv_load.cuh"
 #include "cuda/common/check.cuh"
@@ -188,18 +186,9 @@ template <int D, typename Kv>
 cudaError_t launch_prefill(dim3 grid, float* out, const float* q, Kv kc, Kv vc, int n_tokens, int n_head,
                            int n_head_kv, DevicePos pos, int window, float scale, cudaStream_t stream) {
   constexpr size_t smem = PrefillShape<D>::kSmem;
-  if constexpr (smem > 48 * 1024) {  // the opt-in above 48 KB, per device and kernel: once each (ordinals < 64)
-    static std::atomic<uint64_t> configured{0};
-    int dev = 0;
-    BW24_CUDA_TRY(cudaGetDevice(&dev));
-    const uint64_t bit = dev < 64 ? uint64_t{1} << dev : 0;
-    if (!(configured.load(std::memory_order_relaxed) & bit)) {
-      BW24_CUDA_TRY(cudaFuncSetAttribute(flash_prefill_kernel<D, Kv>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(smem)));
-      configured.fetch_or(bit, std::memory_order_relaxed);
-    }
-  }
-  return launch_pdl(flash_prefill_kernel<D, Kv>, grid, dim3(kThreads), smem, stream, out, q, kc, vc, n_tokens, n_head,
+  constexpr auto kernel = flash_prefill_kernel<D, Kv>;
+  if constexpr (smem > 48 * 1024) BW24_CUDA_TRY(allow_smem<kernel>(smem));
+  return launch_pdl(kernel, grid, dim3(kThreads), smem, stream, out, q, kc, vc, n_tokens, n_head,
                     n_head_kv, pos, window, scale);
 }
 

@@ -11,6 +11,9 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
+#include <cstdint>
+
 namespace bw24::cuda {
 
 __device__ __forceinline__ void pdl_begin() {
@@ -26,6 +29,25 @@ bool pdl_supported();
 // Whether the current device runs the sm_90a kernels (wgmma): compute capability 9.0 and a build
 // whose CUDA architectures include 90 (CMake builds it as 90a, which defines BW24_SM90A).
 bool wgmma_supported();
+
+// Lets kKernel take `bytes` of dynamic shared memory (the opt-in above 48 KB, per device and
+// kernel): once for each (a bit per ordinal < 64; beyond, every launch), so a launch pays no
+// attribute call after the first. One instantiation, so one flag word, per kernel (not per kernel
+// signature: kernels of one type stay apart).
+template <auto kKernel>
+cudaError_t allow_smem(size_t bytes) {
+  static std::atomic<uint64_t> configured{0};
+  int dev = 0;
+  if (const cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
+  const uint64_t bit = dev < 64 ? uint64_t{1} << dev : 0;
+  if (!(configured.load(std::memory_order_relaxed) & bit)) {
+    const cudaError_t e =
+        cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+    if (e != cudaSuccess) return e;
+    configured.fetch_or(bit, std::memory_order_relaxed);
+  }
+  return cudaSuccess;
+}
 
 // kernel<<<grid, block, smem, stream>>>(args...) with the programmatic-serialization attribute
 // where supported. Returns the launch error.

@@ -206,15 +206,7 @@ cudaError_t gdn_chunked(const GdnStepArgs& a, int n_tokens, cudaStream_t stream)
   if (n_tokens <= 0) return cudaSuccess;
   if (a.Hk <= 0 || a.Hv % a.Hk != 0 || a.dk < 1 || a.dk > kMaxDk || a.dv < 1) return cudaErrorInvalidValue;
   const size_t smem = size_t(smem_floats(a.dk)) * 4;
-  static std::atomic<uint64_t> configured{0};  // the > 48 KB opt-in, once per device (ordinal < 64)
-  int dev = 0;
-  BW24_CUDA_TRY(cudaGetDevice(&dev));
-  const uint64_t bit = dev < 64 ? uint64_t{1} << dev : 0;
-  if (!(configured.load(std::memory_order_relaxed) & bit)) {
-    BW24_CUDA_TRY(cudaFuncSetAttribute(chunked_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       smem_floats(kMaxDk) * 4));
-    configured.fetch_or(bit, std::memory_order_relaxed);
-  }
+  BW24_CUDA_TRY(allow_smem<chunked_kernel>(size_t(smem_floats(kMaxDk)) * 4));  // the largest dk's, once
   const unsigned ctas = static_cast<unsigned>(a.Hv * ((a.dv + kCols - 1) / kCols));
   BW24_CUDA_TRY(launch_pdl(chunked_kernel, dim3(ctas), dim3(kThreads), smem, stream, a, n_tokens));
   constexpr int kWarps = 8;

@@ -34,7 +34,6 @@
 #include <cuda.h>  // CUtensorMap and its enums (the encoder comes through the runtime)
 #include <cuda_bf16.h>
 
-#include <atomic>
 #include <type_traits>
 
 #include "cuda/common/bulk.cuh"
@@ -375,22 +374,6 @@ __global__ void __launch_bounds__(C::kThreads) gemm_grouped_kernel(const bf16* _
                     pick_field(seg.ldc, s),
                     add};
   gemm_tile<C, BL>(job, reinterpret_cast<uint8_t*>(smem_raw));
-}
-
-// The opt-in above 48 KB of shared memory is per device and kernel: once for each (a bit per
-// ordinal < 64; beyond, every launch). One instantiation, so one flag word, per kernel (not per
-// kernel signature: every configuration's kernel has the same type).
-template <auto kKernel>
-cudaError_t allow_smem(size_t bytes) {
-  static std::atomic<uint64_t> configured{0};
-  int dev = 0;
-  BW24_CUDA_TRY(cudaGetDevice(&dev));
-  const uint64_t bit = dev < 64 ? uint64_t{1} << dev : 0;
-  if (!(configured.load(std::memory_order_relaxed) & bit)) {
-    BW24_CUDA_TRY(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-    configured.fetch_or(bit, std::memory_order_relaxed);
-  }
-  return cudaSuccess;
 }
 
 template <class C, template <int, int> class BL>
