@@ -968,11 +968,9 @@ cudaError_t launch_tma(const bf16* a, const Segments& seg, int64_t m, int64_t k,
   using Fallback = WgTiles<C::kBN, C::kBN == 128 ? 5 : 4>;
   TmaMaps maps;
   bool encoded = encode_bf16_2d(&maps.a, a, k, m, C::kBM);
-  for (int i = 0; encoded && i < kMaxGemmSegments; ++i) {
-    const int j = i < seg.count ? i : 0;  // unused maps: copies of the first
-    encoded = encode_bf16_2d(&maps.b[i], seg.w[j], k, seg.n[j], C::kBN);
-  }
+  for (int i = 0; encoded && i < seg.count; ++i) encoded = encode_bf16_2d(&maps.b[i], seg.w[i], k, seg.n[i], C::kBN);
   if (!encoded) return launch_wg<Fallback>(a, seg, m, k, add, s);
+  for (int i = seg.count; i < kMaxGemmSegments; ++i) maps.b[i] = maps.b[0];  // unused: never read, kept defined
   constexpr auto kernel = gemm_tma_kernel<C>;
   BW24_CUDA_TRY(allow_smem<kernel>(C::kSmem));
   const dim3 grid(static_cast<unsigned>((m + C::kBM - 1) / C::kBM), seg.tile_end[seg.count - 1]);
