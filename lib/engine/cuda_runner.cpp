@@ -1051,8 +1051,8 @@ class CudaRunner final : public Runner {
       BW24_RETURN_IF_ERROR(gemm({{&e.shared_gate_inp, moe_.shared_gate.p}}, a, n, cuda::GemvOut::kStore));
       BW24_RETURN_IF_ERROR(gemm({{&e.shared_gate, gate_.p}, {&e.shared_up, up_.p}}, a, n, cuda::GemvOut::kStore));
     }
-    // Q4_K stacks go through the int8 grouped GEMM (no bf16 expansion): its input is the normed
-    // rows again, as int8 blocks (rmsnorm_q8), beside the bf16 ones the other products read.
+    // Q4_K / Q6_K stacks go through the int8 grouped GEMM (no bf16 expansion): its input is the
+    // normed rows again, as int8 blocks (rmsnorm_q8), beside the bf16 ones the other products read.
     const bool q8_gate_up = q8_grouped({&e.gate_exps, &e.up_exps}), q8_down = q8_grouped({&e.down_exps});
     if (q8_gate_up) {
       BW24_CUDA_OK(cuda::rmsnorm_q8(nullptr, act_q_.p, act_ds_.p, x_.p, f32(m.norm.w), n, g_.n_embd, g_.norm_eps,
@@ -1087,7 +1087,7 @@ class CudaRunner final : public Runner {
   static int64_t expert_bytes(const arch::Weight& w) { return int64_t(w.t->n_bytes / uint64_t(w.t->ne[2])); }
 
   // Whether the routed products `ws` (one launch) take the int8 grouped GEMM: every stack of one
-  // type it reads as stored (Q4_K), experts 16-byte aligned, K a multiple of the superblock.
+  // type it reads as stored (Q4_K, Q6_K), experts 16-byte aligned, K a multiple of the superblock.
   bool q8_grouped(std::initializer_list<const arch::Weight*> ws) const {
     if (!opt_.moe_int8_prefill) return false;
     const uint32_t t = w_.type_of((*ws.begin())->t);
