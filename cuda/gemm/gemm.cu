@@ -432,29 +432,36 @@ cudaError_t launch_grouped(const bf16* a, const Segments& seg, const GemmGroups&
 // Q4_K (file layout): stage kt is sub-blocks 2p, 2p + 1 (p = kt % 4) of block kt / 4, whose
 // elements share the 32 qs bytes of pair p (low, high nibbles). Staged row: the head (d, dmin,
 // scales) and those 32 bytes. Scales: (d sc, dmin m) of each sub-block.
+// The weight row a thread copies in every stage: staged row r = tid % kBN (the CTA's 2 kBN threads
+// cover every row twice, parts p0 = tid / kBN, p0 + 2, ... of it: warp-uniform), its first
+// superblock's index rb = (n0 + r) * K / 256, and whether it is a row of the matrix (else
+// zero-filled copies of row 0). Computed once: the stage loop only adds kt's offsets.
+struct Q8Row {
+  int r, p0;
+  bool in;
+  int64_t rb;
+};
+
 struct Q8LoadQ4K {
   static constexpr int kRowBytes = 48, kScales = 4;  // floats a row: 2 sub-blocks x (d sc, dmin m)
-  __device__ static void issue(uint8_t* st, const uint8_t* w, int64_t n0, int64_t N, int64_t K, int kt, int rows,
-                               int threads) {
-    const int64_t bpr = K / 256;
-    for (int i = threadIdx.x; i < rows * 3; i += threads) {
-      const int r = i / 3, part = i % 3;
-      const bool in = n0 + r < N;
-      const uint8_t* blk = w + ((in ? n0 + r : 0) * bpr + kt / 4) * 144;
-      cp_async16(st + r * kRowBytes + part * 16, blk + (part == 0 ? 0 : 16 + 32 * (kt % 4) + 16 * (part - 1)),
-                 in ? 16 : 0);
+  static constexpr int kParts = 3;                    // 16-byte copies a row and stage: head, qs, qs
+  __device__ static void issue(uint8_t* st, const uint8_t* w, const Q8Row& row, int64_t, int kt) {
+    const uint8_t* blk = w + (row.rb + kt / 4) * 144;
+#pragma unroll
+    for (int c = 0; c < (kParts + 1) / 2; ++c) {
+      const int p = row.p0 + 2 * c;
+      if (p >= kParts) break;  // warp-uniform
+      cp_async16(st + row.r * kRowBytes + p * 16, blk + (p == 0 ? 0 : 16 * p + 32 * (kt % 4)), row.in ? 16 : 0);
     }
   }
-  // Thread i of the CTA: row i / 2, sub-block 2p + i % 2.
-  __device__ static void scales(const uint8_t* st, float* wsc, int64_t, int64_t, int64_t, int kt, int rows, int threads) {
-    for (int i = threadIdx.x; i < rows * 2; i += threads) {
-      const int r = i / 2, h = i % 2;
-      const uint8_t* head = st + r * kRowBytes;
-      int sc, mn;
-      scale_min_k4(2 * (kt % 4) + h, head + 4, &sc, &mn);
-      wsc[r * kScales + 2 * h] = half_at(head) * sc;
-      wsc[r * kScales + 2 * h + 1] = half_at(head + 2) * mn;
-    }
+  // The thread's row, sub-block 2 (kt % 4) + p0.
+  __device__ static void scales(const uint8_t* st, float* wsc, const Q8Row& row, int64_t, int kt) {
+    const int h = row.p0;
+    const uint8_t* head = st + row.r * kRowBytes;
+    int sc, mn;
+    scale_min_k4(2 * (kt % 4) + h, head + 4, &sc, &mn);
+    wsc[row.r * kScales + 2 * h] = half_at(head) * sc;
+    wsc[row.r * kScales + 2 * h + 1] = half_at(head + 2) * mn;
   }
   // acc (a lane's m16n8 fragment) += sub-block h of the stage: A fragment af, B row `row` (staged),
   // the lane's two A rows' (d, d sum) x[2] and its two columns' scales ws[2] (each kScales floats).
@@ -481,29 +488,29 @@ struct Q8LoadQ4K {
 // Scales: d sc of the stage's four 16-column groups (scale 4p + g).
 struct Q8LoadQ6K {
   static constexpr int kRowBytes = 144, kScales = 4;
-  __device__ static void issue(uint8_t* st, const uint8_t* w, int64_t n0, int64_t N, int64_t K, int kt, int rows,
-                               int threads) {
-    const int64_t bpr = K / 256, kb = kt / 4, n = N * bpr;
+  // n_blocks: N K / 256, the superblocks of a plane (where the next plane starts).
+  __device__ static void issue(uint8_t* st, const uint8_t* w, const Q8Row& row, int64_t n_blocks, int kt) {
+    const int64_t gb = row.rb + kt / 4;
     const int half = (kt % 4) / 2;
-    for (int i = threadIdx.x; i < rows * 8; i += threads) {
-      const int r = i / 8, part = i % 8;
-      const bool in = n0 + r < N;
-      const int64_t gb = (in ? n0 + r : 0) * bpr + kb;
-      const int64_t off = part < 4    ? gb * 128 + 64 * half + 16 * part
-                          : part < 6  ? n * 128 + gb * 64 + 32 * half + 16 * (part - 4)
-                          : part == 6 ? n * 192 + gb * 16
-                                      : q6k_d_offset(n, gb) & ~int64_t{15};
-      cp_async16(st + r * kRowBytes + part * 16, w + off, in ? 16 : 0);
+    uint8_t* dst = st + row.r * kRowBytes;
+    const int sz = row.in ? 16 : 0;
+    // Parts p0 + 2c: c = 0, 1 the ql bytes, 2 the qh bytes, 3 the scales (p0 = 0) or d (p0 = 1).
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+      const int p = row.p0 + 2 * c;
+      cp_async16(dst + 16 * p, w + gb * 128 + 64 * half + 16 * p, sz);
     }
+    cp_async16(dst + 16 * (4 + row.p0), w + n_blocks * 128 + gb * 64 + 32 * half + 16 * row.p0, sz);
+    cp_async16(dst + 16 * (6 + row.p0), w + (row.p0 == 0 ? n_blocks * 192 + gb * 16 : q6k_d_offset(n_blocks, gb) & ~int64_t{15}), sz);
   }
-  __device__ static void scales(const uint8_t* st, float* wsc, int64_t n0, int64_t N, int64_t K, int kt, int rows,
-                                int threads) {
-    const int64_t bpr = K / 256, n = N * bpr;
-    for (int i = threadIdx.x; i < rows * kScales; i += threads) {
-      const int r = i / kScales, g = i % kScales;
-      const uint8_t* row = st + r * kRowBytes;
-      const int64_t gb = (n0 + r < N ? n0 + r : 0) * bpr + kt / 4;
-      wsc[i] = half_at(row + 112 + (q6k_d_offset(n, gb) & 15)) * static_cast<int8_t>(row[96 + 4 * (kt % 4) + g]);
+  // The thread's row, groups 2 p0 and 2 p0 + 1 of the stage's four.
+  __device__ static void scales(const uint8_t* st, float* wsc, const Q8Row& row, int64_t n_blocks, int kt) {
+    const uint8_t* staged = st + row.r * kRowBytes;
+    const float d = half_at(staged + 112 + (q6k_d_offset(n_blocks, row.rb + kt / 4) & 15));
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {
+      const int g = 2 * row.p0 + q;
+      wsc[row.r * kScales + g] = d * static_cast<int8_t>(staged[96 + 4 * (kt % 4) + g]);
     }
   }
   // As Q8LoadQ4K::product; the k32 step's two 16-column groups have their own scales, so it is two
@@ -563,13 +570,20 @@ __global__ void __launch_bounds__(Q8Tiles<Q>::kThreads, 2) gemm_q8_grouped_kerne
   // This thread's copies of a stage: A row tid / 4 chunk tid % 4; the (d, d sum) pair of row tid (tid < 64).
   const int ar = tid / 4, ac = tid % 4;
   const int64_t arow = a_row(m0 + ar), drow = tid < T::kBM ? a_row(m0 + tid) : -1;
+  const int8_t* a_src = arow >= 0 ? a.q + arow * K + 16 * ac : a.q;        // + 64 kt a stage
+  const float2* d_src = drow >= 0 ? a.ds + drow * nblk : a.ds;              // + 2 kt a stage
+  static_assert(T::kThreads == 2 * T::kBN, "Q8Row: two threads a staged row");
+  Q8Row row;
+  row.r = tid % T::kBN;
+  row.p0 = tid / T::kBN;
+  row.in = n0 + row.r < N;
+  row.rb = row.in ? (n0 + row.r) * (K / 256) : 0;
+  const int64_t n_blocks = N * (K / 256);
   auto load_stage = [&](int slot, int kt) {
     uint8_t* st = smem + slot * T::kStageBytes;
-    cp_async16(reinterpret_cast<bf16*>(st) + swz(ar, ac), arow >= 0 ? a.q + arow * K + 64 * kt + 16 * ac : a.q,
-               arow >= 0 ? 16 : 0);
-    if (tid < T::kBM)
-      cp_async16(st + T::kABytes + 16 * tid, drow >= 0 ? a.ds + drow * nblk + 2 * kt : a.ds, drow >= 0 ? 16 : 0);
-    Q::issue(st + T::kABytes + T::kDsBytes, w, n0, N, K, kt, T::kBN, T::kThreads);
+    cp_async16(reinterpret_cast<bf16*>(st) + swz(ar, ac), a_src + (arow >= 0 ? 64 * kt : 0), arow >= 0 ? 16 : 0);
+    if (tid < T::kBM) cp_async16(st + T::kABytes + 16 * tid, d_src + (drow >= 0 ? 2 * kt : 0), drow >= 0 ? 16 : 0);
+    Q::issue(st + T::kABytes + T::kDsBytes, w, row, n_blocks, kt);
   };
 
   static_assert(T::kMT == 2, "multiply(): one or two 16-row fragments a warp");
@@ -586,7 +600,7 @@ __global__ void __launch_bounds__(Q8Tiles<Q>::kThreads, 2) gemm_q8_grouped_kerne
     __syncthreads();  // stage kt landed for everyone; stage kt - 1 and the scales no longer read
     const uint8_t* st = smem + (kt % T::kStages) * T::kStageBytes;
     const uint8_t* sb = st + T::kABytes + T::kDsBytes;
-    Q::scales(sb, wsc, n0, N, K, kt, T::kBN, T::kThreads);
+    Q::scales(sb, wsc, row, n_blocks, kt);
     __syncthreads();
     if (kt + T::kStages - 1 < kt_count) load_stage((kt + T::kStages - 1) % T::kStages, kt + T::kStages - 1);
     cp_async_commit();
