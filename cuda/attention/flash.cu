@@ -1,7 +1,9 @@
 // Flash attention prefill (cuda/attention/flash.cuh).
 //
 // Per CTA: 64 queries of one head, 4 warps x 16 queries. Per key tile of 64: the CTA converts
-// K and V (f32 cache rows, 64 x D x 4 bytes each) into bf16 shared tiles; each warp computes its
+// K and V (cache rows of any type) into bf16 shared tiles, or (an f16 cache at D <= 128, the
+// default: PrefillShape::kAsync) copies them as they are with cp.async one tile ahead and
+// multiplies in f16; each warp computes its
 // 16 x 64 scores with D / 16 x 8 mma, masks (causal, window), updates the running max and sum of
 // its rows (a row lives in the 4 lanes of a quad: two shuffles), rescales its O accumulators and
 // adds P V (P goes from the score accumulators straight into A fragments: the m16n8 C layout of two
@@ -17,6 +19,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <math.h>
+
+#include <type_traits>
 
 #include "cuda/attention/flash.cuh"
 #include "cuda/attention/kv_load.cuh"
@@ -36,24 +40,46 @@ __device__ __forceinline__ int off(int row, int chunk) {
   return row * D + ((chunk ^ (row & 7)) << 3);
 }
 
-// 8 elements of src (a float / half pointer or KvQ8; !valid: zeros) times s as bf16 into 16 bytes
-// of shared memory.
-template <typename Src>
-__device__ __forceinline__ void store8(bf16* dst, bool valid, Src src, float s) {
+// Two floats as one fragment register of the tiles' 16-bit type (bf16 or f16), and the MMA on them.
+template <typename T>
+__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+  if constexpr (std::is_same_v<T, __half>) return pack_f16(lo, hi);
+  else return pack_bf16(lo, hi);
+}
+template <typename T>
+__device__ __forceinline__ void mma16(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  if constexpr (std::is_same_v<T, __half>) mma_f16(c, a, b0, b1);
+  else mma_bf16(c, a, b0, b1);
+}
+
+// 8 elements of src (a float / half pointer or KvQ8; !valid: zeros) times s as T (bf16 or f16)
+// into 16 bytes of shared memory.
+template <typename T, typename Src>
+__device__ __forceinline__ void store8(T* dst, bool valid, Src src, float s) {
   float v[8] = {};
   if (valid) load8(src, v);
-  *reinterpret_cast<uint4*>(dst) = make_uint4(pack_bf16(v[0] * s, v[1] * s), pack_bf16(v[2] * s, v[3] * s),
-                                              pack_bf16(v[4] * s, v[5] * s), pack_bf16(v[6] * s, v[7] * s));
+  *reinterpret_cast<uint4*>(dst) = make_uint4(pack2<T>(v[0] * s, v[1] * s), pack2<T>(v[2] * s, v[3] * s),
+                                              pack2<T>(v[4] * s, v[5] * s), pack2<T>(v[6] * s, v[7] * s));
 }
 
 // Head sizes up to 128 keep the warp's Q fragments in registers (D / 4 a thread) and stage Q
 // through the K tile; at 256 the O accumulators alone take 128 registers a thread, so Q stays in a
 // third shared tile and each key tile reads its fragments from there (ldmatrix, 32 KB a CTA).
 // Shared memory (dynamic): K and V tiles, 2 x 64 x D bf16 (16 / 32 / 64 KB), + the Q tile at 256.
-template <int D>
+//
+// kAsync (an f16 cache, the default, at D <= 128): the tiles stay f16 as the cache holds them, so
+// cp.async copies them straight into their swizzled slots, two stages deep: key tile j + 1 is in
+// flight while tile j is multiplied (Q and P become f16, the MMAs f16 with f32 accumulators).
+// Why: the converting loads are synchronous, so every key tile paid its load latency before its
+// MMAs; a 512-token Qwen3-8B layer took ~35 us (ncu, 718253f) for ~1 GFLOP and ~20 MB of L2 reads,
+// the last query tile's 8 key tiles in a row being the critical path. Shared: 2 x 2 x 64 x D f16.
+template <int D, typename Kv>
 struct PrefillShape {
   static constexpr bool kQShared = D > 128;
-  static constexpr size_t kSmem = size_t{kQShared ? 3 : 2} * kTile * D * sizeof(bf16);
+  static constexpr bool kAsync = std::is_same_v<Kv, const __half*> && !kQShared;
+  using T = std::conditional_t<kAsync, __half, bf16>;  // the shared tiles' element
+  static constexpr int kStages = kAsync ? 2 : 1;
+  static constexpr size_t kSmem = (size_t{2} * kStages + (kQShared ? 1 : 0)) * kTile * D * 2;
 };
 
 // Kv: const float*, const __half* or KvQ8 (kv_load.cuh).
@@ -62,11 +88,13 @@ __global__ void __launch_bounds__(kThreads) flash_prefill_kernel(float* out, con
                                                                   int n_tokens, int n_head, int n_head_kv,
                                                                   DevicePos pos, int window, float scale) {
   constexpr int kChunks = D / 8;
-  constexpr bool kQShared = PrefillShape<D>::kQShared;
+  using Shape = PrefillShape<D, Kv>;
+  using T = typename Shape::T;
+  constexpr bool kQShared = Shape::kQShared, kAsync = Shape::kAsync;
   extern __shared__ uint4 smem_raw[];
-  bf16* sk = reinterpret_cast<bf16*>(smem_raw);
-  bf16* sv = sk + kTile * D;
-  bf16* sq = kQShared ? sv + kTile * D : sk;  // the Q tile (through sk where Q lives in registers)
+  T* sk = reinterpret_cast<T*>(smem_raw);  // stage s: K at sk + 2 s kTile D, V after it
+  T* sv = sk + kTile * D;
+  T* sq = kQShared ? sv + kTile * D : sk;  // the Q tile (through sk where Q lives in registers)
   pdl_begin();
   const int h = blockIdx.y, t0 = blockIdx.x * kTile, g = h / (n_head / n_head_kv);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -90,16 +118,45 @@ __global__ void __launch_bounds__(kThreads) flash_prefill_kernel(float* out, con
   const int64_t row_pos[2] = {q_lo + warp * 16 + lane / 4, q_lo + warp * 16 + lane / 4 + 8};
   float o[D / 8][4] = {};
   float mx[2] = {-INFINITY, -INFINITY}, l[2] = {0, 0};
-  for (int64_t j0 = k_lo / kTile * kTile; j0 <= q_hi; j0 += kTile) {
+  // kAsync: key tile j0's copies into stage `st` (rows past q_hi zero-filled).
+  auto issue_tile = [&](int st, int64_t j0) {
+    if constexpr (kAsync) {
+      T* tk = sk + st * 2 * kTile * D;
+      for (int i = threadIdx.x; i < kTile * kChunks; i += kThreads) {
+        const int r = i / kChunks, c = i % kChunks;
+        const int64_t j = j0 + r;
+        const bool in = j <= q_hi;
+        const int64_t at = in ? j * kvw + g * D + 8 * c : 0;
+        cp_async16(tk + off<D>(r, c), kc + at, in ? 16 : 0);
+        cp_async16(tk + kTile * D + off<D>(r, c), vc + at, in ? 16 : 0);
+      }
+    }
+    cp_async_commit();
+  };
+  const int64_t j_first = k_lo / kTile * kTile;
+  if constexpr (kAsync) {
+    __syncthreads();  // every warp has its Q fragments: stage 0 (where Q was staged) may be overwritten
+    issue_tile(0, j_first);
+  }
+  int st = 0;
+  for (int64_t j0 = j_first; j0 <= q_hi; j0 += kTile, st ^= kAsync ? 1 : 0) {
     __syncthreads();  // the previous tile (or the Q staging) is no longer read
-    for (int i = threadIdx.x; i < kTile * kChunks; i += kThreads) {
-      const int r = i / kChunks, c = i % kChunks;
-      const int64_t j = j0 + r;
-      const bool in = j <= q_hi;
-      store8(sk + off<D>(r, c), in, kc + (j * kvw + g * D + 8 * c), 1.0f);
-      store8(sv + off<D>(r, c), in, vc + (j * kvw + g * D + 8 * c), 1.0f);
+    if constexpr (kAsync) {
+      if (j0 + kTile <= q_hi) issue_tile(st ^ 1, j0 + kTile);
+      else cp_async_commit();  // an empty group: the wait below still means tile j0
+      cp_async_wait<1>();
+    } else {
+      for (int i = threadIdx.x; i < kTile * kChunks; i += kThreads) {
+        const int r = i / kChunks, c = i % kChunks;
+        const int64_t j = j0 + r;
+        const bool in = j <= q_hi;
+        store8(sk + off<D>(r, c), in, kc + (j * kvw + g * D + 8 * c), 1.0f);
+        store8(sv + off<D>(r, c), in, vc + (j * kvw + g * D + 8 * c), 1.0f);
+      }
     }
     __syncthreads();
+    const T* tk = sk + st * 2 * kTile * D;
+    const T* tv = tk + kTile * D;
 
     float s[kTile / 8][4] = {};
 #pragma unroll
@@ -109,9 +166,9 @@ __global__ void __launch_bounds__(kThreads) flash_prefill_kernel(float* out, con
 #pragma unroll
       for (int np = 0; np < kTile / 16; ++np) {
         uint32_t r[4];
-        ldmatrix_x4(r, sk + off<D>(np * 16 + lane % 8 + (lane / 16) * 8, 2 * ks + (lane / 8) % 2));
-        mma_bf16(s[2 * np], a, r[0], r[1]);
-        mma_bf16(s[2 * np + 1], a, r[2], r[3]);
+        ldmatrix_x4(r, tk + off<D>(np * 16 + lane % 8 + (lane / 16) * 8, 2 * ks + (lane / 8) % 2));
+        mma16<T>(s[2 * np], a, r[0], r[1]);
+        mma16<T>(s[2 * np + 1], a, r[2], r[3]);
       }
     }
 
@@ -154,15 +211,15 @@ __global__ void __launch_bounds__(kThreads) flash_prefill_kernel(float* out, con
 
 #pragma unroll
     for (int kk = 0; kk < kTile / 16; ++kk) {
-      const uint32_t pa[4] = {pack_bf16(s[2 * kk][0], s[2 * kk][1]), pack_bf16(s[2 * kk][2], s[2 * kk][3]),
-                              pack_bf16(s[2 * kk + 1][0], s[2 * kk + 1][1]),
-                              pack_bf16(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+      const uint32_t pa[4] = {pack2<T>(s[2 * kk][0], s[2 * kk][1]), pack2<T>(s[2 * kk][2], s[2 * kk][3]),
+                              pack2<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                              pack2<T>(s[2 * kk + 1][2], s[2 * kk + 1][3])};
 #pragma unroll
       for (int dp = 0; dp < D / 16; ++dp) {
         uint32_t r[4];
-        ldmatrix_x4_trans(r, sv + off<D>(kk * 16 + lane % 8 + ((lane / 8) % 2) * 8, 2 * dp + lane / 16));
-        mma_bf16(o[2 * dp], pa, r[0], r[1]);
-        mma_bf16(o[2 * dp + 1], pa, r[2], r[3]);
+        ldmatrix_x4_trans(r, tv + off<D>(kk * 16 + lane % 8 + ((lane / 8) % 2) * 8, 2 * dp + lane / 16));
+        mma16<T>(o[2 * dp], pa, r[0], r[1]);
+        mma16<T>(o[2 * dp + 1], pa, r[2], r[3]);
       }
     }
   }
@@ -185,7 +242,7 @@ __global__ void __launch_bounds__(kThreads) flash_prefill_kernel(float* out, con
 template <int D, typename Kv>
 cudaError_t launch_prefill(dim3 grid, float* out, const float* q, Kv kc, Kv vc, int n_tokens, int n_head,
                            int n_head_kv, DevicePos pos, int window, float scale, cudaStream_t stream) {
-  constexpr size_t smem = PrefillShape<D>::kSmem;
+  constexpr size_t smem = PrefillShape<D, Kv>::kSmem;
   constexpr auto kernel = flash_prefill_kernel<D, Kv>;
   if constexpr (smem > 48 * 1024) BW24_CUDA_TRY(allow_smem<kernel>(smem));
   return launch_pdl(kernel, grid, dim3(kThreads), smem, stream, out, q, kc, vc, n_tokens, n_head,
