@@ -156,16 +156,27 @@ void BM_DequantQ4K(benchmark::State& state) {
 // The grouped expert GEMM of MoE prefill at Qwen3-30B-A3B's shapes: 128 experts, a 512-token pass
 // with 8 experts per token (4096 pairs, 32 rows per expert, spread evenly). Args: weight type (0:
 // Q4_K expanded in the tile loads, 1: BF16 read in place, 2: Q4_K through gemm_grouped_q8, int8
-// activations), product (0: gate-up, two 768 x 2048
+// activations, 3: Q6_K (planes) through gemm_grouped_q8: Qwen3-30B-A3B Q4_K_M's down projections
+// in half the layers), 4 / 5: Q4_K / Q6_K through gemm_grouped_q8's superblock-wide kernel
+// (activations one scale a 256 columns), product (0: gate-up, two 768 x 2048
 // stacks, A rows gathered by token; 1: down, 2048 x 768, C rows scattered). Bytes: every expert's
 // weights once, A and C; the routing tables are built once, outside the timing.
 void BM_GemmGrouped(benchmark::State& state) {
   constexpr int kExperts = 128, kUsed = 8, kTokens = 512, kPairs = kTokens * kUsed;
-  const bool q8 = state.range(0) == 2, q4k = state.range(0) == 0 || q8, down = state.range(1) == 1;
+  const int arg = static_cast<int>(state.range(0));
+  const bool q6k = arg == 3 || arg == 5, per256 = arg >= 4, q8 = arg >= 2, q4k = arg == 0 || arg == 2 || arg == 4,
+             down = state.range(1) == 1;
   const int64_t N = down ? 2048 : 768, K = down ? 768 : 2048;
   const int segs = down ? 1 : 2;
-  const int64_t slice = q4k ? N * K / 256 * 144 : N * K * 2;
-  state.SetLabel(std::string(q8 ? "Q4_K int8" : q4k ? "Q4_K fused" : "BF16") + (down ? ", down" : ", gate-up"));
+  const int64_t slice = q6k ? N * K / 256 * 210 : q4k ? N * K / 256 * 144 : N * K * 2;
+  const char* kind = arg == 5   ? "Q6_K int8 superblock"
+                     : arg == 4 ? "Q4_K int8 superblock"
+                     : q6k      ? "Q6_K int8"
+                     : q8       ? "Q4_K int8"
+                     : q4k      ? "Q4_K fused"
+                                : "BF16";
+  state.SetLabel(std::string(kind) +
+                 (down ? ", down" : ", gate-up"));
   Buffer w0(size_t(slice * kExperts) + 16), w1(down ? 1 : size_t(slice * kExperts) + 16),
       a(size_t(down ? kPairs : kTokens) * K * 2), ads(size_t(down ? kPairs : kTokens) * K / 32 * 8), c0(size_t(kPairs) * N * 4), c1(down ? 1 : size_t(kPairs) * N * 4);
   std::vector<int32_t> ids(kPairs);
@@ -182,13 +193,13 @@ void BM_GemmGrouped(benchmark::State& state) {
   const cuda::GemmSegment s[2] = {{w0.p, static_cast<float*>(c0.p), N, N, slice},
                                   {w1.p, static_cast<float*>(c1.p), N, N, slice}};
   const cuda::GemmGroups g{sorted, offsets, tile_start, tiles, 0, kExperts, down ? 0 : kUsed, down};
-  const uint32_t type = static_cast<uint32_t>(q4k ? GgmlType::Q4_K : GgmlType::BF16);
+  const uint32_t type = static_cast<uint32_t>(q6k ? GgmlType::Q6_K : q4k ? GgmlType::Q4_K : GgmlType::BF16);
   timed(
       state, double(slice) * kExperts * segs + double(down ? kPairs : kTokens) * K * 2 + double(kPairs) * N * 4 * segs,
       [&] {
         if (q8)  // int8 rows from random bytes: a's first bytes, ds random floats (the time does not depend on them)
-          cuda::gemm_grouped_q8({static_cast<const int8_t*>(a.p), static_cast<const float2*>(ads.p)}, s, segs, type, g,
-                                kPairs, K, cuda::GemvOut::kStore, nullptr);
+          cuda::gemm_grouped_q8({static_cast<const int8_t*>(a.p), static_cast<const float2*>(ads.p), per256}, s, segs,
+                                type, g, kPairs, K, cuda::GemvOut::kStore, nullptr);
         else
           cuda::gemm_grouped(static_cast<const cuda::bf16*>(a.p), s, segs, type, g, kPairs, K, cuda::GemvOut::kStore,
                              nullptr);
@@ -314,7 +325,9 @@ void register_all() {
   benchmark::RegisterBenchmark("dequant_q4_k", BM_DequantQ4K)
       ->Args({24576, 4096})->Args({4096, 12288})->UseManualTime()->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("gemm_grouped", BM_GemmGrouped)
-      ->Args({0, 0})->Args({0, 1})->Args({1, 0})->Args({1, 1})->Args({2, 0})->Args({2, 1})->UseManualTime()->Unit(benchmark::kMicrosecond);
+      ->Args({0, 0})->Args({0, 1})->Args({1, 0})->Args({1, 1})->Args({2, 0})->Args({2, 1})->Args({3, 0})->Args({3, 1})
+      ->Args({4, 0})->Args({4, 1})->Args({5, 0})->Args({5, 1})
+      ->UseManualTime()->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("gdn_prefill", BM_GdnPrefill)->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMicrosecond);
   auto* bulk = benchmark::RegisterBenchmark("bulk_stream", BM_BulkStream);
   for (int copy : {1152, 2304, 4608, 9216, 18432}) bulk->Args({copy, 18432, 3, 2});

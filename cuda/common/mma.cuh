@@ -71,6 +71,14 @@ __device__ __forceinline__ void mma_s8(int (&c)[4], const uint32_t (&a)[4], uint
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+// c += a b for one m16n8k16 tile, s8 operands: A the first (or second) half of an m16n8k32 A
+// fragment (rows g, g + 8; columns 4 (lane % 4) ..), B 4 bytes of column g.
+__device__ __forceinline__ void mma_s8_k16(int (&c)[4], const uint32_t (&a)[2], uint32_t b) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+               : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(b));
+}
+
 // Two floats as the bf16 pair of one 32-bit fragment register (lo in the low half).
 __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
   const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);

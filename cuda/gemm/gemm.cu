@@ -655,6 +655,291 @@ cudaError_t launch_q8_grouped(ActQ8 a, const Segments& seg, const GemmGroups& g,
   return launch_pdl(kernel, grid, dim3(T::kThreads), T::kSmem, s, a, seg, g, k, add);
 }
 
+// ---- The superblock-wide int8 grouped GEMM (Q4_K, Q6_K; activations with one scale a 256 columns) ----
+// Why: the tile above scales every k32 product in float (I2F, FMUL, 2 FFMA an output a sub-block:
+// 256 of the 329 instructions of a full warp-stage), because the activations' d changes every 32
+// columns. With one d a superblock (rmsnorm_q8 per256, as llama.cpp's CPU Q8_K) the weight's
+// integer group scales apply to the integer products, T += sc S (an IMAD an output and group),
+// and the floats once a superblock: acc += d_a d T. Q4_K's min term, the sum over the 8 sub-blocks
+// of (dmin m)_n (d_a sum q)_m, is a [64 x 8] x [8 x 128] product a superblock: three TF32 MMAs
+// (m16n8k8, hi / lo splits: f32 accuracy) an output fragment instead of 8 FFMA an output. Q6_K's
+// 16-column groups take an m16n8k16 MMA each (no zero halves) and have no min term.
+// Napkin math (Qwen3-30B-A3B gate-up, Q4_K): ~17 SASS instructions a useful k32 MMA against ~29
+// (per-sub-block, q8-lean), so ~260 -> ~150 us a launch.
+//
+// Tile: 64 pairs x 128 weight rows, 8 warps 2 x 4 of 32 x 32, a stage = one superblock (K 256):
+// A int8 [64][256] (16-byte chunk c of row r at c ^ (r & 7): conflict-free ldmatrix), its (d, d
+// sum q) [64][8], each weight row's superblock whole (W::kBRow bytes, a stride whose fragment
+// loads' 8 rows x 4 lanes hit 32 banks). Two stages + the decoded scales: two CTAs a SM.
+// tools/emulate/q8s_fragments.py rebuilds every lane's fragments (Q4_K) from this index math.
+
+// Q4_K (file layout): the 144-byte block as it is: d, dmin, scales[12], qs[128] (pair p = sub-blocks
+// 2p, 2p + 1 in the low / high nibbles of 32 bytes). Tables: sc [8][kBN], dmin m [kBN][8].
+struct Q8sQ4K {
+  static constexpr int kBRow = 144, kGroups = 8;  // staged bytes a row; scale groups
+  static constexpr bool kMin = true;
+  // Thread half p0 of a row's two: 16-byte parts p0, p0 + 2, ... of the 9 (superblock gb).
+  __device__ static void copy_row(uint8_t* dst, const uint8_t* w, int64_t gb, int64_t, int p0, int sz) {
+    const uint8_t* src = w + gb * 144;
+#pragma unroll
+    for (int c = 0; c < 5; ++c)
+      if (p0 + 2 * c < 9) cp_async16(dst + 16 * (p0 + 2 * c), src + (sz ? 16 * (p0 + 2 * c) : 0), sz);
+  }
+  // Thread (row r, half p0): sub-blocks 4 p0 .. 4 p0 + 3 of the staged block.
+  __device__ static void decode(const uint8_t* row, int r, int p0, int* sc_tab, float* min_tab, float* d_tab, int kBN) {
+    const float dmin = half_at(row + 2);
+#pragma unroll
+    for (int j = 4 * p0; j < 4 * p0 + 4; ++j) {
+      int sc, mn;
+      scale_min_k4(j, row + 4, &sc, &mn);
+      sc_tab[j * kBN + r] = sc;
+      min_tab[r * 8 + j] = dmin * static_cast<float>(mn);
+    }
+    if (p0 == 0) d_tab[r] = half_at(row);
+  }
+  // tacc (a lane's m16n8 fragment) += the group-scaled products of sub-block sbk: A fragment af,
+  // the B row of the lane (`row`, staged), the lane's two columns' scales (sc_tab at c).
+  __device__ static void product(int (&tacc)[4], const uint32_t (&af)[4], const uint8_t* row, const int* sc_col, int sbk,
+                                 int lane, int kBN) {
+    const uint8_t* q = row + 16 + 32 * (sbk / 2) + 4 * (lane % 4);
+    const uint32_t b0 = (*reinterpret_cast<const uint32_t*>(q) >> (4 * (sbk % 2))) & 0x0F0F0F0Fu;
+    const uint32_t b1 = (*reinterpret_cast<const uint32_t*>(q + 16) >> (4 * (sbk % 2))) & 0x0F0F0F0Fu;
+    const int2 c = *reinterpret_cast<const int2*>(sc_col + sbk * kBN);
+    int sv[4] = {};
+    mma_s8(sv, af, b0, b1);
+    tacc[0] += c.x * sv[0];
+    tacc[1] += c.y * sv[1];
+    tacc[2] += c.x * sv[2];
+    tacc[3] += c.y * sv[3];
+  }
+};
+
+// Q6_K planes (lib/quant/repack.h): a row's superblock staged as ql[128] | qh[64] | scales[16] | the
+// 16 bytes holding d (240-byte stride). Sub-block sbk: half h = sbk / 4, quarter u = sbk % 4,
+// elements l + 32 u of the half (l < 32): ql[64 h + 32 (u % 2) + l] nibble u / 2, qh[32 h + l]
+// bits 2u; signed q - 32. Groups 2 sbk, 2 sbk + 1 (16 columns each). Tables: sc [16][kBN].
+struct Q8sQ6K {
+  static constexpr int kBRow = 240, kGroups = 16;
+  static constexpr bool kMin = false;
+  // Thread half p0 of a row's two: ql chunks 4 p0 .. 4 p0 + 3, qh chunks 2 p0, 2 p0 + 1, then the
+  // scales (p0 = 0) or d's 16-byte window (p0 = 1): seven copies each, their planes fixed.
+  __device__ static void copy_row(uint8_t* dst, const uint8_t* w, int64_t gb, int64_t nb, int p0, int sz) {
+    const uint8_t* ql = w + gb * 128 + 64 * p0;
+    const uint8_t* qh = w + nb * 128 + gb * 64 + 32 * p0;
+    const uint8_t* last = p0 == 0 ? w + nb * 192 + gb * 16 : w + (q6k_d_offset(nb, gb) & ~int64_t{15});
+#pragma unroll
+    for (int c = 0; c < 4; ++c) cp_async16(dst + 64 * p0 + 16 * c, sz ? ql + 16 * c : w, sz);
+#pragma unroll
+    for (int c = 0; c < 2; ++c) cp_async16(dst + 128 + 32 * p0 + 16 * c, sz ? qh + 16 * c : w, sz);
+    cp_async16(dst + 192 + 16 * p0, sz ? last : w, sz);
+  }
+  // Thread (row r, half p0): groups 8 p0 .. 8 p0 + 7. d's position in its window: the caller's gb.
+  __device__ static void decode6(const uint8_t* row, int r, int p0, int* sc_tab, float* d_tab, int kBN, int d_at) {
+#pragma unroll
+    for (int j = 8 * p0; j < 8 * p0 + 8; ++j) sc_tab[j * kBN + r] = static_cast<int8_t>(row[192 + j]);
+    if (p0 == 0) d_tab[r] = half_at(row + 208 + d_at);
+  }
+  __device__ static void product(int (&tacc)[4], const uint32_t (&af)[4], const uint8_t* row, const int* sc_col, int sbk,
+                                 int lane, int kBN) {
+    const int h = sbk / 4, u = sbk % 4;
+    const uint8_t* ql = row + 64 * h + 32 * (u % 2) + 4 * (lane % 4);
+    const uint8_t* qh = row + 128 + 32 * h + 4 * (lane % 4);
+    uint32_t b[2];
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {  // k: columns 16 k + 4 (lane % 4) ..: group 2 sbk + k
+      const uint32_t lo = (*reinterpret_cast<const uint32_t*>(ql + 16 * k) >> (4 * (u / 2))) & 0x0F0F0F0Fu;
+      const uint32_t hi = ((*reinterpret_cast<const uint32_t*>(qh + 16 * k) >> (2 * u)) & 0x03030303u) << 4;
+      b[k] = __vsub4(lo | hi, 0x20202020u);
+    }
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+      const int2 c = *reinterpret_cast<const int2*>(sc_col + (2 * sbk + k) * kBN);
+      const uint32_t a2[2] = {af[2 * k], af[2 * k + 1]};  // the k16 half k of the k32 A fragment
+      int sv[4] = {};
+      mma_s8_k16(sv, a2, b[k]);
+      tacc[0] += c.x * sv[0];
+      tacc[1] += c.y * sv[1];
+      tacc[2] += c.x * sv[2];
+      tacc[3] += c.y * sv[3];
+    }
+  }
+};
+
+template <class W>
+struct Q8sTiles {
+  static constexpr int kBM = kGemmGroupRows, kBN = 128, kWarpsN = 4, kThreads = 256, kStages = 2;
+  static constexpr int kWM = 32, kWN = 32, kMT = kWM / 16, kNT = kWN / 8;
+  static constexpr int kABytes = kBM * 256, kDsBytes = kBM * 8 * 8, kBBytes = kBN * W::kBRow;
+  static constexpr int kStageBytes = kABytes + kDsBytes + kBBytes;
+  // Per CTA, decoded from the stage's rows: sc [kGroups][kBN] (int32: a lane's two columns in one
+  // 8-byte load), (Q4_K) dmin m [kBN][8] (f32), d [kBN].
+  static constexpr int kScBytes = W::kGroups * kBN * 4, kMinBytes = W::kMin ? kBN * 8 * 4 : 0, kDBytes = kBN * 4;
+  static constexpr size_t kSmem = size_t{kStages} * kStageBytes + kScBytes + kMinBytes + kDBytes;
+  static_assert(kStageBytes % 16 == 0 && W::kBRow % 16 == 0 && kThreads == 2 * kBN, "16-byte slots; two threads a row");
+};
+
+// Byte offset of (row, 16-byte chunk) in an A stage: 256-byte rows, the chunk swizzled by row % 8.
+__device__ __forceinline__ int a_off(int row, int chunk) { return row * 256 + ((chunk ^ (row & 7)) << 4); }
+
+// c += a b for one m16n8k8 tile, tf32 operands (f32 bits; the MMA reads the top 19), f32 accumulators.
+__device__ __forceinline__ void mma_tf32(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+// x as tf32 hi + lo (hi: x rounded to tf32; lo: the rest, rounded): a product of two such pairs
+// taken as hi hi + hi lo + lo hi is f32-accurate.
+__device__ __forceinline__ void tf32_split(float x, uint32_t* hi, uint32_t* lo) {
+  uint32_t h;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(h) : "f"(x));
+  const float rest = x - __uint_as_float(h);
+  uint32_t l;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(l) : "f"(rest));
+  *hi = h;
+  *lo = l;
+}
+
+template <class W>
+__global__ void __launch_bounds__(Q8sTiles<W>::kThreads, 2) gemm_q8s_grouped_kernel(ActQ8 a, Segments seg,
+                                                                                    GemmGroups g, int64_t K, bool add) {
+  using T = Q8sTiles<W>;
+  extern __shared__ uint4 smem_raw[];
+  uint8_t* smem = reinterpret_cast<uint8_t*>(smem_raw);
+  int* sc_tab = reinterpret_cast<int*>(smem + T::kStages * T::kStageBytes);  // [kGroups][kBN]
+  float* min_tab = reinterpret_cast<float*>(sc_tab + W::kGroups * T::kBN);    // [kBN][8]: dmin m (Q4_K)
+  float* d_tab = min_tab + (W::kMin ? T::kBN * 8 : 0);                       // [kBN]
+  int64_t n0;
+  const int s = segment_of(seg, blockIdx.y, T::kBN, &n0);
+  pdl_begin();  // the tile list and the activations are the previous kernels' output
+  const int tile = g.tile_start[g.e0] + static_cast<int>(blockIdx.x);
+  if (tile >= g.tile_start[g.e1]) return;
+  const int2 tl = g.tiles[tile];  // {expert, first sorted row}
+  const int64_t m0 = tl.y, m_end = g.offsets[tl.x + 1], N = pick_field(seg.n, s);
+  const uint8_t* w = pick_field(seg.w, s) + (tl.x - g.e0) * pick_field(seg.w_stride, s);
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, wm = warp / T::kWarpsN, wn = warp % T::kWarpsN;
+  const int64_t nblk = K / 32, n_blocks = N * (K / 256);
+  auto a_row = [&](int64_t m) { return m < m_end ? (g.a_div ? g.sorted[m] / g.a_div : m) : int64_t{-1}; };
+  // This thread's copies of a stage: A row tid / 4, chunks tid % 4 + 4 c (c < 4), and 16 bytes of
+  // that row's (d, d sum q); weight row tid % 128, its 16-byte parts p0 + 2 c.
+  const int ar = tid / 4, ac = tid % 4;
+  const int64_t arow = a_row(m0 + ar);
+  const int8_t* a_src = arow >= 0 ? a.q + arow * K + 16 * ac : a.q;
+  const float2* d_src = arow >= 0 ? a.ds + arow * nblk + 2 * ac : a.ds;
+  const int br = tid % T::kBN, p0 = tid / T::kBN;
+  const bool b_in = n0 + br < N;
+  const int64_t rb = b_in ? (n0 + br) * (K / 256) : 0;  // the row's first superblock
+  auto load_stage = [&](int slot, int kt) {
+    uint8_t* st = smem + slot * T::kStageBytes;
+#pragma unroll
+    for (int c = 0; c < 4; ++c)
+      cp_async16(st + a_off(ar, ac + 4 * c), a_src + (arow >= 0 ? 256 * kt + 64 * c : 0), arow >= 0 ? 16 : 0);
+    cp_async16(st + T::kABytes + ar * 64 + 16 * ac, d_src + (arow >= 0 ? 8 * kt : 0), arow >= 0 ? 16 : 0);
+    W::copy_row(st + T::kABytes + T::kDsBytes + br * W::kBRow, w, rb + kt, n_blocks, p0, b_in ? 16 : 0);
+  };
+
+  static_assert(T::kMT == 2, "one or two 16-row fragments a warp");
+  const int64_t warp_rows = m_end - (m0 + wm * T::kWM);  // rows of this warp that hold pairs
+  const int kt_count = static_cast<int>(K / 256);
+  load_stage(0, 0);
+  cp_async_commit();
+  float acc[T::kMT][T::kNT][4] = {};
+  for (int kt = 0; kt < kt_count; ++kt) {
+    __syncthreads();  // the other slot and the scale tables are no longer read
+    if (kt + 1 < kt_count) load_stage((kt + 1) % T::kStages, kt + 1);
+    cp_async_commit();
+    cp_async_wait<1>();  // this thread's copies of superblock kt landed
+    __syncthreads();
+    const uint8_t* st = smem + (kt % T::kStages) * T::kStageBytes;
+    const float2* ds = reinterpret_cast<const float2*>(st + T::kABytes);  // [64][8]
+    const uint8_t* sb = st + T::kABytes + T::kDsBytes;
+    if constexpr (W::kMin)
+      W::decode(sb + br * W::kBRow, br, p0, sc_tab, min_tab, d_tab, T::kBN);
+    else
+      W::decode6(sb + br * W::kBRow, br, p0, sc_tab, d_tab, T::kBN, static_cast<int>(q6k_d_offset(n_blocks, rb + kt) & 15));
+    __syncthreads();
+    const uint8_t* ta = st;
+    // kLive: the warp's 16-row fragments that hold pairs (1 or 2: two instances, no predicated MMAs).
+    auto multiply = [&](auto live) {
+      constexpr int kLive = decltype(live)::value;
+      int tacc[kLive][T::kNT][4] = {};
+#pragma unroll
+      for (int sbk = 0; sbk < 8; ++sbk) {  // sub-block: k32 columns 32 sbk.., A chunks 2 sbk, 2 sbk + 1
+        uint32_t af[kLive][4];
+#pragma unroll
+        for (int i = 0; i < kLive; ++i)
+          ldmatrix_x4(af[i], ta + a_off(wm * T::kWM + 16 * i + lane % 16, 2 * sbk + lane / 16));
+#pragma unroll
+        for (int jj = 0; jj < T::kNT; ++jj) {
+          const int n = wn * T::kWN + 8 * jj;  // B row n + lane / 4; C columns n + 2 (lane % 4) + {0, 1}
+          const uint8_t* row = sb + (n + lane / 4) * W::kBRow;
+          const int* sc_col = sc_tab + n + 2 * (lane % 4);
+#pragma unroll
+          for (int i = 0; i < kLive; ++i) W::product(tacc[i][jj], af[i], row, sc_col, sbk, lane, T::kBN);
+        }
+      }
+      // acc += d_a d T; Q4_K: acc -= (d_a sum q)[rows][8] (dmin m)[cols][8]^T on the tensor cores
+      // (B of m16n8k8: (k t, col n + lane / 4), (k t + 4, same), split once for both fragments).
+      [[maybe_unused]] uint32_t bh[T::kNT][2], bl[T::kNT][2];
+      if constexpr (W::kMin) {
+#pragma unroll
+        for (int jj = 0; jj < T::kNT; ++jj) {
+          const float* mrow = min_tab + (wn * T::kWN + 8 * jj + lane / 4) * 8 + lane % 4;
+          tf32_split(mrow[0], &bh[jj][0], &bl[jj][0]);
+          tf32_split(mrow[4], &bh[jj][1], &bl[jj][1]);
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < kLive; ++i) {
+        const int r0 = wm * T::kWM + 16 * i + lane / 4;
+        const float da[2] = {ds[r0 * 8].x, ds[(r0 + 8) * 8].x};
+        [[maybe_unused]] uint32_t yh[4], yl[4];  // A of m16n8k8: (r0, t), (r0 + 8, t), (r0, t + 4), (r0 + 8, t + 4), t = lane % 4
+        if constexpr (W::kMin) {
+          tf32_split(-ds[r0 * 8 + lane % 4].y, &yh[0], &yl[0]);
+          tf32_split(-ds[(r0 + 8) * 8 + lane % 4].y, &yh[1], &yl[1]);
+          tf32_split(-ds[r0 * 8 + lane % 4 + 4].y, &yh[2], &yl[2]);
+          tf32_split(-ds[(r0 + 8) * 8 + lane % 4 + 4].y, &yh[3], &yl[3]);
+        }
+#pragma unroll
+        for (int jj = 0; jj < T::kNT; ++jj) {
+          const int c = wn * T::kWN + 8 * jj + 2 * (lane % 4);
+          const float dc[2] = {d_tab[c], d_tab[c + 1]};
+#pragma unroll
+          for (int e = 0; e < 4; ++e)
+            acc[i][jj][e] = fmaf(da[e / 2] * dc[e % 2], static_cast<float>(tacc[i][jj][e]), acc[i][jj][e]);
+          if constexpr (W::kMin) {
+            mma_tf32(acc[i][jj], yl, bh[jj][0], bh[jj][1]);
+            mma_tf32(acc[i][jj], yh, bl[jj][0], bl[jj][1]);
+            mma_tf32(acc[i][jj], yh, bh[jj][0], bh[jj][1]);
+          }
+        }
+      }
+    };
+    if (warp_rows > 16) multiply(std::integral_constant<int, 2>{});
+    else if (warp_rows > 0) multiply(std::integral_constant<int, 1>{});
+  }
+  cp_async_wait<0>();
+  const TileJob j{nullptr, nullptr, 1, m0, m_end, w, n0, N, K, pick_field(seg.c, s),
+                  g.c_scatter ? g.sorted : nullptr, pick_field(seg.ldc, s), add};
+  const bool pairs = (N % 2 == 0) && (j.ldc % 2 == 0);
+#pragma unroll
+  for (int i = 0; i < T::kMT; ++i)
+#pragma unroll
+    for (int jj = 0; jj < T::kNT; ++jj)
+      store_c(j, pairs, wm * T::kWM + 16 * i + lane / 4, wn * T::kWN + 8 * jj + 2 * (lane % 4), acc[i][jj]);
+}
+
+template <class W>
+cudaError_t launch_q8s_grouped(ActQ8 a, const Segments& seg, const GemmGroups& g, int64_t max_rows, int64_t k, bool add,
+                               cudaStream_t s) {
+  using T = Q8sTiles<W>;
+  constexpr auto kernel = gemm_q8s_grouped_kernel<W>;
+  BW24_CUDA_TRY(allow_smem<kernel>(T::kSmem));
+  const dim3 grid(static_cast<unsigned>((max_rows + T::kBM - 1) / T::kBM + (g.e1 - g.e0)), seg.tile_end[seg.count - 1]);
+  return launch_pdl(kernel, grid, dim3(T::kThreads), T::kSmem, s, a, seg, g, k, add);
+}
+
 // ---- sm_90a: the warpgroup MMA (wgmma) path of the dense GEMM ----
 // Why: at M = 512 the mma.sync kernel above reaches 260-370 TFLOP/s of the ~660 mma.sync can give
 // on sm_90; wgmma reads both operands straight from shared memory (no ldmatrix, no register
@@ -1120,6 +1405,9 @@ cudaError_t gemm_grouped_q8(ActQ8 a, const GemmSegment* segs, int n_segs, uint32
       groups.a_div < 0 || !make_segments(segs, n_segs, Q8Tiles<Q8LoadQ4K>::kBN, &seg))
     return cudaErrorInvalidValue;
   const bool add = out == GemvOut::kAdd;
+  if (a.per256)  // one activation scale a superblock: the superblock-wide kernel
+    return w_type == kQ4_K ? launch_q8s_grouped<Q8sQ4K>(a, seg, groups, max_rows, k, add, s)
+                           : launch_q8s_grouped<Q8sQ6K>(a, seg, groups, max_rows, k, add, s);
   return w_type == kQ4_K ? launch_q8_grouped<Q8LoadQ4K>(a, seg, groups, max_rows, k, add, s)
                          : launch_q8_grouped<Q8LoadQ6K>(a, seg, groups, max_rows, k, add, s);
 }

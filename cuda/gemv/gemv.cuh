@@ -48,6 +48,7 @@ cudaError_t gemv(const void* w, uint32_t ggml_type, int64_t rows, int64_t cols, 
 struct ActQ8 {
   const int8_t* q;
   const float2* ds;
+  bool per256 = false;  // d shared by each 256 columns (rmsnorm_q8's per256): gemm_grouped_q8's superblock kernel
 };
 bool gemv_q8_supports(uint32_t ggml_type);
 // w (and w2 for kGateUp, same type and shape): rows x cols of ggml_type in kernel-native layout.

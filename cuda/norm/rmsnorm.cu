@@ -63,8 +63,10 @@ __global__ void rmsnorm_kernel(T* y, const float* x, const float* w, int n, int 
 // (IEEE divide, round half to even). With a norm every CTA recomputes the row's sum of squares
 // (16 KB from L2 at n = 4096): one CTA per row, as version 1 had, took 17 us at n = 4096 (41 % of
 // a Qwen3-8B decode step, ncu); 16 CTAs take a few.
+// per256: one scale for the CTA's 256 elements (the max over its 8 warps), written to each of its
+// 8 blocks' d (the superblock-wide int8 grouped GEMM applies weight sub-block scales as integers).
 __global__ void rmsnorm_q8_kernel(float* y, int8_t* q, float2* ds, const float* x, const float* w, int n, float eps,
-                                  bool one_plus) {
+                                  bool one_plus, bool per256) {
   const int lane = threadIdx.x % 32;
   const int blk = blockIdx.x * (kThreads / 32) + threadIdx.x / 32;
   // The norm weight before the PDL wait (no kernel writes it): its load overlaps the previous
@@ -79,7 +81,15 @@ __global__ void rmsnorm_q8_kernel(float* y, int8_t* q, float2* ds, const float* 
     float v = xr[i];
     if (w) v = v * inv * ws;
     if (y) y[r * n + i] = v;
-    const float d = warp_max(fabsf(v)) / 127.0f, id = d > 0.0f ? 1.0f / d : 0.0f;
+    float amax = warp_max(fabsf(v));
+    if (per256) {  // n % 256 == 0 (the launcher checks): every warp of the CTA is here
+      __shared__ float warp_amax[kThreads / 32];
+      if (lane == 0) warp_amax[threadIdx.x / 32] = amax;
+      __syncthreads();
+#pragma unroll
+      for (int i = 0; i < kThreads / 32; ++i) amax = fmaxf(amax, warp_amax[i]);
+    }
+    const float d = amax / 127.0f, id = d > 0.0f ? 1.0f / d : 0.0f;
     const int qi = __float2int_rn(v * id);
     q[r * n + i] = static_cast<int8_t>(qi);
     const int sum = warp_sum(qi);
@@ -108,11 +118,13 @@ cudaError_t rmsnorm_bf16(__nv_bfloat16* y, const float* x, const float* w, int r
 }
 
 cudaError_t rmsnorm_q8(float* y, int8_t* q, float2* ds, const float* x, const float* w, int rows, int n, float eps,
-                       bool one_plus, cudaStream_t stream) {
+                       bool one_plus, cudaStream_t stream, bool per256) {
   if (rows <= 0 || n <= 0) return cudaSuccess;
-  if (n % 32 != 0) return cudaErrorInvalidValue;
+  static_assert(kThreads == 256, "per256: a CTA is one 256-element block");
+  if (n % 32 != 0 || (per256 && n % 256 != 0)) return cudaErrorInvalidValue;
   const unsigned ctas = static_cast<unsigned>((n / 32 + kThreads / 32 - 1) / (kThreads / 32));
-  return launch_pdl(rmsnorm_q8_kernel, dim3(ctas, rows), dim3(kThreads), 0, stream, y, q, ds, x, w, n, eps, one_plus);
+  return launch_pdl(rmsnorm_q8_kernel, dim3(ctas, rows), dim3(kThreads), 0, stream, y, q, ds, x, w, n, eps, one_plus,
+                    per256);
 }
 
 }  // namespace bw24::cuda

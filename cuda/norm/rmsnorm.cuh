@@ -16,9 +16,11 @@ cudaError_t rmsnorm(float* y, const float* x, const float* w, int rows, int n, f
 
 // The input of an int8-path GEMV (cuda/gemv/gemv.cuh ActQ8) in one pass: v = rmsnorm(x) (w null: v =
 // x, no norm), q = v in int8 blocks of 32, ds = each block's (d, d * sum q); y (may be null) = v.
-// n % 32 == 0. q: [rows][n], ds: [rows][n / 32].
+// n % 32 == 0. q: [rows][n], ds: [rows][n / 32]. per256 (n % 256 == 0): one d for each 256
+// elements, repeated in their 8 blocks' ds (each block's (d, d * sum q) stays exact; the
+// superblock-wide int8 grouped GEMM relies on the shared d).
 cudaError_t rmsnorm_q8(float* y, int8_t* q, float2* ds, const float* x, const float* w, int rows, int n, float eps,
-                       bool one_plus, cudaStream_t stream);
+                       bool one_plus, cudaStream_t stream, bool per256 = false);
 
 // The input of the prefill GEMM (cuda/gemm/gemm.cuh): y = rmsnorm(x) as bf16 (w null: y = x, no
 // norm, a plain conversion). y: [rows][n] bf16.

@@ -1056,7 +1056,7 @@ class CudaRunner final : public Runner {
     const bool q8_gate_up = q8_grouped({&e.gate_exps, &e.up_exps}), q8_down = q8_grouped({&e.down_exps});
     if (q8_gate_up) {
       BW24_CUDA_OK(cuda::rmsnorm_q8(nullptr, act_q_.p, act_ds_.p, x_.p, f32(m.norm.w), n, g_.n_embd, g_.norm_eps,
-                                    m.norm.one_plus, stream_),
+                                    m.norm.one_plus, stream_, opt_.moe_int8_superblock),
                    "MoE input (rmsnorm / int8)");
       BW24_RETURN_IF_ERROR(grouped_q8({{&e.gate_exps, moe_.gate.p}, {&e.up_exps, moe_.up.p}}, k, false, pairs, e.n_expert));
     } else {
@@ -1071,7 +1071,7 @@ class CudaRunner final : public Runner {
     if (q8_down) {  // the activations in f32 (in place), then as int8 blocks
       BW24_CUDA_OK(cuda::gated_act(moe_.gate.p, moe_.gate.p, moe_.up.p, pairs * F, act, stream_), "activation");
       BW24_CUDA_OK(cuda::rmsnorm_q8(nullptr, act_q_.p, act_ds_.p, moe_.gate.p, nullptr, pairs, static_cast<int>(F), 0.0f,
-                                    false, stream_),
+                                    false, stream_, opt_.moe_int8_superblock),
                    "activation (int8)");
       BW24_RETURN_IF_ERROR(grouped_q8({{&e.down_exps, moe_.out.p}}, 0, true, pairs, e.n_expert));
     } else {
@@ -1104,7 +1104,8 @@ class CudaRunner final : public Runner {
     int count = 0;
     for (const GemmJob& j : jobs) segs[count++] = {w_.at(j.w->t), j.y, j.w->rows(), j.w->rows(), expert_bytes(*j.w)};
     const cuda::GemmGroups g{moe_.sorted.p, moe_.offsets.p, moe_.tile_start.p, moe_.tiles.p, 0, n_expert, a_div, c_scatter};
-    return cuda_status(cuda::gemm_grouped_q8({act_q_.p, act_ds_.p}, segs, count, w_.type_of(jobs.begin()->w->t), g,
+    return cuda_status(cuda::gemm_grouped_q8({act_q_.p, act_ds_.p, opt_.moe_int8_superblock}, segs, count,
+                                             w_.type_of(jobs.begin()->w->t), g,
                                              pairs, jobs.begin()->w->cols(), cuda::GemvOut::kStore, stream_),
                        "int8 grouped gemm");
   }

@@ -79,6 +79,10 @@ struct RunnerOptions {
   // CUDA runner: MoE prefill runs Q4_K / Q6_K expert stacks through the int8 grouped GEMM (int8
   // activations, weights read as quantized); false keeps the bf16 grouped GEMM (tests compare).
   bool moe_int8_prefill = true;
+  // CUDA runner: the int8 grouped GEMM's activations carry one scale a 256 columns, so Q4_K / Q6_K
+  // stacks take its superblock-wide kernel (group scales as integer multiply-adds); false keeps one
+  // scale a 32 columns and the per-sub-block kernel (tests compare).
+  bool moe_int8_superblock = true;
   // CPU reference, tests only: behave as a device runner for the token choice (device_argmax(),
   // ForwardRequest::argmax / sample, last_logits()) with the host's argmax and
   // sampling::sample_with_draw, so the session's device paths run in CPU tests.

@@ -25,6 +25,7 @@ struct SessionOptions {
   int64_t gemm_scratch_elems = 0;  // CUDA runner: RunnerOptions::gemm_scratch_elems (tests only)
   bool expand_ahead = true;        // CUDA runner: RunnerOptions::expand_ahead (tests turn it off)
   bool moe_int8_prefill = true;    // CUDA runner: RunnerOptions::moe_int8_prefill (tests turn it off)
+  bool moe_int8_superblock = true;  // CUDA runner: RunnerOptions::moe_int8_superblock (tests turn it off)
   bool emulate_device_choice = false;  // CPU reference: RunnerOptions::emulate_device_choice (tests only)
 };
 

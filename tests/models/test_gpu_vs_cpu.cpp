@@ -98,6 +98,7 @@ struct Side {
   bool prefill_gemm = true;
   int64_t gemm_scratch_elems = 0;  // GPU: the expansion scratch cap (SessionOptions), 0 = default
   bool moe_int8_prefill = true;    // GPU: Q4_K / Q6_K experts through the int8 grouped GEMM (SessionOptions)
+  bool moe_int8_superblock = true;  // GPU: its activations one scale a 256 columns (the superblock-wide Q4_K kernel)
 };
 constexpr Side kCpu{-1, false}, kCpuInt8{-1, true}, kGpu{0, false}, kGpuGemv{0, false, false};
 // The GEMM prefill with the scratch of 3 experts of tiny-qwen3moe-all (gate + up 2 x 256 x 256 each):
@@ -105,6 +106,8 @@ constexpr Side kCpu{-1, false}, kCpuInt8{-1, true}, kGpu{0, false}, kGpuGemv{0, 
 constexpr Side kGpuSmallScratch{0, false, true, 3 * 2 * 256 * 256};
 // The same with the quantized experts on the bf16 grouped GEMM (expanded in its tiles), not the int8 one.
 constexpr Side kGpuSmallScratchBf16{0, false, true, 3 * 2 * 256 * 256, false};
+// The int8 grouped GEMM with one activation scale a 32 columns (its per-sub-block kernel).
+constexpr Side kGpuSmallScratchQ8Blocks{0, false, true, 3 * 2 * 256 * 256, true, false};
 
 // Side `gpu` against the reference side `cpu` on one synthetic model: the logits of every prompt
 // position, then 32 greedy steps (the reference's tokens).
@@ -120,6 +123,7 @@ CaseResult gpu_vs_cpu(const std::string& shape, const std::string& quant, double
   other_opt.prefill_gemm = other_side.prefill_gemm;
   other_opt.gemm_scratch_elems = other_side.gemm_scratch_elems;
   other_opt.moe_int8_prefill = other_side.moe_int8_prefill;
+  other_opt.moe_int8_superblock = other_side.moe_int8_superblock;
   auto cpu = engine::Session::create(cpu_model, ref_opt);
   auto gpu = engine::Session::create(gpu_model, other_opt);
   REQUIRE(cpu.ok());
@@ -182,7 +186,8 @@ TEST_CASE("CUDA runner vs CPU reference on quantized synthetic models", "[gpu]")
   std::vector<Case> cases = {{"tiny-qwen35moe", "BF16", kGpuGemv},
                              {"tiny-qwen3moe-all", "BF16", kGpuSmallScratch},
                              {"tiny-qwen3moe-all", "Q4_K_M", kGpuSmallScratch},
-                             {"tiny-qwen3moe-all", "Q4_K_M", kGpuSmallScratchBf16}};
+                             {"tiny-qwen3moe-all", "Q4_K_M", kGpuSmallScratchBf16},
+                             {"tiny-qwen3moe-all", "Q4_K_M", kGpuSmallScratchQ8Blocks}};
   for (const char* shape : {"tiny-qwen3", "tiny-llama"})
     for (const char* quant : {"F16", "BF16", "Q8_0", "Q4_K_M", "Q5_K_M", "Q6_K", "Q4_0", "Q4_1", "Q5_0", "Q5_1",
                               "IQ4_XS"})

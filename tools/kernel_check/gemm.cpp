@@ -383,6 +383,9 @@ static void check_gemm_grouped_q8_type(std::mt19937& rng, Result& r, GgmlType t)
                  "moe_group") &&
               ok(cudaDeviceSynchronize(), "moe_group sync");
   const std::vector<int32_t> sorted = download(dsorted, ids.size());
+  // per256: activations with one scale a 256 columns (rmsnorm_q8's per256): the superblock-wide
+  // kernel (Q8sQ4K / Q8sQ6K); otherwise the per-sub-block one.
+  for (bool per256 : {false, true})
   for (bool down : {false, true}) {
     const int a_rows = down ? pairs : n_tok;
     std::vector<float> a(size_t(a_rows * K));
@@ -396,9 +399,10 @@ static void check_gemm_grouped_q8_type(std::mt19937& rng, Result& r, GgmlType t)
     const cuda::GemmGroups g{dsorted.p, doff.p, dts.p, dtiles.p, 0, X, down ? 0 : k, down};
     bool run_ok = good &&
                   ok(cuda::rmsnorm_q8(nullptr, dq.p, dds.p, da.p, nullptr, a_rows, static_cast<int>(K), 0.0f, false,
-                                      nullptr),
+                                      nullptr, per256),
                      "rmsnorm_q8") &&
-                  ok(cuda::gemm_grouped_q8({dq.p, dds.p}, &seg, 1, type, g, pairs, K, cuda::GemvOut::kStore, nullptr),
+                  ok(cuda::gemm_grouped_q8({dq.p, dds.p, per256}, &seg, 1, type, g, pairs, K, cuda::GemvOut::kStore,
+                                           nullptr),
                      "gemm_grouped_q8") &&
                   ok(cudaDeviceSynchronize(), "gemm_grouped_q8 sync");
     const std::vector<int8_t> q = download(dq, a.size());
@@ -420,7 +424,8 @@ static void check_gemm_grouped_q8_type(std::mt19937& rng, Result& r, GgmlType t)
         worst = std::max(worst, std::isfinite(v) ? std::fabs(v - sum) / std::max(mag, 1e-30) : INFINITY);
       }
     }
-    report(r, run_ok && worst < 1e-5, true, fmt_name(down ? "gemm_grouped_q8 down" : "gemm_grouped_q8 gate-up", t, ""),
+    report(r, run_ok && worst < 1e-5, true,
+           fmt_name(down ? "gemm_grouped_q8 down" : "gemm_grouped_q8 gate-up", t, per256 ? "per256" : ""),
            std::to_string(pairs) + " pairs x 136 x 512, 5 experts", worst);
   }
 }

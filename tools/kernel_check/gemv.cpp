@@ -342,7 +342,10 @@ void check_rmsnorm_q8(std::mt19937& rng, Result& r) {
   std::normal_distribution<float> nd(0.0f, 1.0f);
   for (int n : {32, 576, 4096, 12288}) {
     for (int rows : {1, 5}) {
-      for (bool with_norm : {true, false}) {
+      for (int variant = 0; variant < 3; ++variant) {
+        // 0, 1: with / without the norm, blocks of 32; 2: with the norm, one scale a 256 (per256)
+        const bool with_norm = variant != 1, per256 = variant == 2;
+        if (per256 && n % 256 != 0) continue;
         std::vector<float> x(size_t(rows) * n), w(n), ref(x.size());
         for (auto& v : x) v = nd(rng) * 3;
         for (auto& v : w) v = nd(rng);
@@ -355,6 +358,14 @@ void check_rmsnorm_q8(std::mt19937& rng, Result& r) {
         std::vector<int8_t> rq(x.size());
         std::vector<float> rd(x.size() / 32);
         ref::quantize_act_q8(ref.data(), int64_t(ref.size()), rq.data(), rd.data());
+        if (per256)  // the same rounding with the max over 256: d = amax / 127, q = round(v * (1 / d))
+          for (size_t b = 0; b < x.size() / 256; ++b) {
+            float amax = 0;
+            for (size_t i = 0; i < 256; ++i) amax = std::max(amax, std::fabs(ref[256 * b + i]));
+            const float d = amax / 127.0f, id = d > 0 ? 1.0f / d : 0.0f;
+            for (size_t i = 0; i < 256; ++i) rq[256 * b + i] = static_cast<int8_t>(std::nearbyint(ref[256 * b + i] * id));
+            for (size_t k = 0; k < 8; ++k) rd[8 * b + k] = d;
+          }
         DeviceBuffer<float> dx(x.size()), dw(w.size()), dy(x.size());
         DeviceBuffer<int8_t> dq(x.size());
         DeviceBuffer<float2> dds(x.size() / 32);
@@ -362,7 +373,7 @@ void check_rmsnorm_q8(std::mt19937& rng, Result& r) {
         upload(dw, w);
         cudaMemset(dy.p, 0xff, x.size() * 4);
         bool good = ok(cuda::rmsnorm_q8(dy.p, dq.p, dds.p, dx.p, with_norm ? dw.p : nullptr, rows, n, 1e-6f, false,
-                                        nullptr),
+                                        nullptr, per256),
                        "rmsnorm_q8") &&
                     ok(cudaDeviceSynchronize(), "rmsnorm_q8 sync");
         const std::vector<float> y = download(dy, x.size());
@@ -383,7 +394,7 @@ void check_rmsnorm_q8(std::mt19937& rng, Result& r) {
             ++off;
         }
         good = good && e < 1e-5 && off == 0;
-        report(r, good, n == 4096 && rows == 1, with_norm ? "rmsnorm_q8" : "quantize_q8",
+        report(r, good, n == 4096 && rows == 1, per256 ? "rmsnorm_q8 per256" : with_norm ? "rmsnorm_q8" : "quantize_q8",
                "rows " + std::to_string(rows) + " n " + std::to_string(n) + ", codes off " + std::to_string(off), e);
       }
     }
