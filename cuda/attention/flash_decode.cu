@@ -28,6 +28,14 @@
 // flash_decode, a call at a time) it was slower at long histories: 23.8 -> 26.5 us at depth 4096,
 // 165 -> 189 us at 32768, where one CTA per KV head merged 256 splits serially (8 in flight);
 // merges of more than kInlineMergeSplits splits went back to a merge kernel (165 us at 32768).
+// Then the split's K / V rows prefetched into L2 before the PDL wait and a merge kernel of 8 warps
+// (H200, Qwen3-8B Q4_K_M tg128, main 14134eb beside 44224cd, two rounds each): depth 4096 324.5 /
+// 324.4 -> 334.7 / 335.2, Qwen3-30B-A3B at 4096 289.5 -> 311.0 (JSON); but depth 0 393.8 / 393.5 -> 389.0
+// / 388.4. Measured apart (next36): the merge kernel alone 391.5 -> 391.9 at depth 0, 324.2 ->
+// 325.7 at 4096; the split kernel's change alone 387.1 / 331.0. The depth-0 loss is the split
+// kernel's and not its prefetch (skipping it while one split is visible read 385.6 / 384.4 against
+// 393.2 / 392.2): left to explain; the candidates are the position read and the early return of the
+// splits past the position now coming before the wait. Microbench: 164 -> 121 us at depth 32768.
 #include <cuda_fp16.h>
 #include <math.h>
 
@@ -113,9 +121,11 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
   __shared__ float red[kSumSlots][kMaxGroup][D];
   __shared__ float2 ml[kMaxGroup];
   __shared__ bool last;
-  pdl_begin();
+  pdl_trigger();
   const int g = blockIdx.x, s = blockIdx.y, t = blockIdx.z, G = n_head / n_head_kv;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  // The position is read before the PDL wait: pos.dev is written by the step's host-to-device copy,
+  // a graph node every kernel of the step follows (cuda_runner.cpp), never by a kernel.
   const int64_t p = pos.base + t + (pos.dev ? *pos.dev : 0);
   const int64_t lo = max(first_visible(p, window), int64_t{s} * kSplit), hi = min(p, int64_t{s + 1} * kSplit - 1);
   const int64_t slot0 = (int64_t{t} * n_head + int64_t{g} * G) * n_splits;  // head i, split s: slot0 + i * n_splits + s
@@ -123,6 +133,17 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
   const Visible vis = visible_splits(p, window, n_splits);
   const int64_t kvw = int64_t{n_head_kv} * D;
   const int n = static_cast<int>(hi - lo + 1);
+  // The split's K and V rows into L2 before the wait, thread 2j + h the half row h of key j (the
+  // score phase's split): the 64 KB of an f16 split at D = 128 are requested at once, overlapping the
+  // predecessor's tail, where the score and P V phases otherwise each waited a DRAM round trip (the
+  // V loads after the softmax). Only key p is written by the predecessor (qk_rope_store), and L2 is
+  // where its writes land, so a line fetched early is never stale (L1 is not filled).
+  if (threadIdx.x / 2 < n) {
+    const int64_t e = (lo + threadIdx.x / 2) * kvw + g * D + (threadIdx.x % 2) * kHalf;
+    prefetch_l2(kc + e, kHalf);
+    prefetch_l2(vc + e, kHalf);
+  }
+  pdl_wait();
   for (int i = threadIdx.x; i < G * D; i += kThreads) qs[i / D][i % D] = q[(int64_t{t} * n_head + int64_t{g} * G) * D + i] * scale;
   __syncthreads();
 
@@ -265,34 +286,71 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
   write_o();
 }
 
-// The merge of tokens with more than kInlineMergeSplits visible splits, a CTA per (query head,
-// token): O = sum_s e^(m_s - M) O_s / sum_s e^(m_s - M) l_s over the visible splits only (the
-// grid covers n_ctx; reading all n_ctx / 128 splits cost a round trip each). Loads of four splits
-// are issued before any is used.
-__global__ void merge_kernel(float* out, const float* part_o, const float2* part_ml, int n_head, int D, int n_splits,
-                             DevicePos pos, int window) {
+// The merge of tokens with more than kInlineMergeSplits visible splits, a CTA of 8 warps per (query
+// head, token): O = sum_s e^(m_s - M) O_s / L, L = sum_s e^(m_s - M) l_s, over the visible splits
+// only (the grid covers n_ctx). Every warp finds (M, L) itself (lanes over the splits, an online
+// max / rescaled sum, then a butterfly: the same order in every warp, so the same values); warp w
+// then sums splits lo + w + 8 k, lanes over the row (D / 32 elements), four splits' loads issued
+// before any is used (32 splits in flight a CTA), and the eight warps' rows are added in a fixed
+// order. The previous form, a thread per element walking the splits four at a time, waited ~9 L2
+// round trips at depth 4096 (33 splits): 8.8 us a Qwen3-8B layer (nsys, 06367c5), more than the
+// split kernel's 11 us of reading 16.8 MB of cache beyond depth 0.
+__device__ __forceinline__ void ml_combine(float& m, float& l, float om, float ol) {
+  const float nm = fmaxf(m, om);
+  if (nm == -INFINITY) return;  // both empty
+  l = (m == -INFINITY ? 0.0f : l * expf(m - nm)) + (om == -INFINITY ? 0.0f : ol * expf(om - nm));
+  m = nm;
+}
+template <int D>
+__global__ void __launch_bounds__(kThreads) merge_kernel(float* out, const float* part_o, const float2* part_ml,
+                                                         int n_head, int n_splits, DevicePos pos, int window) {
+  constexpr int kPer = D / 32, kUnroll = 4;
+  __shared__ float red[kWarps][D];
   pdl_begin();
-  const int h = blockIdx.x, t = blockIdx.y;
+  const int h = blockIdx.x, t = blockIdx.y, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t slot0 = (int64_t{t} * n_head + h) * n_splits;
   const Visible vis = visible_splits(pos.base + t + (pos.dev ? *pos.dev : 0), window, n_splits);
   if (vis.end - vis.lo <= kInlineMergeSplits) return;  // split_kernel merged (or wrote O)
-  float M = -INFINITY;
-  for (int s = vis.lo; s < vis.end; ++s) {
-    const float2 v = part_ml[slot0 + s];
-    if (v.y > 0) M = fmaxf(M, v.x);
+  float m = -INFINITY, l = 0.0f;  // an empty split (l = 0: none of its keys in range) adds nothing
+  for (int s = vis.lo + lane; s < vis.end; s += 32) {
+    const float2 v = __ldcg(&part_ml[slot0 + s]);
+    if (v.y > 0) ml_combine(m, l, v.x, v.y);
   }
-  for (int d = threadIdx.x; d < D; d += blockDim.x) {
-    float L = 0, o = 0;
-#pragma unroll 4
-    for (int s = vis.lo; s < vis.end; ++s) {
-      const float2 v = part_ml[slot0 + s];
-      const float po = part_o[(slot0 + s) * D + d];
-      const float w = v.y > 0 ? expf(v.x - M) : 0.0f;  // an empty split (none in range) adds nothing
-      L += w * v.y;
-      o += v.y > 0 ? w * po : 0.0f;
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2) {
+    const float om = __shfl_xor_sync(0xffffffffu, m, o), ol = __shfl_xor_sync(0xffffffffu, l, o);
+    ml_combine(m, l, om, ol);
+  }
+  float acc[kPer] = {};
+  for (int s0 = vis.lo + warp; s0 < vis.end; s0 += kWarps * kUnroll) {
+    float2 v[kUnroll];
+    float po[kUnroll][kPer];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int s = s0 + kWarps * u;
+      v[u] = s < vis.end ? __ldcg(&part_ml[slot0 + s]) : make_float2(0.0f, 0.0f);
+#pragma unroll
+      for (int e = 0; e < kPer; e += 2) {
+        const float2 x = s < vis.end ? __ldcg(reinterpret_cast<const float2*>(part_o + (slot0 + s) * D + lane * kPer + e))
+                                     : make_float2(0.0f, 0.0f);
+        po[u][e] = x.x;
+        po[u][e + 1] = x.y;
+      }
     }
-    out[(int64_t{t} * n_head + h) * D + d] = o / L;
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const float w = v[u].y > 0 ? expf(v[u].x - m) : 0.0f;
+#pragma unroll
+      for (int e = 0; e < kPer; ++e) acc[e] += v[u].y > 0 ? w * po[u][e] : 0.0f;
+    }
   }
+#pragma unroll
+  for (int e = 0; e < kPer; ++e) red[warp][lane * kPer + e] = acc[e];
+  __syncthreads();
+  static_assert(kWarps == 8, "the final sum adds eight rows in a fixed order");
+  for (int d = threadIdx.x; d < D; d += kThreads)
+    out[(int64_t{t} * n_head + h) * D + d] =
+        (((red[0][d] + red[1][d]) + (red[2][d] + red[3][d])) + ((red[4][d] + red[5][d]) + (red[6][d] + red[7][d]))) / l;
 }
 
 int splits_for(int n_ctx) { return (n_ctx + kSplit - 1) / kSplit; }
@@ -372,9 +430,9 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
     default: return cudaErrorInvalidValue;
   }
   if (e != cudaSuccess || n_splits <= kInlineMergeSplits) return e;
-  return launch_pdl(merge_kernel, dim3(static_cast<unsigned>(n_head), static_cast<unsigned>(n_tokens)),
-                    dim3(static_cast<unsigned>(head_dim)), 0, stream, out, part_o, part_ml, n_head, head_dim, n_splits,
-                    pos, window);
+  const dim3 merge_grid(static_cast<unsigned>(n_head), static_cast<unsigned>(n_tokens));
+  auto merge = head_dim == 64 ? merge_kernel<64> : head_dim == 128 ? merge_kernel<128> : merge_kernel<256>;
+  return launch_pdl(merge, merge_grid, dim3(kThreads), 0, stream, out, part_o, part_ml, n_head, n_splits, pos, window);
 }
 
 }  // namespace bw24::cuda

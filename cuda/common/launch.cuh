@@ -16,11 +16,21 @@
 
 namespace bw24::cuda {
 
-__device__ __forceinline__ void pdl_begin() {
+// pdl_begin() in two halves, for a kernel with work to do before the wait (flash decode's L2
+// prefetch): pdl_trigger() first, so the next kernel's launch is not delayed by that work.
+__device__ __forceinline__ void pdl_trigger() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void pdl_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
+}
+__device__ __forceinline__ void pdl_begin() {
+  pdl_trigger();
+  pdl_wait();
 }
 
 // Whether the current device takes the PDL launch attribute (compute capability >= 9.0).
