@@ -406,26 +406,6 @@ struct Q8sTiles {
 // Byte offset of (row, 16-byte chunk) in an A stage: 256-byte rows, the chunk swizzled by row % 8.
 __device__ __forceinline__ int a_off(int row, int chunk) { return row * 256 + ((chunk ^ (row & 7)) << 4); }
 
-// c += a b for one m16n8k8 tile, tf32 operands (f32 bits; the MMA reads the top 19), f32 accumulators.
-__device__ __forceinline__ void mma_tf32(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%0, %1, %2, %3};\n"
-      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-// x as tf32 hi + lo (hi: x rounded to tf32; lo: the rest, rounded): a product of two such pairs
-// taken as hi hi + hi lo + lo hi is f32-accurate.
-__device__ __forceinline__ void tf32_split(float x, uint32_t* hi, uint32_t* lo) {
-  uint32_t h;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(h) : "f"(x));
-  const float rest = x - __uint_as_float(h);
-  uint32_t l;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(l) : "f"(rest));
-  *hi = h;
-  *lo = l;
-}
-
 template <class W>
 __global__ void __launch_bounds__(Q8sTiles<W>::kThreads, 2) gemm_q8s_grouped_kernel(ActQ8 a, Segments seg,
                                                                                     GemmGroups g, int64_t K, bool add) {
