@@ -140,8 +140,8 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
   // where its writes land, so a line fetched early is never stale (L1 is not filled).
   if (threadIdx.x / 2 < n) {
     const int64_t e = (lo + threadIdx.x / 2) * kvw + g * D + (threadIdx.x % 2) * kHalf;
-    prefetch_l2(kc + e, kHalf);
-    prefetch_l2(vc + e, kHalf);
+    prefetch_kv(kc + e, kHalf);
+    prefetch_kv(vc + e, kHalf);
   }
   pdl_wait();
   for (int i = threadIdx.x; i < G * D; i += kThreads) qs[i / D][i % D] = q[(int64_t{t} * n_head + int64_t{g} * G) * D + i] * scale;

@@ -9,6 +9,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "cuda/common/check.cuh"
 #include "cuda/ops/ops.cuh"
 
 namespace bw24::cuda {
@@ -188,22 +189,18 @@ __device__ __forceinline__ void load_pairs(const KvAny& p, float (&v)[n]) {
   with_typed(p, [&](auto typed) { load_pairs<n>(typed, v); });
 }
 
-// L2 prefetch of n elements of the cache at p (the quants only for q8_0 / q4_0: their scale planes
-// are 1/16 of the bytes), a prefetch.global.L2 per 128-byte line. A hint: it reads nothing back.
-__device__ __forceinline__ void prefetch_l2_bytes(const void* p, int64_t bytes) {
-  const uintptr_t first = reinterpret_cast<uintptr_t>(p) & ~uintptr_t{127};
-  const uintptr_t last = (reinterpret_cast<uintptr_t>(p) + static_cast<uintptr_t>(bytes) - 1) & ~uintptr_t{127};
-  for (uintptr_t a = first; a <= last; a += 128) asm volatile("prefetch.global.L2 [%0];" ::"l"(a));
-}
+// L2 prefetch of n elements of the cache at p by the calling thread alone (check.cuh prefetch_l2;
+// the quants only for q8_0 / q4_0: their scale planes are 1/16 of the bytes). A hint: it reads
+// nothing back.
 template <typename T>
-__device__ __forceinline__ void prefetch_l2(const T* p, int n) {
-  prefetch_l2_bytes(p, int64_t{n} * static_cast<int64_t>(sizeof(T)));
+__device__ __forceinline__ void prefetch_kv(const T* p, int n) {
+  prefetch_l2(p, int64_t{n} * static_cast<int64_t>(sizeof(T)), 0, 1);
 }
-__device__ __forceinline__ void prefetch_l2(const KvQ8& p, int n) { prefetch_l2_bytes(p.q + p.e, n); }
-__device__ __forceinline__ void prefetch_l2(const KvQ4& p, int n) { prefetch_l2_bytes(p.q + p.e / 2, n / 2); }
-__device__ __forceinline__ void prefetch_l2(const KvFp8& p, int n) { prefetch_l2_bytes(p.p + p.e, n); }
-__device__ __forceinline__ void prefetch_l2(const KvAny& p, int n) {
-  with_typed(p, [&](auto typed) { prefetch_l2(typed, n); });
+__device__ __forceinline__ void prefetch_kv(const KvQ8& p, int n) { prefetch_l2(p.q + p.e, n, 0, 1); }
+__device__ __forceinline__ void prefetch_kv(const KvQ4& p, int n) { prefetch_l2(p.q + p.e / 2, n / 2, 0, 1); }
+__device__ __forceinline__ void prefetch_kv(const KvFp8& p, int n) { prefetch_l2(p.p + p.e, n, 0, 1); }
+__device__ __forceinline__ void prefetch_kv(const KvAny& p, int n) {
+  with_typed(p, [&](auto typed) { prefetch_kv(typed, n); });
 }
 
 }  // namespace bw24::cuda

@@ -114,12 +114,13 @@ __device__ __forceinline__ int iq4_levels(uint32_t n4) {
   return static_cast<int>(__byte_perm(lo, hi, pick));
 }
 
-// L2 prefetch of bytes [p, p + n) by the 32 lanes of a warp, one 128-byte line per lane and step.
-// The GEMVs issue it for their weight rows before pdl_begin() (cuda/common/launch.cuh), while the
-// previous kernel still runs: weights depend on nothing.
-__device__ __forceinline__ void prefetch_l2(const void* p, int64_t n, int lane) {
+// L2 prefetch of bytes [p, p + n) by `lanes` threads (lane 0 .. lanes - 1: the 32 of a warp by
+// default, or 1: one thread alone), one 128-byte line per lane and step. The GEMVs issue it for
+// their weight rows before pdl_begin() (cuda/common/launch.cuh), while the previous kernel still
+// runs: weights depend on nothing; flash decode for its split's cache rows (kv_load.cuh prefetch_kv).
+__device__ __forceinline__ void prefetch_l2(const void* p, int64_t n, int lane, int lanes = 32) {
   const uintptr_t begin = reinterpret_cast<uintptr_t>(p), end = begin + static_cast<uintptr_t>(n);
-  for (uintptr_t a = (begin & ~uintptr_t{127}) + 128 * lane; a < end; a += 128 * 32)
+  for (uintptr_t a = (begin & ~uintptr_t{127}) + 128 * lane; a < end; a += 128 * static_cast<uintptr_t>(lanes))
     asm volatile("prefetch.global.L2 [%0];" ::"l"(a));
 }
 
