@@ -90,7 +90,6 @@ __device__ __forceinline__ uint32_t pack_f16(float lo, float hi) {
   return *reinterpret_cast<const uint32_t*>(&v);
 }
 
-
 // c += a b for one m16n8k8 tile, tf32 operands (f32 bits; the MMA reads the top 19), f32 accumulators.
 __device__ __forceinline__ void mma_tf32(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
   asm volatile(

@@ -107,8 +107,9 @@ cudaError_t gemm_grouped(const bf16* a, const GemmSegment* segs, int n_segs, uin
 
 // The same grouped product over int8 activations, the weights read as quantized (no bf16
 // expansion): a rows are ActQ8 (int8 in blocks of 32 with (d, d * sum q): rmsnorm_q8's output),
-// [rows][k] and [rows][k / 32], gathered through groups as a is above. Q4_K (file layout) and
-// Q6_K (planes); k % 256 == 0.
+// [rows][k] and [rows][k / 32], gathered through groups as a is above. With a.per256 (rmsnorm_q8's
+// per256: one d a 256 columns) the superblock-wide kernel runs, else the per-sub-block one. Q4_K
+// (file layout) and Q6_K (planes); k % 256 == 0.
 bool gemm_grouped_q8_supports(uint32_t ggml_type);
 cudaError_t gemm_grouped_q8(ActQ8 a, const GemmSegment* segs, int n_segs, uint32_t w_type, const GemmGroups& groups,
                             int64_t max_rows, int64_t k, GemvOut out, cudaStream_t stream);

@@ -35,9 +35,10 @@ using namespace gemm_detail;
 // bound (0.62 instructions a cycle a scheduler, SM 60 %, 25 % occupancy at 128 registers, 3.4 M
 // local spill requests), i.e. ~3x the instructions counted here: the MMAs of the empty rows of
 // partly full tiles, the per-stage copy and scale code, the float scaling of every k32 product.
-// Skipping empty 16-row fragments (6e0964e): 305 / 180 us. One CTA a SM (no register cap, no
-// spills) measured slower: 442 / 261 us. Next: activations with one scale per 256 columns, so the
-// sub-block scales apply as integer multiply-adds (performance.md, round 8).
+// Skipping empty 16-row fragments (6e0964e): 305 / 180 us; each thread's copies planned once
+// (8a8b967): 256 / 153 us. One CTA a SM (no register cap, no spills) measured slower: 442 / 261 us.
+// With one activation scale a 256 columns the superblock-wide kernel further below applies the
+// sub-block scales as integer multiply-adds (226 / 148 us, the default; performance.md, round 9).
 //
 // Tile: 64 pairs (kGemmGroupRows) x 128 weight rows, 8 warps 2 x 4 of 32 x 32, K 64 a stage (a
 // quarter superblock of every row). Shared per stage: A int8 [64][64] in the bf16 tiles' swizzle
@@ -190,7 +191,8 @@ cudaError_t launch_tiles(ActQ8 a, const Segments& seg, const GemmGroups& g, int6
 }
 
 // Two CTAs a SM (16 warps to hide the scale arithmetic's latency): ptxas caps the kernel at 128
-// registers (48 / 80 bytes of stack for Q4_K / Q6_K; uncapped it takes 187 / 231).
+// registers (0 / 8 bytes of stack for Q4_K / Q6_K since the row plan, 48 / 80 before; uncapped it
+// takes 187 / 231).
 template <class Q>
 __global__ void __launch_bounds__(Q8Tiles<Q>::kThreads, 2) gemm_q8_grouped_kernel(ActQ8 a, Segments seg, GemmGroups g,
                                                                                   int64_t K, bool add) {

@@ -346,7 +346,6 @@ void check_gemm_fused(std::mt19937& rng, Result& r) {
   }
 }
 
-
 // The grouped GEMM over int8 activations (Q4_K and Q6_K stacks read as quantized, gemm_grouped_q8) against
 // an f64 matmul of lib/ref's dequantized weights with the int8 activations times their block
 // scales (rmsnorm_q8's quantization, read back): the gate-up form (A row = pair / k, C in sorted
