@@ -2,6 +2,9 @@
 //
 // split_kernel, a CTA of 8 warps per (KV head g, split s, token t), keys [lo, hi] of the split
 // (at most 128):
+//  0. fused_rope (one token; qk_rope_store's work, its code): warp i < G normalizes and rotates
+//     query head g G + i from the raw QKV product into shared memory; the split that holds the
+//     position writes the token's key and value head g into the cache and reads them back below.
 //  1. scores: two threads per key, each half a row: D / 16 independent 16-byte loads per thread
 //     in flight, dot products against the group's G query rows (shared memory, broadcast reads),
 //     one shuffle to add the halves. One read of K serves the G heads of the group.
@@ -36,6 +39,11 @@
 // kernel's and not its prefetch (skipping it while one split is visible read 385.6 / 384.4 against
 // 393.2 / 392.2): left to explain; the candidates are the position read and the early return of the
 // splits past the position now coming before the wait. Microbench: 164 -> 121 us at depth 32768.
+// Neither, on top of the fused RoPE below (next39, two rounds): the idle splits waiting before
+// they exit 398.3 -> 400.5 at depth 0 (noise), pdl_begin first again 393.7 / 328.2 (worse).
+// Then qk_rope_store's work for one-token steps (fused_rope: q / k norm, RoPE, the token's key and
+// value into the cache; the same code, cuda/ops/rope.cuh), a launch and a boundary a layer fewer:
+// 387.3 / 334.3 -> 398.3 / 347.5 at depth 0 / 4096, q8_0 KV 372.7 / 332.2 -> 382.7 / 350.7.
 #include <cuda_fp16.h>
 #include <math.h>
 
@@ -43,6 +51,7 @@
 #include "cuda/attention/kv_load.cuh"
 #include "cuda/common/check.cuh"
 #include "cuda/common/launch.cuh"
+#include "cuda/ops/rope.cuh"
 
 namespace bw24::cuda {
 namespace {
@@ -114,7 +123,8 @@ __device__ __forceinline__ float red_total(const float (&red)[kSumSlots][kMaxGro
 template <typename Kv, int D>
 __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part_o, float2* part_ml, unsigned* done,
                                                          const float* q, Kv kc, Kv vc, int n_head, int n_head_kv,
-                                                         DevicePos pos, int window, float scale, int n_splits) {
+                                                         DevicePos pos, int window, float scale, int n_splits,
+                                                         QkRopeArgs ra, bool fused) {
   constexpr int kPer = D / 32, kHalf = D / 2, kKeysPerStep = 8;
   __shared__ alignas(16) float qs[kMaxGroup][D];
   __shared__ float sc[kMaxGroup][kSplit];
@@ -136,15 +146,42 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
   // The split's K and V rows into L2 before the wait, thread 2j + h the half row h of key j (the
   // score phase's split): the 64 KB of an f16 split at D = 128 are requested at once, overlapping the
   // predecessor's tail, where the score and P V phases otherwise each waited a DRAM round trip (the
-  // V loads after the softmax). Only key p is written by the predecessor (qk_rope_store), and L2 is
-  // where its writes land, so a line fetched early is never stale (L1 is not filled).
+  // V loads after the softmax). Only key p is written after the prefetch (by qk_rope_store, or by this
+  // kernel when fused), and L2 is where writes land, so a line fetched early is never stale (L1 is
+  // not filled).
   if (threadIdx.x / 2 < n) {
     const int64_t e = (lo + threadIdx.x / 2) * kvw + g * D + (threadIdx.x % 2) * kHalf;
     prefetch_kv(kc + e, kHalf);
     prefetch_kv(vc + e, kHalf);
   }
+  // Fused with qk_rope_store (one token): this lane's norm weights and frequencies before the wait.
+  RopeLane<kPer> cq{}, ck{};
+  if (fused) {
+    cq = rope_lane<kPer>(ra, true, lane);
+    ck = rope_lane<kPer>(ra, false, lane);
+  }
   pdl_wait();
-  for (int i = threadIdx.x; i < G * D; i += kThreads) qs[i / D][i % D] = q[(int64_t{t} * n_head + int64_t{g} * G) * D + i] * scale;
+  if (fused) {
+    // The work of qk_rope_store, with its code (cuda/ops/rope.cuh): warp i < G normalizes and
+    // rotates query head g G + i (raw, from the QKV product) into qs; the split that holds position
+    // p also writes the token's key and value head g into the cache (a free warp, or warp 0 after
+    // its query), which its score and P V phases read back after the barrier below (a block's
+    // global writes are visible to the block after __syncthreads). Scratch: red, unused until P V.
+    float* scratch = &red[0][0][0];
+    static_assert(kSumSlots * kMaxGroup >= kWarps + 2, "red holds a head row a warp, the key's and its ko");
+    if (warp < G)
+      norm_rope_row<kPer>(ra, cq, true, ra.q + (int64_t{t} * n_head + int64_t{g} * G + warp) * D, p, scratch + warp * D,
+                          lane, [&](int i, float v) { qs[warp][i] = v * scale; });
+    if (p / kSplit == s && warp == (G < kWarps ? G : 0)) {
+      const int64_t kbase = p * kvw + g * D;
+      float* ko = scratch + (kWarps + 1) * D;
+      norm_rope_row<kPer>(ra, ck, false, ra.k + int64_t{t} * kvw + g * D, p, scratch + kWarps * D, lane,
+                          [&](int i, float v) { put_key(ra, kbase, ko, i, v); });
+      store_kv_tail(ra, t, g, kbase, ko, lane);
+    }
+  } else {
+    for (int i = threadIdx.x; i < G * D; i += kThreads) qs[i / D][i % D] = q[(int64_t{t} * n_head + int64_t{g} * G) * D + i] * scale;
+  }
   __syncthreads();
 
   // 1. Scores: thread 2j + h takes half h of key j.
@@ -358,9 +395,9 @@ int splits_for(int n_ctx) { return (n_ctx + kSplit - 1) / kSplit; }
 template <typename Kv, int D>
 cudaError_t launch_split(dim3 grid, float* out, float* part_o, float2* part_ml, unsigned* done, const float* q, Kv kc,
                          Kv vc, int n_head, int n_head_kv, DevicePos pos, int window, float scale, int n_splits,
-                         cudaStream_t stream) {
+                         const QkRopeArgs& ra, bool fused, cudaStream_t stream) {
   return launch_pdl(split_kernel<Kv, D>, grid, dim3(kThreads), 0, stream, out, part_o, part_ml, done, q, kc, vc, n_head,
-                    n_head_kv, pos, window, scale, n_splits);
+                    n_head_kv, pos, window, scale, n_splits, ra, fused);
 }
 
 }  // namespace
@@ -378,10 +415,17 @@ cudaError_t flash_decode_init_scratch(float* scratch) { return cudaMemset(scratc
 
 cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const void* v_cache, KvTypes kv,
                          float* scratch, int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos,
-                         int window, float scale, int n_ctx, cudaStream_t stream) {
+                         int window, float scale, int n_ctx, cudaStream_t stream, const QkRopeArgs* rope) {
   if (n_tokens <= 0) return cudaSuccess;
   if (n_tokens > kFlashDecodeMaxTokens || !flash_decode_supports(head_dim, n_head, n_head_kv) || n_ctx <= 0)
     return cudaErrorInvalidValue;
+  // Fused with qk_rope_store: one token, the same heads, cache and positions as this call.
+  if (rope && (n_tokens != 1 || rope->head_dim != head_dim || rope->n_head != n_head || rope->n_head_kv != n_head_kv ||
+               rope->k_cache != k_cache || rope->v_cache != v_cache || rope->kv_type.k != kv.k ||
+               rope->kv_type.v != kv.v || rope->n_ctx != n_ctx || rope->rope_dims > head_dim ||
+               rope->pos.dev != pos.dev || rope->pos.base != pos.base))
+    return cudaErrorInvalidValue;
+  const QkRopeArgs ra = rope ? *rope : QkRopeArgs{};
   const int64_t kvw = int64_t{n_head_kv} * head_dim;
   const int n_splits = splits_for(n_ctx);
   auto* done = reinterpret_cast<unsigned*>(scratch);
@@ -389,7 +433,8 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
   float2* part_ml = reinterpret_cast<float2*>(part_o + int64_t{n_tokens} * n_head * n_splits * head_dim);
   const dim3 grid(static_cast<unsigned>(n_head_kv), static_cast<unsigned>(n_splits), static_cast<unsigned>(n_tokens));
   auto go = [&](auto launcher, auto kc, auto vc) {
-    return launcher(grid, out, part_o, part_ml, done, q, kc, vc, n_head, n_head_kv, pos, window, scale, n_splits, stream);
+    return launcher(grid, out, part_o, part_ml, done, q, kc, vc, n_head, n_head_kv, pos, window, scale, n_splits, ra,
+                    rope != nullptr, stream);
   };
   const auto* kf = static_cast<const float*>(k_cache);
   const auto* vf = static_cast<const float*>(v_cache);

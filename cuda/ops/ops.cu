@@ -6,6 +6,7 @@
 #include "cuda/common/check.cuh"
 #include "cuda/common/launch.cuh"
 #include "cuda/ops/ops.cuh"
+#include "cuda/ops/rope.cuh"
 
 namespace bw24::cuda {
 namespace {
@@ -32,58 +33,6 @@ __device__ __forceinline__ float load_kv(const void* c, int64_t i, KvDtype t, in
   }
 }
 
-// f to e4m3 exactly as lib/core's f32_to_fp8_e4m3: NaN 0x7f, saturating at 448, ties to even.
-__device__ __forceinline__ uint8_t fp8_e4m3_code(float f) {
-  if (isnan(f)) return 0x7f;
-  const uint8_t sign = signbit(f) ? 0x80 : 0;
-  const float a = fabsf(f);
-  if (a >= 448.0f) return sign | 0x7e;
-  if (a < 0.015625f) return static_cast<uint8_t>(sign | static_cast<int>(rintf(ldexpf(a, 9))));  // subnormal steps
-  int e = 0;
-  const float m = frexpf(a, &e);
-  int q = static_cast<int>(rintf((2.0f * m - 1.0f) * 8.0f)), exp = e - 1 + 7;
-  if (q == 8) q = 0, ++exp;
-  if (exp > 15 || (exp == 15 && q == 7)) return sign | 0x7e;
-  return static_cast<uint8_t>(sign | (exp << 3) | q);
-}
-
-// A float stored as an element of a per-element cache type (f32, f16, bf16, fp8).
-__device__ __forceinline__ void store_kv(void* c, int64_t i, float v, KvDtype t) {
-  switch (t) {
-    case KvDtype::kF16: static_cast<__half*>(c)[i] = __float2half_rn(v); break;
-    case KvDtype::kBF16: static_cast<__nv_bfloat16*>(c)[i] = __float2bfloat16_rn(v); break;
-    case KvDtype::kFp8E4M3: static_cast<uint8_t*>(c)[i] = fp8_e4m3_code(v); break;
-    default: static_cast<float*>(c)[i] = v;
-  }
-}
-
-// Element `lane` of a block of 32 (one per lane of the warp) into a q8_0 or q4_0 cache at element
-// i (cache layout: ops.cuh KvDtype), rounding as lib/quant: q8_0 d = amax / 127, q = round(x / d);
-// q4_0 d = (the element of largest magnitude, the first of equals) / -8, q = min(15, (int)(x / d +
-// 8.5)) with the product and sum rounded separately as the host's (no FMA).
-__device__ __forceinline__ void store_kv_block(void* c, int64_t i, float x, KvDtype t, int64_t elems, int lane) {
-  uint8_t* b = static_cast<uint8_t*>(c);
-  if (t == KvDtype::kQ8_0) {
-    const float d = warp_max(fabsf(x)) / 127.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
-    reinterpret_cast<int8_t*>(b)[i] = static_cast<int8_t>(roundf(x * id));
-    if (lane == 0) reinterpret_cast<__half*>(b + elems)[i / 32] = __float2half_rn(d);
-    return;
-  }
-  float best = x, amax = fabsf(x);
-  int at = lane;
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) {
-    const float ob = __shfl_xor_sync(0xffffffffu, best, o), oa = __shfl_xor_sync(0xffffffffu, amax, o);
-    const int oi = __shfl_xor_sync(0xffffffffu, at, o);
-    if (oa > amax || (oa == amax && oi < at)) best = ob, amax = oa, at = oi;
-  }
-  const float d = best / -8.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
-  const int q = min(15, static_cast<int>(__fadd_rn(__fmul_rn(x, id), 8.5f)));
-  const int hi = __shfl_down_sync(0xffffffffu, q, 1);
-  if (lane % 2 == 0) b[i / 2] = static_cast<uint8_t>(q | (hi << 4));
-  if (lane == 0) reinterpret_cast<__half*>(b + elems / 2)[i / 32] = __float2half_rn(d);
-}
-
 // One warp per (head, token), kRopeWarps a CTA; heads [0, n_head) are queries (rotated in place),
 // the next n_head_kv are keys (rotated into the cache) whose warp also copies the value head into
 // the cache. Why a warp: a 512-token prefill is ~20k (head, token) items of 64-512 elements. A CTA
@@ -94,93 +43,30 @@ __device__ __forceinline__ void store_kv_block(void* c, int64_t i, float x, KvDt
 constexpr int kRopeWarps = 4;
 template <int kPer>
 __global__ void __launch_bounds__(32 * kRopeWarps) qk_rope_store_kernel(QkRopeArgs a) {
-  constexpr int kRot = (kPer + 1) / 2;  // rotation pairs a lane at most (rope_dims / 2 <= 16 kPer)
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int t = blockIdx.y, head = static_cast<int>(blockIdx.x) * kRopeWarps + warp, D = a.head_dim;
   if (head >= a.n_head + a.n_head_kv) return;  // whole warps; no CTA barrier follows
   const bool is_q = head < a.n_head;
-  const int half = a.rope_dims / 2;
   // The norm weight and the rotation frequencies of this lane's elements before the PDL wait (no
   // kernel writes them): their loads overlap the previous kernel instead of adding two L2 round
   // trips to the chain after it.
-  const float* nw = is_q ? a.q_norm : a.k_norm;
-  const bool one_plus = is_q ? a.q_one_plus : a.k_one_plus;
-  float wn[kPer];
-  double fr[kRot];
-#pragma unroll
-  for (int k = 0; k < kPer; ++k) {
-    const int i = lane + 32 * k;
-    wn[k] = nw && i < D ? (one_plus ? 1.0f + nw[i] : nw[i]) : 0.0f;
-  }
-#pragma unroll
-  for (int k = 0; k < kRot; ++k) {
-    const int i = lane + 32 * k;
-    fr[k] = a.inv_freq && i < half ? a.inv_freq[i] : 0.0;
-  }
+  const RopeLane<kPer> c = rope_lane<kPer>(a, is_q, lane);
   pdl_begin();
   const int kvw = a.n_head_kv * D, g = head - a.n_head;
-  const int64_t p = position(a.pos, t);
+  const int64_t p = rope_position(a.pos, t);
   const float* src = is_q ? a.q + (static_cast<size_t>(t) * a.n_head + head) * D : a.k + static_cast<size_t>(t) * kvw + g * D;
-  // Queries go back in place (f32), keys to the cache (per element; q8_0 / q4_0 through ko,
-  // quantized by blocks once the row is complete).
+  // Queries go back in place (f32), keys to the cache (put_key).
   float* qdst = a.q + (static_cast<size_t>(t) * a.n_head + head) * D;
   const int64_t kbase = p * kvw + g * D;
-  const bool bk = kv_blocked(a.kv_type.k), bv = kv_blocked(a.kv_type.v);
   __shared__ float xs_all[kRopeWarps][32 * kPer], ko_all[kRopeWarps][32 * kPer];
-  float* xs = xs_all[warp];
   float* ko = ko_all[warp];
-  auto put = [&](int i, float v) {
+  norm_rope_row<kPer>(a, c, is_q, src, p, xs_all[warp], lane, [&](int i, float v) {
     if (is_q)
       qdst[i] = v;
-    else if (bk)
-      ko[i] = v;
     else
-      store_kv(a.k_cache, kbase + i, v, a.kv_type.k);
-  };
-  float x[kPer], ss = 0;
-#pragma unroll
-  for (int k = 0; k < kPer; ++k) {
-    const int i = lane + 32 * k;
-    x[k] = i < D ? src[i] : 0.0f;
-    ss += x[k] * x[k];
-  }
-  const float inv = nw ? rsqrtf(warp_sum(ss) / D + a.eps) : 1.0f;
-#pragma unroll
-  for (int k = 0; k < kPer; ++k) {
-    const int i = lane + 32 * k;
-    if (i < D) xs[i] = nw ? x[k] * inv * wn[k] : x[k];
-  }
-  __syncwarp();
-#pragma unroll
-  for (int k = 0; k < kRot; ++k) {
-    const int i = lane + 32 * k;
-    if (i >= half) break;
-    // Angles in double, as lib/ref computes them (fp32 loses digits at long positions).
-    const double freq = a.inv_freq ? fr[k] : pow(static_cast<double>(a.theta), -2.0 * i / a.rope_dims);
-    const double angle = static_cast<double>(p) * freq;
-    double sd, cd;
-    sincos(angle, &sd, &cd);
-    const float c = static_cast<float>(cd), s = static_cast<float>(sd);
-    const int i0 = a.neox ? i : 2 * i, i1 = a.neox ? i + half : 2 * i + 1;
-    const float x0 = xs[i0], x1 = xs[i1];
-    put(i0, x0 * c - x1 * s);
-    put(i1, x1 * c + x0 * s);
-  }
-  for (int i = a.rope_dims + lane; i < D; i += 32) put(i, xs[i]);
-  if (is_q) return;
-  const float* vsrc = a.v + static_cast<size_t>(t) * kvw + g * D;
-  if (!bv)
-    for (int i = lane; i < D; i += 32) store_kv(a.v_cache, kbase + i, vsrc[i], a.kv_type.v);
-  if (!bk && !bv) return;
-  __syncwarp();  // ko complete
-  // q8_0 / q4_0: the warp a block of 32 at a time (lane = element), K's blocks then V's (each where blocked).
-  for (int b = 0; b < 2 * (D / 32); ++b) {
-    const bool is_v = b >= D / 32;
-    if (!(is_v ? bv : bk)) continue;
-    const int i = (is_v ? b - D / 32 : b) * 32 + lane;
-    store_kv_block(is_v ? a.v_cache : a.k_cache, kbase + i, is_v ? vsrc[i] : ko[i], is_v ? a.kv_type.v : a.kv_type.k,
-                   a.n_ctx * kvw, lane);
-  }
+      put_key(a, kbase, ko, i, v);
+  });
+  if (!is_q) store_kv_tail(a, t, g, kbase, ko, lane);
 }
 
 // y = act(gate) * up, f32 or bf16 (the down GEMM's input).

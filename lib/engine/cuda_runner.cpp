@@ -864,7 +864,12 @@ class CudaRunner final : public Runner {
     r.inv_freq = inv_freq_[layer]->p;
     r.neox = a.rope_style == arch::RopeStyle::kNeox;
     r.pos = pos;
-    if (!ablate(kAblRope, n)) BW24_CUDA_OK(cuda::qk_rope_store(r, n, stream_), "qk norm + rope + kv store");
+    // One token through flash decode: that kernel does this work too (fused_rope), a launch fewer.
+    const bool fuse_rope = opt_.fused_rope && n == 1 && !ablate(kAblRope, n) && !ablate(kAblAttn, n) &&
+                           !(n > kStep && cuda::flash_prefill_supports(D)) &&
+                           cuda::flash_decode_supports(D, a.n_head, a.n_head_kv);
+    if (!ablate(kAblRope, n) && !fuse_rope)
+      BW24_CUDA_OK(cuda::qk_rope_store(r, n, stream_), "qk norm + rope + kv store");
     const void* kc = kc_[layer]->p;
     const void* vc = vc_[layer]->p;
     if (n > kStep && cuda::flash_prefill_supports(D)) {
@@ -881,7 +886,8 @@ class CudaRunner final : public Runner {
         const cudaError_t e =
             cuda::flash_decode_supports(D, a.n_head, a.n_head_kv)
                 ? cuda::flash_decode(o_.p + off, q_.p + off, kc, vc, kv_types(), flash_scratch_.p, rows, a.n_head,
-                                     a.n_head_kv, D, p, a.sliding_window, a.scale, opt_.n_ctx, stream_)
+                                     a.n_head_kv, D, p, a.sliding_window, a.scale, opt_.n_ctx, stream_,
+                                     fuse_rope ? &r : nullptr)
                 : cuda::attention(o_.p + off, q_.p + off, kc, vc, kv_types(), scores_.p, rows, a.n_head, a.n_head_kv, D, p,
                                   a.sliding_window, a.scale, opt_.n_ctx, stream_);
         BW24_CUDA_OK(e, "attention");

@@ -83,6 +83,9 @@ struct RunnerOptions {
   // stacks take its superblock-wide kernel (group scales as integer multiply-adds); false keeps one
   // scale a 32 columns and the per-sub-block kernel (tests compare).
   bool moe_int8_superblock = true;
+  // CUDA runner, one-token steps: flash decode also does qk_rope_store's work (q/k norm, RoPE, the
+  // key and value into the cache; the same code), so that launch goes; false keeps it (tests compare).
+  bool fused_rope = true;
   // CPU reference, tests only: behave as a device runner for the token choice (device_argmax(),
   // ForwardRequest::argmax / sample, last_logits()) with the host's argmax and
   // sampling::sample_with_draw, so the session's device paths run in CPU tests.

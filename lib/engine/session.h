@@ -26,6 +26,7 @@ struct SessionOptions {
   bool expand_ahead = true;        // CUDA runner: RunnerOptions::expand_ahead (tests turn it off)
   bool moe_int8_prefill = true;    // CUDA runner: RunnerOptions::moe_int8_prefill (tests turn it off)
   bool moe_int8_superblock = true;  // CUDA runner: RunnerOptions::moe_int8_superblock (tests turn it off)
+  bool fused_rope = true;           // CUDA runner: RunnerOptions::fused_rope (tests turn it off)
   bool emulate_device_choice = false;  // CPU reference: RunnerOptions::emulate_device_choice (tests only)
 };
 

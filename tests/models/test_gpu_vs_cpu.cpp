@@ -262,6 +262,39 @@ TEST_CASE("CUDA greedy decode on the device equals the host argmax", "[gpu]") {
   }
 }
 
+// Flash decode's fused RoPE / KV store (RunnerOptions::fused_rope) runs qk_rope_store's code, so
+// the query, the cache and every later kernel's input are the same: logits bit-identical with the
+// two launches, over a 6-token pass (not fused) and 12 one-token steps (fused), on a dense model,
+// the hybrid (gated attention) and a MoE.
+TEST_CASE("CUDA decode: fused RoPE equals the separate launch", "[gpu]") {
+  require_gpu();
+  for (const char* shape : {"tiny-qwen3", "tiny-qwen35", "tiny-qwen3moe"}) {
+    INFO(shape);
+    auto model = open_synthetic(shape, "Q4_K_M", 0);
+    const int V = model->graph().n_vocab;
+    engine::SessionOptions launches_opt;
+    launches_opt.fused_rope = false;
+    auto fused = engine::Session::create(model, {});
+    auto launches = engine::Session::create(model, launches_opt);
+    REQUIRE(fused.ok());
+    REQUIRE(launches.ok());
+    std::vector<int32_t> prompt = {1, 17, 300, 42, 7, 99};
+    REQUIRE((*fused)->prefill(prompt.data(), int32_t(prompt.size()), true).ok());
+    REQUIRE((*launches)->prefill(prompt.data(), int32_t(prompt.size()), true).ok());
+    std::vector<float> a = logits_of(**fused), b = logits_of(**launches);
+    REQUIRE(a.size() == prompt.size() * size_t(V));
+    CHECK(a == b);
+    for (int step = 0; step < 12; ++step) {
+      const int32_t t = argmax(b.data() + b.size() - size_t(V), V);
+      REQUIRE((*fused)->prefill(&t, 1, false).ok());
+      REQUIRE((*launches)->prefill(&t, 1, false).ok());
+      a = logits_of(**fused);
+      b = logits_of(**launches);
+      CHECK(a == b);
+    }
+  }
+}
+
 // The expansion one GEMM ahead (a side stream, two scratch buffers) changes when the weights are
 // expanded, never what the GEMM reads: every prompt row's logits are bit-identical to the in-line
 // expansion, on a dense model, the hybrid (delta-net products on the plan) and a MoE (experts

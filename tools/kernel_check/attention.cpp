@@ -139,6 +139,32 @@ AttnData attention_data(std::mt19937& rng, const AttnCase& c, int n_ctx, const K
   return d;
 }
 
+// qk_rope_store's arguments over a check's device buffers (theta 1e6, eps 1e-6; norms where set).
+cuda::QkRopeArgs rope_args(int n_head, int n_head_kv, int head_dim, int rope_dims, bool neox, const KvPair& kv,
+                           int64_t n_ctx, float* q, const float* k, const float* v, void* k_cache, void* v_cache,
+                           const float* q_norm, const float* k_norm, const double* inv_freq, cuda::DevicePos pos) {
+  cuda::QkRopeArgs a{};
+  a.q = q;
+  a.k = k;
+  a.v = v;
+  a.k_cache = k_cache;
+  a.v_cache = v_cache;
+  a.kv_type = cuda::KvTypes(kv.k, kv.v);
+  a.n_ctx = n_ctx;
+  a.q_norm = q_norm;
+  a.k_norm = k_norm;
+  a.eps = 1e-6f;
+  a.n_head = n_head;
+  a.n_head_kv = n_head_kv;
+  a.head_dim = head_dim;
+  a.rope_dims = rope_dims;
+  a.theta = 1e6f;
+  a.inv_freq = inv_freq;
+  a.neox = neox;
+  a.pos = pos;
+  return a;
+}
+
 }  // namespace
 
 // qk_rope_store against ref::rmsnorm + ref::rope, at a position read from device memory, into an
@@ -184,30 +210,14 @@ void check_qk_rope(std::mt19937& rng, Result& r) {
       upload(dpos, std::vector<int64_t>{pos0 - 7});
       cudaMemset(kc.p, 0xff, k_size);
       cudaMemset(vc.p, 0xff, v_size);
-      cuda::QkRopeArgs a{};
-      a.q = dq.p;
-      a.k = dk.p;
-      a.v = dv.p;
-      a.k_cache = kc.p;
-      a.v_cache = vc.p;
-      a.kv_type = cuda::KvTypes(kv.k, kv.v);
-      a.n_ctx = n_ctx;
-      a.q_norm = c.norm ? dqn.p : nullptr;
-      a.k_norm = c.norm ? dkn.p : nullptr;
-      a.eps = 1e-6f;
-      a.n_head = c.n_head;
-      a.n_head_kv = c.n_head_kv;
-      a.head_dim = D;
-      a.rope_dims = c.rope_dims;
-      a.theta = 1e6f;
-      a.neox = c.neox;
-      a.pos = cuda::DevicePos{dpos.p, 7};
       // One token takes the frequency table the runner uploads, three compute it in place.
       std::vector<double> freq(size_t(std::max(1, c.rope_dims / 2)));
       for (int i = 0; i < c.rope_dims / 2; ++i) freq[size_t(i)] = std::pow(1e6, -2.0 * i / c.rope_dims);
       DeviceBuffer<double> dfreq(freq.size());
       upload(dfreq, freq);
-      a.inv_freq = nt == 1 ? dfreq.p : nullptr;
+      const cuda::QkRopeArgs a = rope_args(c.n_head, c.n_head_kv, D, c.rope_dims, c.neox, kv, n_ctx, dq.p, dk.p, dv.p, kc.p,
+                                           vc.p, c.norm ? dqn.p : nullptr, c.norm ? dkn.p : nullptr,
+                                           nt == 1 ? dfreq.p : nullptr, cuda::DevicePos{dpos.p, 7});
       bool good = ok(cuda::qk_rope_store(a, nt, nullptr), "qk_rope_store") && ok(cudaDeviceSynchronize(), "sync");
       const size_t elems = size_t(n_ctx) * kvw;
       const std::vector<float> gq = download(dq, q.size()), gkc = cache_values(download(kc, k_size), elems, kv.k),
@@ -262,6 +272,83 @@ void check_attention(std::mt19937& rng, Result& r) {
         good = good && e < 1e-5;
         report(r, good, true, flash ? "flash_decode" : "attention", c.name(kv), e);
       }
+    }
+  }
+}
+
+// flash_decode with qk_rope_store's work fused (one token, QkRopeArgs) against the two launches:
+// the output bit-equal and both caches byte-equal (one code path, cuda/ops/rope.cuh), at positions
+// where the new key lands in the first and in a later split, merged inline and by the merge kernel,
+// q/k norms on and off, partial rotary, every cache pair.
+void check_flash_decode_rope(std::mt19937& rng, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  struct Case {
+    int n_head, n_head_kv, D, rope_dims;
+    bool neox, norm;
+    int64_t pos;
+    int window;
+  };
+  for (Case c : {Case{32, 8, 128, 128, true, true, 77, 0}, Case{32, 8, 128, 128, true, true, 4200, 0},
+                 Case{32, 4, 128, 128, true, true, 700, 0}, Case{16, 2, 64, 64, false, false, 1500, 0},
+                 Case{8, 2, 256, 64, true, true, 2100, 300}}) {
+    for (const KvPair& kv : kKvPairs) {
+      const int D = c.D, kvw = c.n_head_kv * D, n_ctx = static_cast<int>(c.pos) + 100;
+      const size_t k_size = size_t(cuda::kv_cache_bytes(kv.k, n_ctx, kvw)), v_size = size_t(cuda::kv_cache_bytes(kv.v, n_ctx, kvw));
+      // Earlier positions: random values as the cache holds them; the token's raw q, k, v.
+      std::vector<float> kc(size_t(n_ctx) * kvw), vc(kc.size()), q(size_t(c.n_head) * D), k(kvw), v(kvw), qn(D), kn(D);
+      for (auto* vec : {&kc, &vc, &q, &k, &v}) for (auto& x : *vec) x = nd(rng);
+      for (auto& x : qn) x = 1.0f + 0.1f * nd(rng);
+      for (auto& x : kn) x = 1.0f + 0.1f * nd(rng);
+      const std::vector<uint8_t> kb = cache_bytes(round_kv(kc, kv.k), kv.k), vb = cache_bytes(round_kv(vc, kv.v), kv.v);
+      std::vector<double> freq(size_t(c.rope_dims / 2));
+      for (int i = 0; i < c.rope_dims / 2; ++i) freq[size_t(i)] = std::pow(1e6, -2.0 * i / c.rope_dims);
+      DeviceBuffer<float> dq(q.size()), dk(k.size()), dv(v.size()), dqn(D), dkn(D), dout(q.size()), dout2(q.size()),
+          dscratch(size_t(cuda::flash_decode_scratch(n_ctx, 1, c.n_head, D)));
+      DeviceBuffer<double> dfreq(freq.size());
+      DeviceBuffer<uint8_t> kc1(k_size), vc1(v_size), kc2(k_size), vc2(v_size);
+      DeviceBuffer<int64_t> dpos(1);
+      upload(dk, k);
+      upload(dv, v);
+      upload(dqn, qn);
+      upload(dkn, kn);
+      upload(dfreq, freq);
+      upload(dpos, std::vector<int64_t>{c.pos - 5});
+      cuda::flash_decode_init_scratch(dscratch.p);
+      const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+      auto args = [&](DeviceBuffer<uint8_t>& kcache, DeviceBuffer<uint8_t>& vcache) {
+        return rope_args(c.n_head, c.n_head_kv, D, c.rope_dims, c.neox, kv, n_ctx, dq.p, dk.p, dv.p, kcache.p, vcache.p,
+                         c.norm ? dqn.p : nullptr, c.norm ? dkn.p : nullptr, dfreq.p, cuda::DevicePos{dpos.p, 5});
+      };
+      // The two launches: qk_rope_store rotates q in place and writes the caches, then flash_decode.
+      upload(dq, q);
+      upload(kc1, kb);
+      upload(vc1, vb);
+      const cuda::QkRopeArgs a1 = args(kc1, vc1);
+      bool good = ok(cuda::qk_rope_store(a1, 1, nullptr), "qk_rope_store") &&
+                  ok(cuda::flash_decode(dout.p, dq.p, kc1.p, vc1.p, {kv.k, kv.v}, dscratch.p, 1, c.n_head, c.n_head_kv, D,
+                                        a1.pos, c.window, scale, n_ctx, nullptr),
+                     "flash_decode") &&
+                  ok(cudaDeviceSynchronize(), "sync");
+      // Fused: raw q again, fresh caches.
+      upload(dq, q);
+      upload(kc2, kb);
+      upload(vc2, vb);
+      const cuda::QkRopeArgs a2 = args(kc2, vc2);
+      good = good &&
+             ok(cuda::flash_decode(dout2.p, dq.p, kc2.p, vc2.p, {kv.k, kv.v}, dscratch.p, 1, c.n_head, c.n_head_kv, D,
+                                   a2.pos, c.window, scale, n_ctx, nullptr, &a2),
+                "flash_decode fused") &&
+             ok(cudaDeviceSynchronize(), "sync");
+      const std::vector<float> o1 = download(dout, q.size()), o2 = download(dout2, q.size());
+      const bool same_out = o1 == o2;
+      const bool same_cache = download(kc1, k_size) == download(kc2, k_size) && download(vc1, v_size) == download(vc2, v_size);
+      good = good && same_out && same_cache;
+      report(r, good, true, "flash_decode + rope fused",
+             "heads " + std::to_string(c.n_head) + "/" + std::to_string(c.n_head_kv) + " D " + std::to_string(D) + " rope " +
+                 std::to_string(c.rope_dims) + (c.norm ? " norm" : "") + " pos " + std::to_string(c.pos) +
+                 (c.window ? " window " + std::to_string(c.window) : "") + " " + kv.name() +
+                 (same_out ? "" : ", output differs") + (same_cache ? "" : ", cache differs"),
+             nerr(o2, o1));
     }
   }
 }

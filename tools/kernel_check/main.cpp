@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   run("rmsnorm_q8", [&] { check_rmsnorm_q8(rng, r); });
   run("qk_rope", [&] { check_qk_rope(rng, r); });
   run("attention", [&] { check_attention(rng, r); });
+  run("attention_rope", [&] { check_flash_decode_rope(rng, r); });
   run("gemv_float", [&] { check_gemv_float(rng, pool, r); });
   run("gemv_q8", [&] { check_gemv_q8(rng, pool, r); });
   run("gemv_q8_multi", [&] { check_gemv_q8_multi(rng, r); });

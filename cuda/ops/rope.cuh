@@ -1,0 +1,168 @@
+// What the RoPE / KV-store kernel (ops.cu qk_rope_store) and flash decode's fused form share: a warp
+// normalizes and rotates one head row (norm_rope_row), a warp writes a token's key and value head
+// into the cache (put_key, store_kv_tail), each element rounded to the cache type as lib/quant and lib/core
+// round (store_kv, store_kv_block). One code path, so the fused form writes the same bytes.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <math.h>
+
+#include "cuda/common/check.cuh"
+#include "cuda/ops/ops.cuh"
+
+namespace bw24::cuda {
+
+__device__ __forceinline__ int64_t rope_position(DevicePos p, int t) { return p.base + t + (p.dev ? *p.dev : 0); }
+
+// f to e4m3 exactly as lib/core's f32_to_fp8_e4m3: NaN 0x7f, saturating at 448, ties to even.
+__device__ __forceinline__ uint8_t fp8_e4m3_code(float f) {
+  if (isnan(f)) return 0x7f;
+  const uint8_t sign = signbit(f) ? 0x80 : 0;
+  const float a = fabsf(f);
+  if (a >= 448.0f) return sign | 0x7e;
+  if (a < 0.015625f) return static_cast<uint8_t>(sign | static_cast<int>(rintf(ldexpf(a, 9))));  // subnormal steps
+  int e = 0;
+  const float m = frexpf(a, &e);
+  int q = static_cast<int>(rintf((2.0f * m - 1.0f) * 8.0f)), exp = e - 1 + 7;
+  if (q == 8) q = 0, ++exp;
+  if (exp > 15 || (exp == 15 && q == 7)) return sign | 0x7e;
+  return static_cast<uint8_t>(sign | (exp << 3) | q);
+}
+
+// A float stored as an element of a per-element cache type (f32, f16, bf16, fp8).
+__device__ __forceinline__ void store_kv(void* c, int64_t i, float v, KvDtype t) {
+  switch (t) {
+    case KvDtype::kF16: static_cast<__half*>(c)[i] = __float2half_rn(v); break;
+    case KvDtype::kBF16: static_cast<__nv_bfloat16*>(c)[i] = __float2bfloat16_rn(v); break;
+    case KvDtype::kFp8E4M3: static_cast<uint8_t*>(c)[i] = fp8_e4m3_code(v); break;
+    default: static_cast<float*>(c)[i] = v;
+  }
+}
+
+// Element `lane` of a block of 32 (one per lane of the warp) into a q8_0 or q4_0 cache at element
+// i (cache layout: ops.cuh KvDtype), rounding as lib/quant: q8_0 d = amax / 127, q = round(x / d);
+// q4_0 d = (the element of largest magnitude, the first of equals) / -8, q = min(15, (int)(x / d +
+// 8.5)) with the product and sum rounded separately as the host's (no FMA).
+__device__ __forceinline__ void store_kv_block(void* c, int64_t i, float x, KvDtype t, int64_t elems, int lane) {
+  uint8_t* b = static_cast<uint8_t*>(c);
+  if (t == KvDtype::kQ8_0) {
+    const float d = warp_max(fabsf(x)) / 127.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
+    reinterpret_cast<int8_t*>(b)[i] = static_cast<int8_t>(roundf(x * id));
+    if (lane == 0) reinterpret_cast<__half*>(b + elems)[i / 32] = __float2half_rn(d);
+    return;
+  }
+  float best = x, amax = fabsf(x);
+  int at = lane;
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    const float ob = __shfl_xor_sync(0xffffffffu, best, o), oa = __shfl_xor_sync(0xffffffffu, amax, o);
+    const int oi = __shfl_xor_sync(0xffffffffu, at, o);
+    if (oa > amax || (oa == amax && oi < at)) best = ob, amax = oa, at = oi;
+  }
+  const float d = best / -8.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
+  const int q = min(15, static_cast<int>(__fadd_rn(__fmul_rn(x, id), 8.5f)));
+  const int hi = __shfl_down_sync(0xffffffffu, q, 1);
+  if (lane % 2 == 0) b[i / 2] = static_cast<uint8_t>(q | (hi << 4));
+  if (lane == 0) reinterpret_cast<__half*>(b + elems / 2)[i / 32] = __float2half_rn(d);
+}
+
+// This lane's norm weights and rotation frequencies of a head row (kPer elements a lane, head_dim
+// <= 32 kPer): read before the PDL wait (no kernel writes them).
+template <int kPer>
+struct RopeLane {
+  static constexpr int kRot = (kPer + 1) / 2;  // rotation pairs a lane at most (rope_dims / 2 <= 16 kPer)
+  float wn[kPer];
+  double fr[kRot];
+};
+template <int kPer>
+__device__ __forceinline__ RopeLane<kPer> rope_lane(const QkRopeArgs& a, bool is_q, int lane) {
+  RopeLane<kPer> c;
+  const float* nw = is_q ? a.q_norm : a.k_norm;
+  const bool one_plus = is_q ? a.q_one_plus : a.k_one_plus;
+  const int half = a.rope_dims / 2;
+#pragma unroll
+  for (int k = 0; k < kPer; ++k) {
+    const int i = lane + 32 * k;
+    c.wn[k] = nw && i < a.head_dim ? (one_plus ? 1.0f + nw[i] : nw[i]) : 0.0f;
+  }
+#pragma unroll
+  for (int k = 0; k < RopeLane<kPer>::kRot; ++k) {
+    const int i = lane + 32 * k;
+    c.fr[k] = a.inv_freq && i < half ? a.inv_freq[i] : 0.0;
+  }
+  return c;
+}
+
+// A warp: the head row at src (head_dim floats) RMS-normalized (q_norm / k_norm, when set) and
+// rotated at position p, each output element i handed to put(i, v) once. xs: the warp's head_dim
+// floats of shared scratch.
+template <int kPer, class Put>
+__device__ __forceinline__ void norm_rope_row(const QkRopeArgs& a, const RopeLane<kPer>& c, bool is_q, const float* src,
+                                              int64_t p, float* xs, int lane, Put&& put) {
+  const int D = a.head_dim, half = a.rope_dims / 2;
+  const float* nw = is_q ? a.q_norm : a.k_norm;
+  float x[kPer], ss = 0;
+#pragma unroll
+  for (int k = 0; k < kPer; ++k) {
+    const int i = lane + 32 * k;
+    x[k] = i < D ? src[i] : 0.0f;
+    ss += x[k] * x[k];
+  }
+  const float inv = nw ? rsqrtf(warp_sum(ss) / D + a.eps) : 1.0f;
+#pragma unroll
+  for (int k = 0; k < kPer; ++k) {
+    const int i = lane + 32 * k;
+    if (i < D) xs[i] = nw ? x[k] * inv * c.wn[k] : x[k];
+  }
+  __syncwarp();
+#pragma unroll
+  for (int k = 0; k < RopeLane<kPer>::kRot; ++k) {
+    const int i = lane + 32 * k;
+    if (i >= half) break;
+    // Angles in double, as lib/ref computes them (fp32 loses digits at long positions).
+    const double freq = a.inv_freq ? c.fr[k] : pow(static_cast<double>(a.theta), -2.0 * i / a.rope_dims);
+    const double angle = static_cast<double>(p) * freq;
+    double sd, cd;
+    sincos(angle, &sd, &cd);
+    const float cs = static_cast<float>(cd), sn = static_cast<float>(sd);
+    const int i0 = a.neox ? i : 2 * i, i1 = a.neox ? i + half : 2 * i + 1;
+    const float x0 = xs[i0], x1 = xs[i1];
+    put(i0, x0 * cs - x1 * sn);
+    put(i1, x1 * cs + x0 * sn);
+  }
+  for (int i = a.rope_dims + lane; i < D; i += 32) put(i, xs[i]);
+}
+
+// Element i of a rotated key head of the cache row at kbase: per element into the cache, or (q8_0 /
+// q4_0) into the warp's ko scratch for store_kv_tail's blocks.
+__device__ __forceinline__ void put_key(const QkRopeArgs& a, int64_t kbase, float* ko, int i, float v) {
+  if (kv_blocked(a.kv_type.k))
+    ko[i] = v;
+  else
+    store_kv(a.k_cache, kbase + i, v, a.kv_type.k);
+}
+
+// After a warp's put_key of every element of key head g (token t, cache row at kbase): the value
+// head copied into the cache (per element; q8_0 / q4_0 a block of 32 at a time, as the key's blocks
+// from ko once the row is complete).
+__device__ __forceinline__ void store_kv_tail(const QkRopeArgs& a, int t, int g, int64_t kbase, const float* ko,
+                                              int lane) {
+  const int D = a.head_dim, kvw = a.n_head_kv * D;
+  const bool bk = kv_blocked(a.kv_type.k), bv = kv_blocked(a.kv_type.v);
+  const float* vsrc = a.v + static_cast<size_t>(t) * kvw + g * D;
+  if (!bv)
+    for (int i = lane; i < D; i += 32) store_kv(a.v_cache, kbase + i, vsrc[i], a.kv_type.v);
+  if (!bk && !bv) return;
+  __syncwarp();  // ko complete
+  // q8_0 / q4_0: the warp a block of 32 at a time (lane = element), K's blocks then V's (each where blocked).
+  for (int b = 0; b < 2 * (D / 32); ++b) {
+    const bool is_v = b >= D / 32;
+    if (!(is_v ? bv : bk)) continue;
+    const int i = (is_v ? b - D / 32 : b) * 32 + lane;
+    store_kv_block(is_v ? a.v_cache : a.k_cache, kbase + i, is_v ? vsrc[i] : ko[i], is_v ? a.kv_type.v : a.kv_type.k,
+                   a.n_ctx * kvw, lane);
+  }
+}
+
+}  // namespace bw24::cuda
