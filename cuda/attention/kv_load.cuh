@@ -190,14 +190,20 @@ __device__ __forceinline__ void load_pairs(const KvAny& p, float (&v)[n]) {
 }
 
 // L2 prefetch of n elements of the cache at p by the calling thread alone (check.cuh prefetch_l2;
-// the quants only for q8_0 / q4_0: their scale planes are 1/16 of the bytes). A hint: it reads
-// nothing back.
+// for q8_0 / q4_0 the quants and their blocks' f16 scales: a load8 / load_pairs reads both, so a
+// scale left in DRAM would keep the load's DRAM round trip). A hint: it reads nothing back.
 template <typename T>
 __device__ __forceinline__ void prefetch_kv(const T* p, int n) {
   prefetch_l2(p, int64_t{n} * static_cast<int64_t>(sizeof(T)), 0, 1);
 }
-__device__ __forceinline__ void prefetch_kv(const KvQ8& p, int n) { prefetch_l2(p.q + p.e, n, 0, 1); }
-__device__ __forceinline__ void prefetch_kv(const KvQ4& p, int n) { prefetch_l2(p.q + p.e / 2, n / 2, 0, 1); }
+__device__ __forceinline__ void prefetch_kv(const KvQ8& p, int n) {
+  prefetch_l2(p.q + p.e, n, 0, 1);
+  prefetch_l2(p.d + p.e / 32, int64_t{(n + 31) / 32} * 2, 0, 1);
+}
+__device__ __forceinline__ void prefetch_kv(const KvQ4& p, int n) {
+  prefetch_l2(p.q + p.e / 2, n / 2, 0, 1);
+  prefetch_l2(p.d + p.e / 32, int64_t{(n + 31) / 32} * 2, 0, 1);
+}
 __device__ __forceinline__ void prefetch_kv(const KvFp8& p, int n) { prefetch_l2(p.p + p.e, n, 0, 1); }
 __device__ __forceinline__ void prefetch_kv(const KvAny& p, int n) {
   with_typed(p, [&](auto typed) { prefetch_kv(typed, n); });
