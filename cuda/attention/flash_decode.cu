@@ -43,7 +43,10 @@
 // they exit 398.3 -> 400.5 at depth 0 (noise), pdl_begin first again 393.7 / 328.2 (worse).
 // Then qk_rope_store's work for one-token steps (fused_rope: q / k norm, RoPE, the token's key and
 // value into the cache; the same code, cuda/ops/rope.cuh), a launch and a boundary a layer fewer:
-// 387.3 / 334.3 -> 398.3 / 347.5 at depth 0 / 4096, q8_0 KV 372.7 / 332.2 -> 382.7 / 350.7.
+// 387.3 / 334.3 -> 398.3 / 347.5 at depth 0 / 4096, q8_0 KV 372.7 / 332.2 -> 382.7 / 350.7; but
+// Qwen3-30B-A3B 363 -> 356 at depth 0 (G = 8: warp 0 rotated its query and then the key, two
+// double sincos chains after the wait). With the angles computed before the wait (rope_angles,
+// next41, two rounds): Qwen3-8B 398.0 -> 402.2, Qwen3-30B-A3B 356.5 -> 370.0, depth 4096 unchanged.
 #include <cuda_fp16.h>
 #include <math.h>
 
@@ -154,11 +157,14 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
     prefetch_kv(kc + e, kHalf);
     prefetch_kv(vc + e, kHalf);
   }
-  // Fused with qk_rope_store (one token): this lane's norm weights and frequencies before the wait.
+  // Fused with qk_rope_store (one token): this lane's norm weights, frequencies and angles (one
+  // double sincos a rotation pair, the query's and the key's) before the wait.
   RopeLane<kPer> cq{}, ck{};
+  RopeAngles<kPer> ang{};
   if (fused) {
     cq = rope_lane<kPer>(ra, true, lane);
     ck = rope_lane<kPer>(ra, false, lane);
+    ang = rope_angles<kPer>(ra, cq, p, lane);
   }
   pdl_wait();
   if (fused) {
@@ -170,12 +176,12 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
     float* scratch = &red[0][0][0];
     static_assert(kSumSlots * kMaxGroup >= kWarps + 2, "red holds a head row a warp, the key's and its ko");
     if (warp < G)
-      norm_rope_row<kPer>(ra, cq, true, ra.q + (int64_t{t} * n_head + int64_t{g} * G + warp) * D, p, scratch + warp * D,
+      norm_rope_row<kPer>(ra, cq, ang, true, ra.q + (int64_t{t} * n_head + int64_t{g} * G + warp) * D, scratch + warp * D,
                           lane, [&](int i, float v) { qs[warp][i] = v * scale; });
     if (p / kSplit == s && warp == (G < kWarps ? G : 0)) {
       const int64_t kbase = p * kvw + g * D;
       float* ko = scratch + (kWarps + 1) * D;
-      norm_rope_row<kPer>(ra, ck, false, ra.k + int64_t{t} * kvw + g * D, p, scratch + kWarps * D, lane,
+      norm_rope_row<kPer>(ra, ck, ang, false, ra.k + int64_t{t} * kvw + g * D, scratch + kWarps * D, lane,
                           [&](int i, float v) { put_key(ra, kbase, ko, i, v); });
       store_kv_tail(ra, t, g, kbase, ko, lane);
     }

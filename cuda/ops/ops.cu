@@ -47,20 +47,22 @@ __global__ void __launch_bounds__(32 * kRopeWarps) qk_rope_store_kernel(QkRopeAr
   const int t = blockIdx.y, head = static_cast<int>(blockIdx.x) * kRopeWarps + warp, D = a.head_dim;
   if (head >= a.n_head + a.n_head_kv) return;  // whole warps; no CTA barrier follows
   const bool is_q = head < a.n_head;
-  // The norm weight and the rotation frequencies of this lane's elements before the PDL wait (no
-  // kernel writes them): their loads overlap the previous kernel instead of adding two L2 round
-  // trips to the chain after it.
+  // The norm weight, the rotation frequencies and the angles of this lane's elements before the PDL
+  // wait (no kernel writes them, nor the position: the step's host-to-device copy, a graph node
+  // every kernel follows): their loads and the double sincos overlap the previous kernel instead of
+  // adding to the chain after it.
   const RopeLane<kPer> c = rope_lane<kPer>(a, is_q, lane);
+  const int64_t p = rope_position(a.pos, t);
+  const RopeAngles<kPer> r = rope_angles<kPer>(a, c, p, lane);
   pdl_begin();
   const int kvw = a.n_head_kv * D, g = head - a.n_head;
-  const int64_t p = rope_position(a.pos, t);
   const float* src = is_q ? a.q + (static_cast<size_t>(t) * a.n_head + head) * D : a.k + static_cast<size_t>(t) * kvw + g * D;
   // Queries go back in place (f32), keys to the cache (put_key).
   float* qdst = a.q + (static_cast<size_t>(t) * a.n_head + head) * D;
   const int64_t kbase = p * kvw + g * D;
   __shared__ float xs_all[kRopeWarps][32 * kPer], ko_all[kRopeWarps][32 * kPer];
   float* ko = ko_all[warp];
-  norm_rope_row<kPer>(a, c, is_q, src, p, xs_all[warp], lane, [&](int i, float v) {
+  norm_rope_row<kPer>(a, c, r, is_q, src, xs_all[warp], lane, [&](int i, float v) {
     if (is_q)
       qdst[i] = v;
     else

@@ -94,12 +94,40 @@ __device__ __forceinline__ RopeLane<kPer> rope_lane(const QkRopeArgs& a, bool is
   return c;
 }
 
+// The cosines and sines of this lane's rotation pairs at position p: the angles in double, as
+// lib/ref computes them (fp32 loses digits at long positions), so a double sincos a pair (~100s of
+// FP64 instructions and a stack slot for the slow range reduction): computed before the PDL wait
+// where the position is known there, off the chain after it. Queries and keys share them (the same
+// frequencies).
+template <int kPer>
+struct RopeAngles {
+  float cs[RopeLane<kPer>::kRot], sn[RopeLane<kPer>::kRot];
+};
+template <int kPer>
+__device__ __forceinline__ RopeAngles<kPer> rope_angles(const QkRopeArgs& a, const RopeLane<kPer>& c, int64_t p,
+                                                        int lane) {
+  RopeAngles<kPer> r;
+  const int half = a.rope_dims / 2;
+#pragma unroll
+  for (int k = 0; k < RopeLane<kPer>::kRot; ++k) {
+    const int i = lane + 32 * k;
+    r.cs[k] = 1.0f, r.sn[k] = 0.0f;
+    if (i >= half) continue;
+    const double freq = a.inv_freq ? c.fr[k] : pow(static_cast<double>(a.theta), -2.0 * i / a.rope_dims);
+    const double angle = static_cast<double>(p) * freq;
+    double sd, cd;
+    sincos(angle, &sd, &cd);
+    r.cs[k] = static_cast<float>(cd), r.sn[k] = static_cast<float>(sd);
+  }
+  return r;
+}
+
 // A warp: the head row at src (head_dim floats) RMS-normalized (q_norm / k_norm, when set) and
-// rotated at position p, each output element i handed to put(i, v) once. xs: the warp's head_dim
-// floats of shared scratch.
+// rotated by the angles of rope_angles, each output element i handed to put(i, v) once. xs: the
+// warp's head_dim floats of shared scratch.
 template <int kPer, class Put>
-__device__ __forceinline__ void norm_rope_row(const QkRopeArgs& a, const RopeLane<kPer>& c, bool is_q, const float* src,
-                                              int64_t p, float* xs, int lane, Put&& put) {
+__device__ __forceinline__ void norm_rope_row(const QkRopeArgs& a, const RopeLane<kPer>& c, const RopeAngles<kPer>& r,
+                                              bool is_q, const float* src, float* xs, int lane, Put&& put) {
   const int D = a.head_dim, half = a.rope_dims / 2;
   const float* nw = is_q ? a.q_norm : a.k_norm;
   float x[kPer], ss = 0;
@@ -120,12 +148,7 @@ __device__ __forceinline__ void norm_rope_row(const QkRopeArgs& a, const RopeLan
   for (int k = 0; k < RopeLane<kPer>::kRot; ++k) {
     const int i = lane + 32 * k;
     if (i >= half) break;
-    // Angles in double, as lib/ref computes them (fp32 loses digits at long positions).
-    const double freq = a.inv_freq ? c.fr[k] : pow(static_cast<double>(a.theta), -2.0 * i / a.rope_dims);
-    const double angle = static_cast<double>(p) * freq;
-    double sd, cd;
-    sincos(angle, &sd, &cd);
-    const float cs = static_cast<float>(cd), sn = static_cast<float>(sd);
+    const float cs = r.cs[k], sn = r.sn[k];
     const int i0 = a.neox ? i : 2 * i, i1 = a.neox ? i + half : 2 * i + 1;
     const float x0 = xs[i0], x1 = xs[i1];
     put(i0, x0 * cs - x1 * sn);
