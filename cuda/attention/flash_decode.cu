@@ -157,14 +157,14 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
     prefetch_kv(kc + e, kHalf);
     prefetch_kv(vc + e, kHalf);
   }
-  // Fused with qk_rope_store (one token): this lane's norm weights, frequencies and angles (one
-  // double sincos a rotation pair, the query's and the key's) before the wait.
+  // Fused with qk_rope_store (one token): this lane's norm weights and angles (one double sincos a
+  // rotation pair, the query's and the key's) before the wait.
   RopeLane<kPer> cq{}, ck{};
   RopeAngles<kPer> ang{};
   if (fused) {
     cq = rope_lane<kPer>(ra, true, lane);
     ck = rope_lane<kPer>(ra, false, lane);
-    ang = rope_angles<kPer>(ra, cq, p, lane);
+    ang = rope_angles<kPer>(ra, p, lane);
   }
   pdl_wait();
   if (fused) {

@@ -53,7 +53,7 @@ __global__ void __launch_bounds__(32 * kRopeWarps) qk_rope_store_kernel(QkRopeAr
   // adding to the chain after it.
   const RopeLane<kPer> c = rope_lane<kPer>(a, is_q, lane);
   const int64_t p = rope_position(a.pos, t);
-  const RopeAngles<kPer> r = rope_angles<kPer>(a, c, p, lane);
+  const RopeAngles<kPer> r = rope_angles<kPer>(a, p, lane);
   pdl_begin();
   const int kvw = a.n_head_kv * D, g = head - a.n_head;
   const float* src = is_q ? a.q + (static_cast<size_t>(t) * a.n_head + head) * D : a.k + static_cast<size_t>(t) * kvw + g * D;

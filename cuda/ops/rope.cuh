@@ -67,34 +67,28 @@ __device__ __forceinline__ void store_kv_block(void* c, int64_t i, float x, KvDt
   if (lane == 0) reinterpret_cast<__half*>(b + elems / 2)[i / 32] = __float2half_rn(d);
 }
 
-// This lane's norm weights and rotation frequencies of a head row (kPer elements a lane, head_dim
-// <= 32 kPer): read before the PDL wait (no kernel writes them).
+// This lane's norm weights of a head row (kPer elements a lane, head_dim <= 32 kPer): read before
+// the PDL wait (no kernel writes them).
 template <int kPer>
 struct RopeLane {
   static constexpr int kRot = (kPer + 1) / 2;  // rotation pairs a lane at most (rope_dims / 2 <= 16 kPer)
   float wn[kPer];
-  double fr[kRot];
 };
 template <int kPer>
 __device__ __forceinline__ RopeLane<kPer> rope_lane(const QkRopeArgs& a, bool is_q, int lane) {
   RopeLane<kPer> c;
   const float* nw = is_q ? a.q_norm : a.k_norm;
   const bool one_plus = is_q ? a.q_one_plus : a.k_one_plus;
-  const int half = a.rope_dims / 2;
 #pragma unroll
   for (int k = 0; k < kPer; ++k) {
     const int i = lane + 32 * k;
     c.wn[k] = nw && i < a.head_dim ? (one_plus ? 1.0f + nw[i] : nw[i]) : 0.0f;
   }
-#pragma unroll
-  for (int k = 0; k < RopeLane<kPer>::kRot; ++k) {
-    const int i = lane + 32 * k;
-    c.fr[k] = a.inv_freq && i < half ? a.inv_freq[i] : 0.0;
-  }
   return c;
 }
 
-// The cosines and sines of this lane's rotation pairs at position p: the angles in double, as
+// The cosines and sines of this lane's rotation pairs at position p (frequencies from inv_freq, or
+// theta where there is none): the angles in double, as
 // lib/ref computes them (fp32 loses digits at long positions), so a double sincos a pair (~100s of
 // FP64 instructions and a stack slot for the slow range reduction): computed before the PDL wait
 // where the position is known there, off the chain after it. Queries and keys share them (the same
@@ -104,8 +98,7 @@ struct RopeAngles {
   float cs[RopeLane<kPer>::kRot], sn[RopeLane<kPer>::kRot];
 };
 template <int kPer>
-__device__ __forceinline__ RopeAngles<kPer> rope_angles(const QkRopeArgs& a, const RopeLane<kPer>& c, int64_t p,
-                                                        int lane) {
+__device__ __forceinline__ RopeAngles<kPer> rope_angles(const QkRopeArgs& a, int64_t p, int lane) {
   RopeAngles<kPer> r;
   const int half = a.rope_dims / 2;
 #pragma unroll
@@ -113,7 +106,7 @@ __device__ __forceinline__ RopeAngles<kPer> rope_angles(const QkRopeArgs& a, con
     const int i = lane + 32 * k;
     r.cs[k] = 1.0f, r.sn[k] = 0.0f;
     if (i >= half) continue;
-    const double freq = a.inv_freq ? c.fr[k] : pow(static_cast<double>(a.theta), -2.0 * i / a.rope_dims);
+    const double freq = a.inv_freq ? a.inv_freq[i] : pow(static_cast<double>(a.theta), -2.0 * i / a.rope_dims);
     const double angle = static_cast<double>(p) * freq;
     double sd, cd;
     sincos(angle, &sd, &cd);

@@ -866,9 +866,8 @@ class CudaRunner final : public Runner {
     r.pos = pos;
     // One token through flash decode: that kernel does this work too (fused_rope), a launch fewer.
     const bool fuse_rope = opt_.fused_rope && n == 1 && !ablate(kAblRope, n) && !ablate(kAblAttn, n) &&
-                           !(n > kStep && cuda::flash_prefill_supports(D)) &&
                            cuda::flash_decode_supports(D, a.n_head, a.n_head_kv);
-    if (!ablate(kAblRope, n) && !fuse_rope)
+    if (!fuse_rope && !ablate(kAblRope, n))
       BW24_CUDA_OK(cuda::qk_rope_store(r, n, stream_), "qk norm + rope + kv store");
     const void* kc = kc_[layer]->p;
     const void* vc = vc_[layer]->p;

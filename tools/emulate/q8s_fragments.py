@@ -1,4 +1,4 @@
-# Host emulation of cuda/gemm/gemm.cu's gemm_q8s_grouped_kernel (no GPU needed): one CTA tile and
+# Host emulation of cuda/gemm/gemm_q8.cu's gemm_q8s_grouped_kernel (no GPU needed): one CTA tile and
 # one superblock, Q4_K and Q6_K, every lane's fragments built from the kernel's shared layouts and index math
 # (a_off's swizzle, ldmatrix's row addresses, the staged Q4_K rows, sc_tab / min_tab / d_tab, the
 # (d, d sum q) pairs), multiplied with the PTX fragment layouts of mma m16n8k32 s8 (as the
