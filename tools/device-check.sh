@@ -1,7 +1,8 @@
 #!/bin/bash
 # The H200 acceptance run (through the device tool): configure, build, bw24-kernel-check, the GPU
 # tests, stories260K, then bw24-bench rows. Run from the repo root on the device machine with
-# .deps (tools: ../shared/tools/stage-deps.sh .deps) and .carry/ (stories260K.gguf and its
+# .deps (STAGE_EXTRA="libutf8proc-dev libutf8proc2" ../shared/tools/stage-deps.sh .deps: the script's
+# list lacks utf8proc, which the tokenizer needs) and .carry/ (stories260K.gguf and its
 # reference json from ../shared/models) carried; the build there is cold (~60-70 s: a compiler
 # cache filled here got 0 of 190 hits on the H200, so none is carried); results land in $OUT.
 # Bench depths: $DEPTHS (default 0,4096), default (f16) KV.

@@ -64,6 +64,24 @@ cudaError_t gemv_q8(const void* w, const void* w2, uint32_t ggml_type, int64_t r
 bool gemv_q8_streamed();
 void gemv_q8_set_streamed(bool on);
 
+// A MoE layer's routed down projection and its combine in one launch (decode): route.pairs =
+// n_tokens x c.k pairs, pair t k + j token t's j-th expert, each with its own input row (x_div 1).
+// A CTA takes four rows of every pair of one token (a warp a pair, as the routed store launch's
+// four rows a warp) and adds them into the residual: c.x[t][r] = moe_combine_value(c.x[t][r],
+// c.weights[t k ..], pair values, k, c.shared_out[t][r] or none, c.shared_gate[t]) -- the bits
+// moe_combine gives over the routed store launch's output, one launch and one kernel boundary
+// fewer. gemv_q8_combine_supports: int8-path type, rows a multiple of four, k <= 8 (a warp a pair).
+struct MoeCombine {
+  float* x;                  // [n_tokens][rows] residual, updated in place
+  const float* weights;      // [n_tokens][k] routing weights
+  const float* shared_out;   // [n_tokens][rows] the shared expert's output, or null
+  const float* shared_gate;  // [n_tokens] its gate logits (with shared_out)
+  int k;
+};
+bool gemv_q8_combine_supports(uint32_t ggml_type, int64_t rows, int64_t cols, int k);
+cudaError_t gemv_q8_combine(const void* w, uint32_t ggml_type, int64_t rows, int64_t cols, ActQ8 x,
+                            const GemvRoute& route, const MoeCombine& c, cudaStream_t stream);
+
 // Several matrices of one type and width over the same input in one launch (Q, K, V: one launch
 // instead of three; the small K and V alone fill less than one wave of CTAs).
 constexpr int kMaxGemvSegments = 3;

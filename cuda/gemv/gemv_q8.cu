@@ -24,6 +24,7 @@
 #include "cuda/common/launch.cuh"
 #include "cuda/gemv/gemv.cuh"
 #include "cuda/gemv/q8_common.cuh"
+#include "cuda/moe/combine.cuh"
 
 namespace bw24::cuda {
 using namespace gemv_detail;
@@ -570,6 +571,68 @@ cudaError_t launch_format(const Launch& a, int nt, GemvOut out) {
   return cudaErrorInvalidValue;
 }
 
+// The routed down projection with the MoE combine as its epilogue (gemv_q8_combine, gemv.cuh):
+// CTA (b, t) takes rows 4b .. 4b + 3 of every pair of token t, warp j pair j (k <= 8), four rows a
+// warp as launch<F, kStore, 1, kRoutedStoreRows>, so each pair's value is the routed store launch's
+// bit for bit. (A loop over pairs j, j + 8, ... for k > 8 took the K-quant instances from 48-64 to
+// 71-80 registers, below four CTAs an SM; models with more than 8 experts a token keep moe_combine.) The k x 4 values meet in shared memory and four threads add them into the
+// residual with moe_combine_value: the combine's launch and its kernel boundary (~2 us a MoE layer,
+// docs/performance.md round 10) go. Grid (rows / 4, tokens): 512 CTAs for a Qwen3-30B-A3B token,
+// the routed store launch's count.
+template <class F>
+__global__ void __launch_bounds__(kThreads, 4) gemv_q8_combine_kernel(const uint8_t* w, int64_t rows, int64_t cols,
+                                                                   ActQ8 x, GemvRoute route, MoeCombine c) {
+  constexpr int kRows = kRoutedStoreRows;
+  __shared__ float value[kMoeMaxUsed][kRows];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, t = blockIdx.y, k = c.k;
+  const int64_t row = int64_t{blockIdx.x} * kRows, blocks = cols / F::kBlockElems, n_blocks = rows * blocks;
+  pdl_begin();  // the experts come from the router's output
+  const int64_t pair0 = int64_t{t} * k;
+  x.q += pair0 * cols;
+  x.ds += pair0 * (cols / 32);
+  extern __shared__ int4 staged[];
+  if (staged_bytes(cols, k) <= kMaxStagedBytes) {  // the token's k activation rows, as the kernel shell does
+    const int64_t q16 = k * cols / 16;
+    const int4* src_q = reinterpret_cast<const int4*>(x.q);
+    for (int64_t i = threadIdx.x; i < q16; i += kThreads) staged[i] = __ldg(src_q + i);
+    float2* dst_ds = reinterpret_cast<float2*>(staged + q16);
+    for (int64_t i = threadIdx.x; i < k * (cols / 32); i += kThreads) dst_ds[i] = __ldg(x.ds + i);
+    __syncthreads();
+    x = ActQ8{reinterpret_cast<const int8_t*>(staged), reinterpret_cast<const float2*>(staged + q16)};
+  }
+  if (warp < k) {
+    const int j = warp;
+    const uint8_t* base = w + route.ids[pair0 + j] * route.expert_bytes;
+    const uint8_t* wj[kRows] = {base, base, base, base};
+    const ActQ8 xj{x.q + j * cols, x.ds + j * (cols / 32)};
+    float acc[kRows][1] = {};
+    F::template row_dot<1, kRows, kRows>(wj, n_blocks, row, blocks, xj, cols, lane, acc);
+#pragma unroll
+    for (int m = 0; m < kRows; ++m) {
+      const float v = warp_sum(acc[m][0]);
+      if (lane == 0) value[j][m] = v;
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x < kRows) {
+    const int m = threadIdx.x;
+    const int64_t i = int64_t{t} * rows + row + m;
+    c.x[i] = moe_combine_value<false>(
+        c.x[i], c.weights + pair0, [&](int j) { return value[j][m]; }, k, c.shared_out ? c.shared_out + i : nullptr,
+        c.shared_out ? c.shared_gate[t] : 0.0f);
+  }
+}
+
+template <class F>
+cudaError_t launch_combine(const uint8_t* w, int64_t rows, int64_t cols, ActQ8 x, const GemvRoute& route,
+                           const MoeCombine& c, cudaStream_t s) {
+  if (cols % F::kBlockElems != 0) return cudaErrorInvalidValue;
+  const int64_t smem = staged_bytes(cols, c.k);
+  const dim3 grid(static_cast<unsigned>(rows / kRoutedStoreRows), static_cast<unsigned>(route.pairs / c.k));
+  return launch_pdl(gemv_q8_combine_kernel<F>, grid, dim3(kThreads),
+                    static_cast<size_t>(smem <= kMaxStagedBytes ? smem : 0), s, w, rows, cols, x, route, c);
+}
+
 }  // namespace
 
 namespace {
@@ -648,6 +711,33 @@ cudaError_t gemv_q8(const void* w, const void* w2, uint32_t type, int64_t rows, 
                     float* y, GemvOut out, int act, cudaStream_t s, const GemvRoute* route) {
   const GemvSegment seg{w, y, rows};
   return gemv_q8_launch(&seg, 1, w2, type, cols, x, nt, out, act, route ? *route : GemvRoute{}, s);
+}
+
+bool gemv_q8_combine_supports(uint32_t type, int64_t rows, int64_t cols, int k) {
+  return gemv_q8_supports(type) && rows > 0 && rows % kRoutedStoreRows == 0 && cols > 0 && cols % 32 == 0 && k >= 1 &&
+         k <= kWarpsPerCta;
+}
+
+// The dispatch table of the combining launch: one entry per int8-path format.
+cudaError_t gemv_q8_combine(const void* w, uint32_t type, int64_t rows, int64_t cols, ActQ8 x, const GemvRoute& route,
+                            const MoeCombine& c, cudaStream_t s) {
+  if (!gemv_q8_combine_supports(type, rows, cols, c.k) || !route.ids || !c.x || !c.weights ||
+      (c.shared_out && !c.shared_gate) || route.x_div != 1 || route.pairs < c.k || route.pairs % c.k != 0 ||
+      route.pairs / c.k > 65535 || route.expert_bytes % 16 != 0 || rows / kRoutedStoreRows > INT32_MAX)
+    return cudaErrorInvalidValue;
+  const uint8_t* wb = static_cast<const uint8_t*>(w);
+  switch (type) {
+    case kQ4_0: return launch_combine<Legacy<Q4_0>>(wb, rows, cols, x, route, c, s);
+    case kQ4_1: return launch_combine<Legacy<Q4_1>>(wb, rows, cols, x, route, c, s);
+    case kQ5_0: return launch_combine<Legacy<Q5_0>>(wb, rows, cols, x, route, c, s);
+    case kQ5_1: return launch_combine<Legacy<Q5_1>>(wb, rows, cols, x, route, c, s);
+    case kQ8_0: return launch_combine<Legacy<Q8_0>>(wb, rows, cols, x, route, c, s);
+    case kQ4_K: return launch_combine<Q4_K>(wb, rows, cols, x, route, c, s);
+    case kQ5_K: return launch_combine<Q5_K>(wb, rows, cols, x, route, c, s);
+    case kQ6_K: return launch_combine<Q6_K>(wb, rows, cols, x, route, c, s);
+    case kIQ4_XS: return launch_combine<IQ4_XS>(wb, rows, cols, x, route, c, s);
+    default: return cudaErrorInvalidValue;
+  }
 }
 
 }  // namespace bw24::cuda

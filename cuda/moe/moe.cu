@@ -8,7 +8,8 @@
 // scan of the counts and tile counts, then warp 0 places the pairs in order (__match_any_sync
 // ranks the lanes of one expert): ~4k pairs per 512-token pass, a few us per layer.
 // moe_combine: one thread per output column; reads k rows of expert outputs (k x 8 KB for a
-// 2048-wide model), bandwidth-trivial.
+// 2048-wide model), bandwidth-trivial. Decode on int8-path experts skips it: the routed down GEMV
+// combines in its epilogue (gemv_q8_combine, the same moe_combine_value).
 #include <cuda_fp16.h>
 #include <math.h>
 
@@ -16,6 +17,7 @@
 #include "cuda/common/float_rows.cuh"
 #include "cuda/common/ggml_types.cuh"
 #include "cuda/common/launch.cuh"
+#include "cuda/moe/combine.cuh"
 #include "cuda/moe/moe.cuh"
 #include "cuda/moe/route.cuh"
 
@@ -222,18 +224,10 @@ __global__ void combine_kernel(float* x, const float* expert_out, const float* w
   const int64_t c = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   const int t = blockIdx.y;
   if (c >= width) return;
-  float acc = x[int64_t{t} * width + c];
-  // The k rows' loads issued together (a fixed-bound, predicated loop): a load, then the add that
-  // waits for it, cost a round trip per expert (8 for Qwen3-30B-A3B, 6 us per layer, ncu).
-  float part[kMoeMaxUsed];
-#pragma unroll
-  for (int j = 0; j < kMoeMaxUsed; ++j)
-    part[j] = j < k ? weights[t * k + j] * expert_out[(int64_t{t} * k + j) * width + c] : 0.0f;
-#pragma unroll
-  for (int j = 0; j < kMoeMaxUsed; ++j)
-    if (j < k) acc += part[j];
-  if (shared_out) acc += shared_out[int64_t{t} * width + c] / (1.0f + expf(-shared_gate[t]));
-  x[int64_t{t} * width + c] = acc;
+  const int64_t i = int64_t{t} * width + c;
+  x[i] = moe_combine_value<true>(
+      x[i], weights + t * k, [&](int j) { return expert_out[(int64_t{t} * k + j) * width + c]; }, k,
+      shared_out ? shared_out + i : nullptr, shared_out ? shared_gate[t] : 0.0f);
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 //   GEMV then moe_route) -> ids, weights per (token, slot) pair -> routed gate-up GEMV and routed
 //   down GEMV (cuda/gemv GemvRoute: one launch each, grid.y = pairs, expert chosen on the device)
 //   -> moe_combine into the residual stream, with the shared expert's sigmoid-gated output where
-//   the model has one.
+//   the model has one (int8-path experts: the routed down GEMV combines itself, gemv_q8_combine).
 //   prefill: router GEMM -> moe_route -> moe_group (pairs sorted by expert, a tile list) -> gate-up
 //   and down as grouped GEMMs (cuda/gemm gemm_grouped) -> moe_combine.
 // Everything stays on the device, so the decode step remains one CUDA graph.

@@ -1031,6 +1031,16 @@ class CudaRunner final : public Runner {
       BW24_RETURN_IF_ERROR(matmul(e.shared_down, sin, n, proj_.p, cuda::GemvOut::kStore));
     }
     BW24_ASSIGN_OR_RETURN(const GemvIn din, gemv_input(nullptr, moe_.gate.p, pairs, static_cast<int>(F)));
+    const float* shared_out = e.shared_gate_inp ? proj_.p : nullptr;
+    const uint32_t down_type = w_.type_of(e.down_exps.t);
+    if (opt_.fused_combine && cuda::gemv_q8_combine_supports(down_type, e.down_exps.rows(), F, k)) {
+      // The down projection adds its pairs into x itself: moe_combine's launch and boundary go.
+      const cuda::GemvRoute route{moe_.ids.p, expert_bytes(e.down_exps), pairs, 1};
+      const cuda::MoeCombine c{x_.p, moe_.weights.p, shared_out, moe_.shared_gate.p, k};
+      return cuda_status(cuda::gemv_q8_combine(w_.at(e.down_exps.t), down_type, e.down_exps.rows(), F, din.q8, route,
+                                               c, stream_),
+                         "MoE down projection + combine");
+    }
     BW24_RETURN_IF_ERROR(matmul(e.down_exps, din, n, moe_.out.p, cuda::GemvOut::kStore, nullptr, 0, &by_pair));
     return cuda_status(cuda::moe_combine(x_.p, moe_.out.p, moe_.weights.p, e.shared_gate_inp ? proj_.p : nullptr,
                                          moe_.shared_gate.p, n, k, E, stream_),

@@ -86,6 +86,10 @@ struct RunnerOptions {
   // CUDA runner, one-token steps: flash decode also does qk_rope_store's work (q/k norm, RoPE, the
   // key and value into the cache; the same code), so that launch goes; false keeps it (tests compare).
   bool fused_rope = true;
+  // CUDA runner, GEMV passes of a MoE layer: the routed down projection adds its pairs into the
+  // residual itself (cuda::gemv_q8_combine, moe_combine's arithmetic), so moe_combine's launch goes;
+  // false keeps it (tests compare).
+  bool fused_combine = true;
   // CPU reference, tests only: behave as a device runner for the token choice (device_argmax(),
   // ForwardRequest::argmax / sample, last_logits()) with the host's argmax and
   // sampling::sample_with_draw, so the session's device paths run in CPU tests.

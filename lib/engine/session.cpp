@@ -45,6 +45,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const M
   ro.moe_int8_prefill = opt.moe_int8_prefill;
   ro.moe_int8_superblock = opt.moe_int8_superblock;
   ro.fused_rope = opt.fused_rope;
+  ro.fused_combine = opt.fused_combine;
   ro.emulate_device_choice = opt.emulate_device_choice;
   std::unique_ptr<Session> s(new Session());
   if (model->options().device >= 0) {

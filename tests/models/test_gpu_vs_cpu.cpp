@@ -262,18 +262,22 @@ TEST_CASE("CUDA greedy decode on the device equals the host argmax", "[gpu]") {
   }
 }
 
-// Flash decode's fused RoPE / KV store (RunnerOptions::fused_rope) runs qk_rope_store's code, so
-// the query, the cache and every later kernel's input are the same: logits bit-identical with the
-// two launches, over a 6-token pass (not fused) and 12 one-token steps (fused), on a dense model,
-// the hybrid (gated attention) and a MoE.
-TEST_CASE("CUDA decode: fused RoPE equals the separate launch", "[gpu]") {
+// The fused launches run the separate launches' code: flash decode's RoPE / KV store
+// (RunnerOptions::fused_rope, qk_rope_store's code) and the routed down projection's combine
+// (fused_combine, moe_combine_value), so every later kernel's input is the same: logits
+// bit-identical with both off, over a 6-token pass (GEMV: combine fused, RoPE not) and 12
+// one-token steps, on a dense model, the hybrid (gated attention), a MoE and the hybrid MoE (a
+// shared expert).
+TEST_CASE("CUDA decode: fused launches equal the separate launches", "[gpu]") {
   require_gpu();
-  for (const char* shape : {"tiny-qwen3", "tiny-qwen35", "tiny-qwen3moe"}) {
-    INFO(shape);
-    auto model = open_synthetic(shape, "Q4_K_M", 0);
+  for (auto [shape, quant] : {std::pair{"tiny-qwen3", "Q4_K_M"}, std::pair{"tiny-qwen35", "Q4_K_M"},
+                              std::pair{"tiny-qwen3moe", "Q4_K_M"}, std::pair{"tiny-qwen35moe", "Q8_0"}}) {
+    INFO(shape << " " << quant);
+    auto model = open_synthetic(shape, quant, 0);
     const int V = model->graph().n_vocab;
     engine::SessionOptions launches_opt;
     launches_opt.fused_rope = false;
+    launches_opt.fused_combine = false;
     auto fused = engine::Session::create(model, {});
     auto launches = engine::Session::create(model, launches_opt);
     REQUIRE(fused.ok());

@@ -1,5 +1,7 @@
 // bw24-kernel-check, token selection (argmax, top-k sampling), the gated elementwise ops, the gated
 // delta net and MoE routing / routed GEMVs / combine.
+#include <tuple>
+
 #include "tools/kernel_check/check.h"
 
 namespace bw24::kcheck {
@@ -370,6 +372,73 @@ void check_moe_gate(std::mt19937& rng, Result& r) {
   report(r, refused, true, "moe_gate", "Q8_0 router, 9 tokens, misaligned weight refused", 0.0);
 }
 
+// gemv_q8_combine (the routed down projection adding its pairs into the residual) against the
+// routed store launch followed by moe_combine: x bit-identical, for k = 2 (3 tokens, no shared
+// expert) and k = 8 (2 tokens, every warp a pair, a shared expert); rows not a multiple of four and
+// k = 10 (more pairs than warps) refused.
+void check_moe_combine(std::mt19937& rng, Result& r, GgmlType t, int64_t rows, int64_t cols, const uint8_t* stack,
+                       int64_t expert_bytes, int n_expert) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  const uint32_t type = static_cast<uint32_t>(t);
+  if (!cuda::gemv_q8_combine_supports(type, rows, cols, 2)) {
+    DeviceBuffer<float> dx(static_cast<size_t>(rows)), dw(2);
+    DeviceBuffer<int32_t> di(2);
+    DeviceBuffer<int8_t> dq(size_t(2 * cols));
+    DeviceBuffer<float2> dds(size_t(2 * cols / 32));
+    const cudaError_t e = cuda::gemv_q8_combine(stack, type, rows, cols, cuda::ActQ8{dq.p, dds.p},
+                                                cuda::GemvRoute{di.p, expert_bytes, 2, 1},
+                                                cuda::MoeCombine{dx.p, dw.p, nullptr, nullptr, 2}, nullptr);
+    report(r, rows % 4 != 0 && e == cudaErrorInvalidValue && cudaDeviceSynchronize() == cudaSuccess, true,
+           fmt_name("moe down + combine", t, ""), std::to_string(rows) + " rows refused", 0.0);
+    return;
+  }
+  if (cuda::gemv_q8_combine_supports(type, rows, cols, 10)) {
+    report(r, false, true, fmt_name("moe down + combine", t, ""), "k = 10 not refused", 0.0);
+    return;
+  }
+  for (auto [n, k, shared] : {std::tuple{3, 2, false}, std::tuple{2, 8, true}}) {
+    const int pairs = n * k;
+    std::vector<int32_t> ids(static_cast<size_t>(pairs));
+    for (auto& v : ids) v = static_cast<int32_t>(rng() % n_expert);
+    std::vector<float> act(size_t(pairs * cols)), x(size_t(n * rows)), wts(static_cast<size_t>(pairs)),
+        so(size_t(n * rows)), sg(static_cast<size_t>(n));
+    for (auto* v : {&act, &x, &wts, &so, &sg})
+      for (auto& f : *v) f = nd(rng);
+    const ActInt8 a = quantize_act(act);
+    DeviceBuffer<int32_t> di(ids.size());
+    DeviceBuffer<int8_t> dq(a.q.size());
+    DeviceBuffer<float2> dds(a.ds.size());
+    DeviceBuffer<float> dx_ref(x.size()), dx(x.size()), dy(size_t(pairs * rows)), dw(wts.size()), dso(so.size()),
+        dsg(sg.size());
+    upload(di, ids);
+    upload(dq, a.q);
+    upload(dds, a.ds);
+    upload(dx_ref, x);
+    upload(dx, x);
+    upload(dw, wts);
+    upload(dso, so);
+    upload(dsg, sg);
+    const cuda::GemvRoute route{di.p, expert_bytes, pairs, 1};
+    const cuda::ActQ8 xq{dq.p, dds.p};
+    const float* shared_out = shared ? dso.p : nullptr;
+    bool good = ok(cuda::gemv_q8(stack, nullptr, type, rows, cols, xq, 1, dy.p, cuda::GemvOut::kStore, 0, nullptr,
+                                 &route),
+                   "routed gemv") &&
+                ok(cuda::moe_combine(dx_ref.p, dy.p, dw.p, shared_out, dsg.p, n, k, rows, nullptr), "moe_combine") &&
+                ok(cuda::gemv_q8_combine(stack, type, rows, cols, xq, route,
+                                         cuda::MoeCombine{dx.p, dw.p, shared_out, dsg.p, k}, nullptr),
+                   "gemv_q8_combine") &&
+                ok(cudaDeviceSynchronize(), "gemv_q8_combine sync");
+    const auto got = download(dx, x.size()), want = download(dx_ref, x.size());
+    int differ = 0;
+    for (size_t i = 0; i < got.size(); ++i) differ += !(got[i] == want[i]);
+    report(r, good && differ == 0, true, fmt_name("moe down + combine", t, shared ? "shared" : ""),
+           std::to_string(n) + " tok x " + std::to_string(k) + " experts, " + std::to_string(rows) + " x " +
+               std::to_string(cols) + ", outputs differing " + std::to_string(differ),
+           0.0);
+  }
+}
+
 }  // namespace
 
 // MoE: moe_route against the CPU reference's routing (softmax, top-k with ties to the lower id,
@@ -480,6 +549,7 @@ void check_moe(std::mt19937& rng, Result& r) {
                  0.0);
         }
       }
+      if (q8) check_moe_combine(rng, r, t, rows, cols, dstack[0]->p, expert_bytes, X);
       if (q8 && rows == 40) {  // an expert stride off 16 bytes: an error code, not a misaligned load
         const cuda::GemvRoute bad{dids.p, expert_bytes + 8, pairs, k};
         DeviceBuffer<int8_t> dq(size_t(n * cols));
