@@ -28,6 +28,10 @@
 //    PDL wait (293.9 with, 309.8 without). With the producer warp (cf3ab7d beside 04deedd, two
 //    rounds): routed again 311.3 -> 305.6, Q8_0 290.4 -> 288.0, IQ4_XS 239.6 -> 227.4, Q6_K
 //    gate-up 272.4 -> 251.1; all passed their kernel checks and stay on branch wip/next3.
+//  - An even share of the (row group, K chunk) items per CTA, a row group cut between two CTAs
+//    meeting in a scratch (round 11, 60a2de1 beside cd475a1): Qwen3-8B Q4_K_M 410.6 -> 370.1,
+//    Qwen3.5-9B 398.4 -> 360.4, BF16 165.7 -> 161.9. The CTAs that finish after one row group
+//    free their slots for the next kernel's early copies under PDL; evened out, none do.
 //
 // Why: the warp-per-row kernel issues a row's 2.3 KB (K = 4096) and then waits: its bytes in
 // flight are capped by registers (60 per lane at 4 CTAs/SM), each CTA pays its activation staging
@@ -420,9 +424,9 @@ cudaError_t launch(const StreamArgs& a, size_t smem, cudaStream_t s) {
   // kCtasPerSm of them per SM where their shared memory fits (Q6_K's stages may not).
   const int fit = static_cast<int>(kSmemPerSm / (static_cast<int64_t>(smem) + kSmemReservedPerCta));
   const unsigned grid = std::min<unsigned>(a.groups, static_cast<unsigned>(std::min(kCtasPerSm, fit) * sm_count()));
-  static const cudaError_t attr = cudaFuncSetAttribute(gemv_stream_kernel<F, kOut>,
-                                                       cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024);
-  if (attr != cudaSuccess) return attr;
+  // The shared-memory opt-in is a property of the kernel on each device (allow_smem keeps a bit a
+  // device): a process-wide flag had left a second GPU's launches at the 48 KB default.
+  BW24_CUDA_TRY((allow_smem<gemv_stream_kernel<F, kOut>>(200 * 1024)));
   return launch_pdl(gemv_stream_kernel<F, kOut>, dim3(grid), dim3(kStreamThreads), smem, s, a);
 }
 

@@ -46,6 +46,9 @@ __global__ void route_kernel(int32_t* ids, float* weights, const float* logits, 
 // Each CTA stores its logits, fences, and counts itself in *counter; the last one reads every
 // logit back from L2 and routes each token with a warp (route.cuh), then sets the counter back
 // to zero for the next launch.
+// The MoE block's rmsnorm_q8 folded into this launch (each CTA normalizing the residual row after
+// the wait; round 11, f33f255) measured slower: Qwen3-30B-A3B 382.9 -> 376.6, Qwen3.6-35B-A3B
+// 374.9 -> 369.1 (docs/performance.md).
 constexpr int kGateThreads = 256, kGateWarps = kGateThreads / 32;
 
 template <uint32_t kType, int nt>
