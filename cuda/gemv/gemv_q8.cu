@@ -575,15 +575,17 @@ cudaError_t launch_format(const Launch& a, int nt, GemvOut out) {
 // CTA (b, t) takes rows 4b .. 4b + 3 of every pair of token t, warp j pair j (k <= 8), four rows a
 // warp as launch<F, kStore, 1, kRoutedStoreRows>, so each pair's value is the routed store launch's
 // bit for bit. (A loop over pairs j, j + 8, ... for k > 8 took the K-quant instances from 48-64 to
-// 71-80 registers, below four CTAs an SM; models with more than 8 experts a token keep moe_combine.) The k x 4 values meet in shared memory and four threads add them into the
-// residual with moe_combine_value: the combine's launch and its kernel boundary (~2 us a MoE layer,
-// docs/performance.md round 10) go. Grid (rows / 4, tokens): 512 CTAs for a Qwen3-30B-A3B token,
-// the routed store launch's count.
+// 71-80 registers; models with more than 8 experts a token keep moe_combine.) The k x 4 values meet
+// in shared memory and four threads add them into the residual with moe_combine_value: the
+// combine's launch and its kernel boundary (1.6 us a MoE layer measured, docs/performance.md round
+// 11) go. Grid (rows / 4, tokens): 512 CTAs for a Qwen3-30B-A3B token, the routed store launch's
+// count; bounded to four CTAs an SM (528 slots, one wave on an H200: 64 registers, where Q6_K
+// spills 52 bytes, against 72 unbounded and three CTAs an SM).
 template <class F>
 __global__ void __launch_bounds__(kThreads, 4) gemv_q8_combine_kernel(const uint8_t* w, int64_t rows, int64_t cols,
                                                                    ActQ8 x, GemvRoute route, MoeCombine c) {
   constexpr int kRows = kRoutedStoreRows;
-  __shared__ float value[kMoeMaxUsed][kRows];
+  __shared__ float value[kWarpsPerCta][kRows];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, t = blockIdx.y, k = c.k;
   const int64_t row = int64_t{blockIdx.x} * kRows, blocks = cols / F::kBlockElems, n_blocks = rows * blocks;
   pdl_begin();  // the experts come from the router's output
