@@ -580,7 +580,7 @@ cudaError_t launch_format(const Launch& a, int nt, GemvOut out) {
 // combine's launch and its kernel boundary (1.6 us a MoE layer measured, docs/performance.md round
 // 11) go. Grid (rows / 4, tokens): 512 CTAs for a Qwen3-30B-A3B token, the routed store launch's
 // count; bounded to four CTAs an SM (528 slots, one wave on an H200: 64 registers, where Q6_K
-// spills 52 bytes, against 72 unbounded and three CTAs an SM).
+// spills 40 bytes, against 72 unbounded and three CTAs an SM).
 template <class F>
 __global__ void __launch_bounds__(kThreads, 4) gemv_q8_combine_kernel(const uint8_t* w, int64_t rows, int64_t cols,
                                                                    ActQ8 x, GemvRoute route, MoeCombine c) {
@@ -619,7 +619,7 @@ __global__ void __launch_bounds__(kThreads, 4) gemv_q8_combine_kernel(const uint
   if (threadIdx.x < kRows) {
     const int m = threadIdx.x;
     const int64_t i = int64_t{t} * rows + row + m;
-    c.x[i] = moe_combine_value<false>(
+    c.x[i] = moe_combine_value(
         c.x[i], c.weights + pair0, [&](int j) { return value[j][m]; }, k, c.shared_out ? c.shared_out + i : nullptr,
         c.shared_out ? c.shared_gate[t] : 0.0f);
   }

@@ -13,26 +13,19 @@
 namespace bw24::cuda {
 
 // v(j): the j-th expert's value; w: the token's k routing weights; shared: the shared expert's
-// value or null, gate its gate logit. kIssueAhead: the k values are read before the first add (a
-// fixed-bound, predicated loop: moe_combine's loads from memory, where a load, then the add that
-// waits for it, cost a round trip per expert, 8 for Qwen3-30B-A3B, 6 us per layer, ncu); else one
-// at a time (values in shared memory: the 16 products in registers had raised the combining GEMV
-// from 48 to 78 registers). The rounded operations run in the same order either way: same bits.
-template <bool kIssueAhead, class Value>
+// value or null, gate its gate logit. The k products are issued together (a fixed-bound,
+// predicated loop): in moe_combine, where v reads memory, a load and then the add that waits for
+// it cost a round trip per expert (8 for Qwen3-30B-A3B, 6 us per layer, ncu).
+template <class Value>
 __device__ __forceinline__ float moe_combine_value(float x, const float* w, Value v, int k, const float* shared,
                                                    float gate) {
+  float part[kMoeMaxUsed];
+#pragma unroll
+  for (int j = 0; j < kMoeMaxUsed; ++j) part[j] = j < k ? __fmul_rn(w[j], v(j)) : 0.0f;
   float acc = x;
-  if constexpr (kIssueAhead) {
-    float part[kMoeMaxUsed];
 #pragma unroll
-    for (int j = 0; j < kMoeMaxUsed; ++j) part[j] = j < k ? __fmul_rn(w[j], v(j)) : 0.0f;
-#pragma unroll
-    for (int j = 0; j < kMoeMaxUsed; ++j)
-      if (j < k) acc = __fadd_rn(acc, part[j]);
-  } else {
-#pragma unroll 1
-    for (int j = 0; j < k; ++j) acc = __fadd_rn(acc, __fmul_rn(w[j], v(j)));
-  }
+  for (int j = 0; j < kMoeMaxUsed; ++j)
+    if (j < k) acc = __fadd_rn(acc, part[j]);
   if (shared) acc = __fadd_rn(acc, __fdiv_rn(*shared, __fadd_rn(1.0f, expf(-gate))));
   return acc;
 }

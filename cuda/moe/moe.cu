@@ -228,7 +228,7 @@ __global__ void combine_kernel(float* x, const float* expert_out, const float* w
   const int t = blockIdx.y;
   if (c >= width) return;
   const int64_t i = int64_t{t} * width + c;
-  x[i] = moe_combine_value<true>(
+  x[i] = moe_combine_value(
       x[i], weights + t * k, [&](int j) { return expert_out[(int64_t{t} * k + j) * width + c]; }, k,
       shared_out ? shared_out + i : nullptr, shared_out ? shared_gate[t] : 0.0f);
 }

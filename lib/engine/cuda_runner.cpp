@@ -603,7 +603,7 @@ class CudaRunner final : public Runner {
     if (in.bf) return gemm({{&w, y}}, in.bf, n, out);
     cuda::GemvRoute route{};
     if (routing) {
-      route = {moe_.ids.p, static_cast<int64_t>(w.t->n_bytes / uint64_t(w.t->ne[2])), routing->pairs, routing->x_div};
+      route = {moe_.ids.p, expert_bytes(w), routing->pairs, routing->x_div};
       n = 1;  // a routed launch takes one row per pair
     }
     const cuda::GemvRoute* r = routing ? &route : nullptr;
@@ -1042,8 +1042,8 @@ class CudaRunner final : public Runner {
                          "MoE down projection + combine");
     }
     BW24_RETURN_IF_ERROR(matmul(e.down_exps, din, n, moe_.out.p, cuda::GemvOut::kStore, nullptr, 0, &by_pair));
-    return cuda_status(cuda::moe_combine(x_.p, moe_.out.p, moe_.weights.p, e.shared_gate_inp ? proj_.p : nullptr,
-                                         moe_.shared_gate.p, n, k, E, stream_),
+    return cuda_status(cuda::moe_combine(x_.p, moe_.out.p, moe_.weights.p, shared_out, moe_.shared_gate.p, n, k, E,
+                                         stream_),
                        "MoE combine");
   }
 
