@@ -92,5 +92,9 @@ struct GemvSegment {
 };
 cudaError_t gemv_q8_multi(const GemvSegment* segs, int n_segs, const void* w2, uint32_t ggml_type, int64_t cols,
                           ActQ8 x, int n_tokens, GemvOut out, int act, cudaStream_t stream);
+// The same for F32 / F16 / BF16 weights over an f32 input (gemv's types; store or add): one streamed
+// launch for one F16 / BF16 token on sm_90, else one launch a segment. Outputs equal gemv's bit for bit.
+cudaError_t gemv_multi(const GemvSegment* segs, int n_segs, uint32_t ggml_type, int64_t cols, const float* x,
+                       int n_tokens, GemvOut out, cudaStream_t stream);
 
 }  // namespace bw24::cuda

@@ -5,7 +5,8 @@
 // warp only issues the copies: it refills a stage once all 8 consumer warps have arrived on its
 // empty barrier, so no warp waits at a CTA barrier for another. Formats: Q4_K and Q5_K (file
 // layout, one plane), Q6_K (planes, lib/quant/repack.h) without gate-up, and F16 / BF16 rows
-// (store / add, f32 activations read through L1; gemv.cu hands them over). Other formats, several
+// (store / add, f32 activations read through L1; gemv.cu hands them over, one matrix or Q, K and V
+// as segments of one launch: gemv_multi). Other formats, several
 // tokens and routed (MoE) launches stay on the warp-per-row kernels. Measured on the
 // H200 (tg128, same build, A/B by environment; docs/performance.md):
 //  - Q6_K one-matrix launches (attn_v, half the downs and lm_head of Q4_K_M): Qwen3-8B Q4_K_M
@@ -482,17 +483,12 @@ cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, i
 }
 
 // F16 / BF16, one token, store or add (the float family has no gate-up epilogue).
-cudaError_t gemv_stream_float(const uint8_t* w, uint32_t type, int64_t rows, int64_t cols, const float* x, float* y,
-                              GemvOut out, cudaStream_t s, bool* taken) {
+cudaError_t gemv_stream_float(const Segments& seg, uint32_t type, int64_t cols, const float* x, GemvOut out,
+                              cudaStream_t s, bool* taken) {
   *taken = false;
-  if (out == GemvOut::kGateUp || rows <= 0 || reinterpret_cast<uintptr_t>(w) % 16 != 0 ||
-      reinterpret_cast<uintptr_t>(x) % 16 != 0)
-    return cudaSuccess;
-  Segments seg{};
-  seg.w[0] = w;
-  seg.y[0] = y;
-  seg.rows[0] = rows;
-  seg.n = 1;
+  bool aligned = reinterpret_cast<uintptr_t>(x) % 16 == 0;
+  for (int i = 0; i < seg.n; ++i) aligned = aligned && seg.rows[i] > 0 && reinterpret_cast<uintptr_t>(seg.w[i]) % 16 == 0;
+  if (out == GemvOut::kGateUp || !aligned) return cudaSuccess;
   const StreamArgs a = stream_args(seg, nullptr, cols, ActQ8{}, x, 0);
   switch (type) {
     case kF16: return launch_format<HalfStream<false>>(a, out, s, taken);

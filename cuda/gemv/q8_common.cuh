@@ -79,8 +79,9 @@ struct Segments {
 cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, int64_t cols, ActQ8 x, GemvOut out,
                         int act, cudaStream_t s, bool* taken);
 
-// The same kernel for one-token F16 / BF16 launches of gemv.cu (f32 activations; store or add).
-cudaError_t gemv_stream_float(const uint8_t* w, uint32_t type, int64_t rows, int64_t cols, const float* x, float* y,
-                              GemvOut out, cudaStream_t s, bool* taken);
+// The same kernel for one-token F16 / BF16 launches of gemv.cu (f32 activations; store or add),
+// one matrix or up to three of one type and width (seg.cta_end unused: the kernel counts row groups).
+cudaError_t gemv_stream_float(const Segments& seg, uint32_t type, int64_t cols, const float* x, GemvOut out,
+                              cudaStream_t s, bool* taken);
 
 }  // namespace bw24::cuda::gemv_detail

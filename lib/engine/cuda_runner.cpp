@@ -802,26 +802,30 @@ class CudaRunner final : public Runner {
     return products(jobs, 3, in, n);
   }
 
-  // y_i = W_i in for up to four weights over the same input. Decode: the int8-path ones that share
-  // a type in launches of up to kMaxGemvSegments (Q4_K_M keeps some attn_v in Q6_K: then Q and K
+  // y_i = W_i in for up to four weights over the same input. Decode: the ones that share a type
+  // and width in launches of up to kMaxGemvSegments (Q4_K_M keeps some attn_v in Q6_K: then Q and K
   // together and V alone; a Qwen3.5 delta net's in_qkv / in_z and in_b / in_a: two launches, not
-  // four, 381.9 -> 396.8 tok/s on the H200), the rest one by one. Prefill: one by one.
+  // four, 381.9 -> 396.8 tok/s on the H200; BF16 Q, K and V: one), the rest one by one. Prefill:
+  // one by one.
   absl::Status products(const GemmJob* jobs, int count, const GemvIn& in, int n) {
     constexpr int kMaxProducts = 4;
     if (count > kMaxProducts) return error(Code::kInternal, "products of {} weights (at most {})", count, kMaxProducts);
     bool done[kMaxProducts] = {};
     for (int i = 0; i < count && !in.bf; ++i) {
-      if (done[i] || !is_q8(*jobs[i].w)) continue;
       const uint32_t type = w_.type_of(jobs[i].w->t);
+      const bool q8 = is_q8(*jobs[i].w);
+      if (done[i] || !(q8 || cuda::gemv_supports(type))) continue;
+      const int64_t cols = jobs[i].w->cols();
       cuda::GemvSegment segs[cuda::kMaxGemvSegments];
       int n_segs = 0;
       for (int j = i; j < count && n_segs < cuda::kMaxGemvSegments; ++j) {
-        if (done[j] || w_.type_of(jobs[j].w->t) != type) continue;
+        if (done[j] || w_.type_of(jobs[j].w->t) != type || jobs[j].w->cols() != cols) continue;
         segs[n_segs++] = {w_.at(jobs[j].w->t), jobs[j].y, jobs[j].w->rows()};
         done[j] = true;
       }
-      const cudaError_t e = cuda::gemv_q8_multi(segs, n_segs, nullptr, type, jobs[i].w->cols(), in.q8, n,
-                                                cuda::GemvOut::kStore, 0, stream_);
+      const cudaError_t e =
+          q8 ? cuda::gemv_q8_multi(segs, n_segs, nullptr, type, cols, in.q8, n, cuda::GemvOut::kStore, 0, stream_)
+             : cuda::gemv_multi(segs, n_segs, type, cols, in.x, n, cuda::GemvOut::kStore, stream_);
       if (e != cudaSuccess) return error(Code::kDevice, "CUDA gemv of '{}': {}", jobs[i].w->t->name, cudaGetErrorString(e));
     }
     for (int i = 0; i < count; ++i)

@@ -6,7 +6,8 @@
 import itertools, sys
 FMT = {  # name: (block_elems, chunk, lanes, planes, align)
   'Q4_K': (256, 16, 4, [144], 1), 'Q5_K': (256, 16, 4, [176], 1),
-  'Q6_K': (256, 16, 8, [128, 64, 16, 2], 8)}
+  'Q6_K': (256, 16, 8, [128, 64, 16, 2], 8),
+  'BF16': (256, 4, 32, [512], 1)}  # F16 / BF16 rows (HalfStream): the same bytes, 2 a weight
 W = 8  # warps per CTA = rows per group
 def reads(fmt, kch, bb, sub, nb_plane_off):
     """(plane, offset within the plane's part of the piece (relative to bb's block start), length) the stream dot reads,
@@ -15,6 +16,8 @@ def reads(fmt, kch, bb, sub, nb_plane_off):
         c = sub; qs = 48 if fmt == 'Q5_K' else 16; out = [(0, 0, 16), (0, qs + 32 * c, 32)]
         if fmt == 'Q5_K': out.append((0, 16, 32))
         return out
+    if fmt == 'BF16':
+        return [(0, 16 * sub, 16)]  # HalfStream::dot: the lane's 8 weights of the 256-weight block
     if fmt == 'Q6_K':
         n, l0 = sub // 4, 8 * (sub % 4)
         return [(0, 64 * n + l0, 8), (0, 64 * n + 32 + l0, 8), (1, 32 * n + l0, 8), (2, 8 * n, 8), (3, 0, 2)]
@@ -85,6 +88,6 @@ shapes = [([1], 256), ([33], 2304), ([33], 6144), ([4096], 4096), ([37], 4096), 
           ([4096, 1024, 1024], 4096), ([300], 12288)]
 for fmt in FMT:
     for rows, cols in shapes:
-        for kmats in ((1, 2) if len(rows) == 1 else (1,)):
+        for kmats in ((1, 2) if len(rows) == 1 and fmt != 'BF16' else (1,)):
             print(fmt, rows, cols, 'mats', kmats, run(fmt, rows, cols, kmats, stages=3))
 print('ok')

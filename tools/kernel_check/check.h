@@ -152,6 +152,7 @@ inline std::vector<uint16_t> to_bf16_bits(const std::vector<float>& v) {
 // The check families (one per kernel family; main.cpp runs them by name).
 void check_rmsnorm(std::mt19937& rng, Result& r);
 void check_gemv_float(std::mt19937& rng, ThreadPool& pool, Result& r);
+void check_gemv_float_multi(std::mt19937& rng, ThreadPool& pool, Result& r);
 void check_gemv_q8(std::mt19937& rng, ThreadPool& pool, Result& r);
 void check_gemv_q8_multi(std::mt19937& rng, Result& r);
 void check_gemv_q8_streamed(std::mt19937& rng, Result& r);

@@ -138,6 +138,65 @@ void check_gemv_float(std::mt19937& rng, ThreadPool& pool, Result& r) {
   }
 }
 
+// Q, K, V of a float model in one launch (gemv_multi): each segment's output bit-identical to its own
+// gemv launch. F16 / BF16 at one token take one streamed launch (partial row groups at 17 rows, and
+// Qwen3-8B's 4096 + 1024 + 1024 x 4096, where CTAs take items of two segments); other token counts
+// and F32 one launch a segment. Every output also within the gemv bound of the reference.
+void check_gemv_float_multi(std::mt19937& rng, ThreadPool& pool, Result& r) {
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  struct Case {
+    int64_t rows[3], cols;
+    int nt;
+  };
+  for (GgmlType t : {GgmlType::F32, GgmlType::F16, GgmlType::BF16}) {
+    for (const Case& c : {Case{{64, 17, 16}, 512, 1}, Case{{64, 17, 16}, 512, 2}, Case{{4096, 1024, 1024}, 4096, 1}}) {
+      std::vector<float> x(size_t(c.nt * c.cols));
+      for (auto& v : x) v = nd(rng);
+      DeviceBuffer<float> dx(x.size());
+      upload(dx, x);
+      bool good = true;
+      int64_t differ = 0;
+      double worst = 0;
+      std::vector<std::unique_ptr<DeviceBuffer<uint8_t>>> dw;
+      std::vector<std::unique_ptr<DeviceBuffer<float>>> single, multi;
+      std::vector<loaders::TensorInfo> ti;
+      std::vector<std::vector<uint8_t>> wq(3);
+      cuda::GemvSegment segs[3];
+      for (int i = 0; i < 3; ++i) {
+        const size_t n_out = size_t(c.nt * c.rows[i]);
+        ti.push_back(random_weights(rng, t, c.rows[i], c.cols, wq[size_t(i)]));
+        dw.push_back(std::make_unique<DeviceBuffer<uint8_t>>(wq[size_t(i)].size()));
+        upload_weights(*dw.back(), ti.back());
+        single.push_back(std::make_unique<DeviceBuffer<float>>(n_out));
+        multi.push_back(std::make_unique<DeviceBuffer<float>>(n_out));
+        cudaMemset(multi.back()->p, 0xff, n_out * 4);  // NaN poison
+        good = good && ok(cuda::gemv(dw.back()->p, ti.back().type, c.rows[i], c.cols, dx.p, c.nt, single.back()->p,
+                                     cuda::GemvOut::kStore, nullptr),
+                          "gemv");
+        segs[i] = {dw.back()->p, multi.back()->p, c.rows[i]};
+      }
+      good = good &&
+             ok(cuda::gemv_multi(segs, 3, static_cast<uint32_t>(t), c.cols, dx.p, c.nt, cuda::GemvOut::kStore, nullptr),
+                "gemv_multi") &&
+             ok(cudaDeviceSynchronize(), "gemv_multi sync");
+      for (int i = 0; i < 3 && good; ++i) {
+        const size_t n_out = size_t(c.nt * c.rows[i]);
+        const auto a = download(*single[size_t(i)], n_out), b = download(*multi[size_t(i)], n_out);
+        for (size_t k = 0; k < n_out; ++k) differ += !(a[k] == b[k]);
+        std::vector<float> ref(n_out);
+        ref::matmul(pool, ti[size_t(i)], x.data(), c.nt, ref.data());
+        worst = std::max(worst, bound_err(b, ref, abs_dot(ti[size_t(i)], x, c.nt, nullptr)));
+      }
+      good = good && differ == 0 && worst < 1e-5;
+      report(r, good, true, fmt_name("gemv_multi", t, ""),
+             std::to_string(c.rows[0]) + " + " + std::to_string(c.rows[1]) + " + " + std::to_string(c.rows[2]) + " x " +
+                 std::to_string(c.cols) + ", " + std::to_string(c.nt) + " tok, outputs not bit-equal to gemv: " +
+                 std::to_string(differ),
+             worst);
+    }
+  }
+}
+
 // The int8 path: weights quantized, activations quantized by the CPU mirror of rmsnorm_q8's format,
 // reference = matmul over the dequantized activations; every epilogue (store, add, gate-up).
 void check_gemv_q8(std::mt19937& rng, ThreadPool& pool, Result& r) {

@@ -1,0 +1,18 @@
+#!/bin/bash
+# pack-bins.sh NAME REF [TARGETS...]: build commit REF here (build-pack/SHA, ccache, sm_90) and put each TARGET (a path
+# in the build directory; default bw24-bench) into .carry/bins/NAME--TARGET.xz ('/' as '+') for lib.sh's bins on the
+# device (~5 MB each). Run from the repository root, /work/main. The test programs compile in their source path: build
+# them from the working tree (REF = HEAD, no local changes), where that path is /work/main, as bins links it there.
+set -euo pipefail
+name=$1 ref=$2; shift 2
+targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(bw24-bench)
+sha=$(git rev-parse --short "$ref")
+if [ "$(git rev-parse HEAD)" = "$(git rev-parse "$ref")" ] && git diff --quiet HEAD; then src=$PWD; else
+  src=/tmp/pack-src-$sha; rm -rf "$src"; mkdir -p "$src"; git archive "$ref" | tar -x -C "$src"; fi
+cmake -S "$src" -B build-pack/$sha -G Ninja -DCMAKE_BUILD_TYPE=Release -DBW24_CUDA=AUTO -DBW24_CUDA_ARCHS=90 \
+  -DBW24_GIT_SHA=$sha > /dev/null
+names=(); for t in "${targets[@]}"; do names+=("$(basename "$t")"); done
+ninja -C build-pack/$sha "${names[@]}" > /tmp/pack-$sha.log 2>&1 || { tail -30 /tmp/pack-$sha.log; exit 1; }
+mkdir -p .carry/bins
+for t in "${targets[@]}"; do xz -T2 -6 -c "build-pack/$sha/$t" > ".carry/bins/$name--${t//\//+}.xz"
+  ls -la ".carry/bins/$name--${t//\//+}.xz"; done
