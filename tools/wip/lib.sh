@@ -75,4 +75,5 @@ for s in sorted(glob.glob('.carry/bins/*--*.xz')):
     d = f'build-{b}/' + n.replace('+', '/'); os.makedirs(os.path.dirname(d), exist_ok=True)
     open(d, 'wb').write(lzma.open(s).read()); os.chmod(d, 0o755)
 PY
-  [ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }; echo "unpacked t=$(el)"; }
+  [ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
+  export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$PWD/build-new; echo "unpacked t=$(el)"; }  # the tests' libbw24.so.0
