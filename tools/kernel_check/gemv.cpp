@@ -195,6 +195,18 @@ void check_gemv_float_multi(std::mt19937& rng, ThreadPool& pool, Result& r) {
              worst);
     }
   }
+  // Refused, before any launch: no segment, four, an empty one, a null weight, the gate-up epilogue.
+  DeviceBuffer<float> dx(512), dy(64);
+  DeviceBuffer<uint8_t> dw(64 * 512 * 2);
+  const cuda::GemvSegment seg{dw.p, dy.p, 64}, empty{dw.p, dy.p, 0}, null_w{nullptr, dy.p, 64};
+  const cuda::GemvSegment four[4] = {seg, seg, seg, seg};
+  const auto bf16 = static_cast<uint32_t>(GgmlType::BF16);
+  const bool refused = cuda::gemv_multi(&seg, 0, bf16, 512, dx.p, 1, cuda::GemvOut::kStore, nullptr) == cudaErrorInvalidValue &&
+                       cuda::gemv_multi(four, 4, bf16, 512, dx.p, 1, cuda::GemvOut::kStore, nullptr) == cudaErrorInvalidValue &&
+                       cuda::gemv_multi(&empty, 1, bf16, 512, dx.p, 1, cuda::GemvOut::kStore, nullptr) == cudaErrorInvalidValue &&
+                       cuda::gemv_multi(&null_w, 1, bf16, 512, dx.p, 1, cuda::GemvOut::kStore, nullptr) == cudaErrorInvalidValue &&
+                       cuda::gemv_multi(&seg, 1, bf16, 512, dx.p, 1, cuda::GemvOut::kGateUp, nullptr) == cudaErrorInvalidValue;
+  report(r, refused, true, "gemv_multi refusals", "0 / 4 segments, 0 rows, null weight, gate-up", 0.0);
 }
 
 // The int8 path: weights quantized, activations quantized by the CPU mirror of rmsnorm_q8's format,
