@@ -29,6 +29,7 @@ for i in 1 2; do for b in new pf; do row $b $b qwen3-30b-a3b:Q4_K_M tg128 "$P"; 
 for b in new pf; do [ $(el) -lt 330 ] && row $b $b qwen3.6-35b-a3b:Q4_K_M tg128 "$P"; done; echo "t=$(el)"
 for i in 1 2; do for b in base new grid; do [ $(el) -lt 400 ] && row $b $b qwen3-8b:Q4_K_M tg128 "$P"; done; done
 for b in new grid; do [ $(el) -lt 420 ] && row $b $b qwen3.5-9b:Q4_K_M tg128 "$P"; done; echo "t=$(el)"
-[ $(el) -lt 450 ] && timeout 90 ./build-new/bw24-bench -m synthetic:qwen3-8b:BF16 -p 512 -n 128 -d 0,4096 -r 2 --device 0 \
+for b in new grid; do [ $(el) -lt 440 ] && row $b $b qwen3-8b:BF16 tg128 "$P"; done; echo "t=$(el)"
+[ $(el) -lt 470 ] && timeout 80 ./build-new/bw24-bench -m synthetic:qwen3-8b:BF16 -p 512 -n 128 -d 0,4096 -r 2 --device 0 \
   --json "$OUT/qwen3-8b-bf16-$SHA.json" 2>&1 | grep -E "pp512|tg128|rror"
 echo "end t=$(el)"
