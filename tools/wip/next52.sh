@@ -6,6 +6,8 @@
 #     libbw24.so.0
 #   cp tools/wip/pack-bins.sh /tmp/ && for b in base:5bd9f57 grid:wip/even-grid pf:wip/moe-prefetch; do
 #     git checkout -q ${b#*:} && bash /tmp/pack-bins.sh ${b%%:*} HEAD; done; git checkout -q main
+# The two variant branches, if this clone lacks them: git branch wip/X b4636a0 && git checkout wip/X &&
+#   git am tools/wip/patches/X.patch && git checkout main   (X = moe-prefetch, even-grid)
 # new = F16 / BF16 Q, K and V in one streamed launch (cuda::gemv_multi, round 12; not yet run on a GPU).
 # 1. Its kernel check (gemv_float_multi: each segment bit-equal to its own gemv launch) and gemv_float; GPU tests.
 # 2. Prediction: Qwen3-8B BF16 tg128 158.9 -> ~172 (+8 %); the Q4_K_M row does not run this code (control).
