@@ -76,4 +76,5 @@ for s in sorted(glob.glob('.carry/bins/*--*.xz')):
     open(d, 'wb').write(lzma.open(s).read()); os.chmod(d, 0o755)
 PY
   [ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
-  export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$PWD/build-new; echo "unpacked t=$(el)"; }  # the tests' libbw24.so.0
+  # the tests' libbw24.so.0, and pack-bins' copies of the libraries the device lacks (carry .carry without .deps)
+  export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$PWD/build-new:$PWD/.carry/rtlib; echo "unpacked t=$(el)"; }

@@ -1,7 +1,7 @@
 #!/bin/bash
-# next52 (main with gemv_multi; carry .deps .carry; no build on the device):  bash tools/wip/next52.sh <sha>  (< 9 min; timeout_s 560)
+# next52 (main with gemv_multi; carry .carry only (packed programs and .carry/rtlib); no build on the device):  bash tools/wip/next52.sh <sha>  (< 9 min; timeout_s 560)
 # Before the call, here (rm -rf .carry/bins first; ~6 min on 2 cores with ccache; each ref checked out in place, so
-# the same source path keeps ccache's hits; ~58 MB carried with .deps):
+# the same source path keeps ccache's hits; ~47 MB carried, .carry alone):
 #   bash tools/wip/pack-bins.sh new HEAD bw24-bench bw24-kernel-check tests/bw24_model_tests tests/bw24_gpu_vs_cpu_tests \
 #     libbw24.so.0
 #   cp tools/wip/pack-bins.sh /tmp/ && for b in base:5bd9f57 grid:wip/even-grid pf:wip/moe-prefetch; do

@@ -1,5 +1,5 @@
 #!/bin/bash
-# next53 (after next52, same .carry/bins; carry .deps .carry):  bash tools/wip/next53.sh <sha>  (< 7 min; timeout_s 480)
+# next53 (after next52, same .carry/bins; carry .carry only):  bash tools/wip/next53.sh <sha>  (< 7 min; timeout_s 480)
 # Where a hybrid and a MoE step go inside the graph now (BW24_ABLATE, round 4's tables redone on the tip): Qwen3.5-9B
 # Q4_K_M (delta-net mixers, attention, gate-up, down, the norms) and Qwen3-30B-A3B Q4_K_M (MoE blocks, attention,
 # norms). Round 4 had the 30B's MoE blocks at 34 us a layer for 21-25 MB and the 9B's delta nets at 35 us a layer;
@@ -9,10 +9,8 @@
 # of 8 CTAs reading each other's bests through distributed shared memory (one CTA took 11.3 us for 151,936 logits,
 # outside the graph, every step). Kernel check argmax (ties across CTAs, unaligned, NaN first) and rows beside new.
 # Prediction: ~8 us a step less: Qwen3-8B Q4_K_M +0.3 % (within noise; the check and the kernel time matter more).
-# Before the call (the carry limit is 64 MiB with .deps): next52's other programs out, am's in:
-#   mkdir -p build-pack/bins-next52 && mv .carry/bins/{base,grid,pf}--* build-pack/bins-next52/
-#   bash tools/wip/pack-bins.sh am wip/argmax-cluster bw24-bench bw24-kernel-check   (or move them from
-#   build-pack/bins-next53/, where round 12 left them)
+# Before the call (if .carry/bins lacks am's programs): bash tools/wip/pack-bins.sh am wip/argmax-cluster bw24-bench \
+#   bw24-kernel-check   (after a checkout of the branch, as next52's header does for its variants)
 SHA=$1
 source tools/wip/lib.sh
 exec > >(tee "$OUT/console-$SHA.txt") 2>&1

@@ -16,3 +16,10 @@ ninja -C build-pack/$sha "${names[@]}" > /tmp/pack-$sha.log 2>&1 || { tail -30 /
 mkdir -p .carry/bins
 for t in "${targets[@]}"; do xz -T2 -6 -c "build-pack/$sha/$t" > ".carry/bins/$name--${t//\//+}.xz"
   ls -la ".carry/bins/$name--${t//\//+}.xz"; done
+# The shared libraries they load that the device lacks (abseil, fmt, pcre2, utf8proc: those .deps stages), into
+# .carry/rtlib (~5 MB), so a script running only packed programs can carry .carry alone, without .deps' 23 MB.
+mkdir -p .carry/rtlib
+for t in "${targets[@]}"; do LD_LIBRARY_PATH=$PWD/.deps/usr/lib/x86_64-linux-gnu ldd "build-pack/$sha/$t" |
+  awk '/=> \// {print $1}' | while read -r lib; do
+    src=.deps/usr/lib/x86_64-linux-gnu/$lib; [ -e "$src" ] && cp -L "$src" .carry/rtlib/; done; done
+du -sh .carry/rtlib
