@@ -10,7 +10,8 @@
 # outside the graph, every step). Kernel check argmax (ties across CTAs, unaligned, NaN first) and rows beside new.
 # Prediction: ~8 us a step less: Qwen3-8B Q4_K_M +0.3 % (within noise; the check and the kernel time matter more).
 # Before the call (if .carry/bins lacks am's programs): bash tools/wip/pack-bins.sh am wip/argmax-cluster bw24-bench \
-#   bw24-kernel-check   (after a checkout of the branch, as next52's header does for its variants)
+#   bw24-kernel-check   (after a checkout of the branch, as next52's header does for its variants; if this clone
+#   lacks the branch: git checkout -b wip/argmax-cluster main && git am tools/wip/patches/argmax-cluster.patch)
 SHA=$1
 source tools/wip/lib.sh
 exec > >(tee "$OUT/console-$SHA.txt") 2>&1
