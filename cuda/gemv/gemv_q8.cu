@@ -439,6 +439,22 @@ struct Q6_K {
 constexpr int64_t kMaxStagedBytes = 48 * 1024;
 __host__ __device__ constexpr int64_t staged_bytes(int64_t cols, int nt) { return nt * (cols + cols / 32 * 8); }
 
+// The nt activation rows of x (int8 and their (d, d sum q) pairs) into the CTA's dynamic shared
+// memory where they fit (kMaxStagedBytes; the launch sized it), and x pointed there: every warp
+// reads all of them. Both kernel shells below call it.
+__device__ __forceinline__ void stage_act(ActQ8& x, int64_t cols, int nt) {
+  extern __shared__ int4 staged[];
+  if (staged_bytes(cols, nt) <= kMaxStagedBytes) {
+    const int64_t q16 = nt * cols / 16;  // int4 units of the int8 part (cols % 32 == 0)
+    const int4* src_q = reinterpret_cast<const int4*>(x.q);
+    for (int64_t i = threadIdx.x; i < q16; i += kThreads) staged[i] = __ldg(src_q + i);
+    float2* dst_ds = reinterpret_cast<float2*>(staged + q16);
+    for (int64_t i = threadIdx.x; i < nt * (cols / 32); i += kThreads) dst_ds[i] = __ldg(x.ds + i);
+    __syncthreads();
+    x = ActQ8{reinterpret_cast<const int8_t*>(staged), reinterpret_cast<const float2*>(staged + q16)};
+  }
+}
+
 // kRows: rows a warp takes at once (rows_per_warp). A warp dots kMats pieces with all their loads
 // in flight: gate and up of one row, or kRows consecutive rows of one matrix (rows a multiple of
 // kRows). Each lane adds its blocks in the same order either way, so a
@@ -479,16 +495,7 @@ __global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const u
     x.q += xr * cols;
     x.ds += xr * (cols / 32);
   }
-  extern __shared__ int4 staged[];
-  if (staged_bytes(cols, nt) <= kMaxStagedBytes) {
-    const int64_t q16 = nt * cols / 16;  // int4 units of the int8 part (cols % 32 == 0)
-    const int4* src_q = reinterpret_cast<const int4*>(x.q);
-    for (int64_t i = threadIdx.x; i < q16; i += kThreads) staged[i] = __ldg(src_q + i);
-    float2* dst_ds = reinterpret_cast<float2*>(staged + q16);
-    for (int64_t i = threadIdx.x; i < nt * (cols / 32); i += kThreads) dst_ds[i] = __ldg(x.ds + i);
-    __syncthreads();
-    x = ActQ8{reinterpret_cast<const int8_t*>(staged), reinterpret_cast<const float2*>(staged + q16)};
-  }
+  stage_act(x, cols, nt);
   if (row >= rows) return;
   float acc[kMats][nt] = {};
   F::template row_dot<nt, kMats, kRows>(w, n_blocks, row, blocks, x, cols, lane, acc);
@@ -592,16 +599,7 @@ __global__ void __launch_bounds__(kThreads, 4) gemv_q8_combine_kernel(const uint
   const int64_t pair0 = int64_t{t} * k;
   x.q += pair0 * cols;
   x.ds += pair0 * (cols / 32);
-  extern __shared__ int4 staged[];
-  if (staged_bytes(cols, k) <= kMaxStagedBytes) {  // the token's k activation rows, as the kernel shell does
-    const int64_t q16 = k * cols / 16;
-    const int4* src_q = reinterpret_cast<const int4*>(x.q);
-    for (int64_t i = threadIdx.x; i < q16; i += kThreads) staged[i] = __ldg(src_q + i);
-    float2* dst_ds = reinterpret_cast<float2*>(staged + q16);
-    for (int64_t i = threadIdx.x; i < k * (cols / 32); i += kThreads) dst_ds[i] = __ldg(x.ds + i);
-    __syncthreads();
-    x = ActQ8{reinterpret_cast<const int8_t*>(staged), reinterpret_cast<const float2*>(staged + q16)};
-  }
+  stage_act(x, cols, k);  // the token's k activation rows
   if (warp < k) {
     const int j = warp;
     const uint8_t* base = w + route.ids[pair0 + j] * route.expert_bytes;
