@@ -125,8 +125,17 @@ cudaError_t launch_v2(uint32_t type, const uint8_t* w, int64_t rows, int64_t col
   return launch_pdl(gemv_v2<kF32, nt>, grid, threads, 0, s, w, rows, cols, x, y, add, route);
 }
 
-bool streams_float(uint32_t type) {
-  return (type == kF16 || type == kBF16) && gemv_q8_streamed() && pdl_supported();
+// One-token F16 / BF16 segments on sm_90: the streamed kernel (gemv_stream.cu) where it takes them
+// (*taken; the return value is then the launch's).
+cudaError_t stream_float(const GemvSegment* segs, int n_segs, uint32_t type, int64_t cols, const float* x,
+                         GemvOut out, cudaStream_t s, bool* taken) {
+  *taken = false;
+  if ((type != kF16 && type != kBF16) || !gemv_q8_streamed() || !pdl_supported()) return cudaSuccess;
+  gemv_detail::Segments seg{};
+  for (int i = 0; i < n_segs; ++i)
+    seg.w[i] = static_cast<const uint8_t*>(segs[i].w), seg.y[i] = segs[i].y, seg.rows[i] = segs[i].rows;
+  seg.n = n_segs;
+  return gemv_detail::gemv_stream_float(seg, type, cols, x, out, s, taken);
 }
 
 }  // namespace
@@ -149,11 +158,10 @@ cudaError_t gemv(const void* w, uint32_t type, int64_t rows, int64_t cols, const
   const dim3 grid(static_cast<unsigned>((rows + kWarpsPerCta - 1) / kWarpsPerCta), r.ids ? unsigned(r.pairs) : 1u);
   const auto* wb = static_cast<const uint8_t*>(w);
   // One-token F16 / BF16 launches on sm_90: the streamed kernel (gemv_stream.cu).
-  if (nt == 1 && !r.ids && streams_float(type)) {
-    gemv_detail::Segments seg{};
-    seg.w[0] = wb, seg.y[0] = y, seg.rows[0] = rows, seg.n = 1;
+  if (nt == 1 && !r.ids) {
+    const GemvSegment seg{w, y, rows};
     bool taken = false;
-    const cudaError_t e = gemv_detail::gemv_stream_float(seg, type, cols, x, out, s, &taken);
+    const cudaError_t e = stream_float(&seg, 1, type, cols, x, out, s, &taken);
     if (taken) return e;
   }
   const bool v2 = (type == kBF16 || type == kF16 || type == kF32) && cols % (type == kF32 ? 4 : 8) == 0 &&
@@ -189,13 +197,9 @@ cudaError_t gemv_multi(const GemvSegment* segs, int n_segs, uint32_t type, int64
   if (n_segs < 1 || n_segs > kMaxGemvSegments || out == GemvOut::kGateUp) return cudaErrorInvalidValue;
   for (int i = 0; i < n_segs; ++i)
     if (!segs[i].w || !segs[i].y || segs[i].rows <= 0) return cudaErrorInvalidValue;
-  if (nt == 1 && n_segs > 1 && streams_float(type)) {
-    gemv_detail::Segments seg{};
-    for (int i = 0; i < n_segs; ++i)
-      seg.w[i] = static_cast<const uint8_t*>(segs[i].w), seg.y[i] = segs[i].y, seg.rows[i] = segs[i].rows;
-    seg.n = n_segs;
+  if (nt == 1 && n_segs > 1) {
     bool taken = false;
-    const cudaError_t e = gemv_detail::gemv_stream_float(seg, type, cols, x, out, s, &taken);
+    const cudaError_t e = stream_float(segs, n_segs, type, cols, x, out, s, &taken);
     if (taken) return e;
   }
   for (int i = 0; i < n_segs; ++i) {
