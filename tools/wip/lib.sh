@@ -26,7 +26,9 @@ gpu_tests() { timeout 100 ./build-new/tests/bw24_model_tests "[gpu]" > "$OUT/gpu
   timeout 120 ./build-new/tests/bw24_gpu_vs_cpu_tests "[gpu]" > "$OUT/gpu-vs-cpu-$1.txt" 2>&1
   echo "GPU vs CPU rc=$? t=$(el)"; grep -E "FAILED|All tests|test cases" "$OUT/gpu-vs-cpu-$1.txt" | head -5; }
 # breakdown NAME SHA BENCH_COMMAND...: per-kernel GPU time of one bench run (nsys where present, else ncu's
-# gpu__time_duration, kernels serialized) into $OUT/kernels-NAME-SHA.csv, and its top 16 kernels by total time
+# gpu__time_duration, kernels serialized) into $OUT/kernels-NAME-SHA.csv, and its top 16 kernels by total time.
+# NCU_RANGE (e.g. "--launch-skip 3000 --launch-count 600"): ncu times only those launches (a 30B run timed whole did
+# not finish in 150 s, round 11).
 breakdown() { local m=$1 sha=$2; shift 2
   local nsys ncu; nsys=$(command -v nsys || ls /usr/local/cuda*/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
   ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
@@ -41,7 +43,7 @@ for x in csv.DictReader(open(sys.argv[1])):
     if n and x.get('Duration (ns)') and 'memcpy' not in n.lower() and 'memset' not in n.lower(): w.writerow([n, x['Duration (ns)']])
 PY
   else
-    timeout 200 $ncu --clock-control none --metrics gpu__time_duration.sum --csv "$@" > /tmp/ncu-$m.csv 2>/dev/null
+    timeout 200 $ncu --clock-control none --metrics gpu__time_duration.sum --csv $NCU_RANGE "$@" > /tmp/ncu-$m.csv 2>/dev/null
     python3 - /tmp/ncu-$m.csv /tmp/k-$m.csv <<'PY'
 import csv, sys
 w = csv.writer(open(sys.argv[2], 'w'))

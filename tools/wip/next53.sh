@@ -1,5 +1,5 @@
 #!/bin/bash
-# next53 (after next52, same .carry/bins; carry .carry only):  bash tools/wip/next53.sh <sha>  (< 7 min; timeout_s 480)
+# next53 (after next52, same .carry/bins; carry .carry only):  bash tools/wip/next53.sh <sha>  (< 9 min; timeout_s 560)
 # Where a hybrid and a MoE step go inside the graph now (BW24_ABLATE, round 4's tables redone on the tip): Qwen3.5-9B
 # Q4_K_M (delta-net mixers, attention, gate-up, down, the norms) and Qwen3-30B-A3B Q4_K_M (MoE blocks, attention,
 # norms). Round 4 had the 30B's MoE blocks at 34 us a layer for 21-25 MB and the 9B's delta nets at 35 us a layer;
@@ -23,20 +23,6 @@ for i in 1 2; do for b in new am; do row $b $b qwen3-8b:Q4_K_M tg128 "$P"; done;
 for p in none deltanet attn gateup down norm; do row "ablate-$p" new qwen3.5-9b:Q4_K_M tg128 "$P" BW24_ABLATE=$p; done
 echo "t=$(el)"
 for p in none moe attn norm; do row "ablate-$p" new qwen3-30b-a3b:Q4_K_M tg128 "$P" BW24_ABLATE=$p; done; echo "t=$(el)"
-NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
-[ $(el) -lt 240 ] && timeout 150 $NCU --clock-control none --metrics gpu__time_duration.sum --csv --launch-skip 3000 \
-  --launch-count 600 ./build-new/bw24-bench -m synthetic:qwen3-30b-a3b:Q4_K_M -p 16 -n 12 -r 1 --device 0 \
-  > "$OUT/ncu-30b-$SHA.csv" 2> /dev/null
-echo "ncu 30b rc=$? t=$(el)"
-python3 - "$OUT/ncu-30b-$SHA.csv" <<'PY'
-import csv, sys, collections
-tot = collections.Counter(); cnt = collections.Counter()
-for x in csv.DictReader(l for l in open(sys.argv[1]) if l.startswith('"')):
-    if x.get('Metric Name') != 'gpu__time_duration.sum': continue
-    t = float(x['Metric Value'].replace(',', '')) * (1000 if x['Metric Unit'] == 'usecond' else 1)
-    n = x['Kernel Name'].split('(')[0][-70:]; tot[n] += t; cnt[n] += 1
-allt = sum(tot.values()) or 1
-print(f"  {allt / 1e3:.1f} us over {sum(cnt.values())} launches")
-for n, t in tot.most_common(14): print(f"  {t / 1e3:8.1f} us {100 * t / allt:5.1f} % {cnt[n]:5d}x {n}")
-PY
+[ $(el) -lt 300 ] && NCU_RANGE="--launch-skip 3000 --launch-count 600" breakdown 30b $SHA \
+  ./build-new/bw24-bench -m synthetic:qwen3-30b-a3b:Q4_K_M -p 16 -n 12 -r 1 --device 0
 echo "end t=$(el)"
