@@ -424,7 +424,15 @@ template <class F, GemvOut kOut>
 cudaError_t launch(const StreamArgs& a, size_t smem, cudaStream_t s) {
   // kCtasPerSm of them per SM where their shared memory fits (Q6_K's stages may not).
   const int fit = static_cast<int>(kSmemPerSm / (static_cast<int64_t>(smem) + kSmemReservedPerCta));
-  const unsigned grid = std::min<unsigned>(a.groups, static_cast<unsigned>(std::min(kCtasPerSm, fit) * sm_count()));
+  const unsigned slots = static_cast<unsigned>(std::min(kCtasPerSm, fit) * sm_count());
+  // The int8 formats take as few CTAs as keep the most row groups a CTA takes (512 groups on 396
+  // slots: 256 CTAs of two, not 116 of two and 280 of one), so the slots left free hold the
+  // successor's CTAs from the start (H200, 7ef0d1a beside this, two rounds: Qwen3.5-9B Q4_K_M tg128
+  // 398.8 -> 407.4, Qwen3-8B Q4_K_M 409.6 -> 411.9). F16 / BF16 keep every slot: their consumers read
+  // the f32 activations through L1 and need the third CTA's warps (the even grid there: Qwen3-8B
+  // BF16 165 -> 158.5).
+  const unsigned per = (a.groups + slots - 1) / slots;
+  const unsigned grid = F::kF32Act ? std::min(a.groups, slots) : (a.groups + per - 1) / per;
   // The shared-memory opt-in is a property of the kernel on each device (allow_smem keeps a bit a
   // device): a process-wide flag had left a second GPU's launches at the 48 KB default.
   BW24_CUDA_TRY((allow_smem<gemv_stream_kernel<F, kOut>>(200 * 1024)));
