@@ -10,8 +10,21 @@
 // decay, S^T k (4-way shuffle sum), delta, rank-1 update, S^T q (shuffle sum), gated RMSNorm over
 // the head (CTA sum). Bytes: the state, 64 KB per head read + written per call: a Qwen3.5-9B layer
 // (32 heads) moves 4 MB, ~1.3 us at 3 TB/s.
+//
+// gdn_decode (passes below kGdnChunkedFrom tokens): both in one CTA per value head, plus the
+// out_proj's int8 input, so a decode step's delta-net mixer is 4 launches, not 6 (norm, in
+// products, this, out_proj). Why: in the captured Qwen3.5-9B step the mixer cost 29.5 us a layer
+// (BW24_ABLATE, next54) against ~11 us for its 38 MB of weights; each launch boundary in the PDL
+// chain costs an L2 round trip or two after its wait, and the state's 64 KB a head was read only
+// after the wait. Here the conv taps and history, the state and the head's constants are read
+// before the wait (nothing in the pass writes them), the q / k / v conv of the CTA's own channels
+// runs on threads [0, 2 dk + dv) (the Hv / Hk CTAs of a key head compute its q and k alike), and
+// the outputs are quantized in blocks of 32 as rmsnorm_q8 would. The helpers (conv_token,
+// recur_token, gated_out, store_act_q8) are the separate kernels' own, so the bits are the same
+// (bw24-kernel-check gdn; the GPU test of fused launches).
 #include <math.h>
 
+#include "cuda/common/act_q8.cuh"
 #include "cuda/common/check.cuh"
 #include "cuda/common/launch.cuh"
 #include "cuda/deltanet/gdn.cuh"
@@ -23,6 +36,25 @@ constexpr int kMaxTaps = 8, kConvThreads = 128, kParts = 4, kMaxDk = 128, kMaxDv
 constexpr int kChunks = kMaxDk / (4 * kParts);  // float4 chunks of a state column per thread
 
 __device__ __forceinline__ float silu(float x) { return x / (1.0f + expf(-x)); }
+
+// One token of the causal conv for a thread's channel: SiLU(taps . [history, x]), the history
+// then shifted to end with x. Registers indexed by compile-time j only (K - 1 as an index would
+// put them in local memory). Both the conv kernel and the fused decode step use it, so a channel's
+// value is the same bits either way.
+__device__ __forceinline__ float conv_token(const float (&w)[kMaxTaps], float (&hist)[kMaxTaps], float x, int K) {
+  // Selects, not a store guarded by j == K - 2: that one the compiler turned into a store at
+  // the dynamic index K - 2, which put the history in local memory.
+  float acc = 0;
+#pragma unroll
+  for (int j = 0; j < kMaxTaps; ++j)
+    if (j < K) acc += w[j] * (j < K - 1 ? hist[j] : x);
+#pragma unroll
+  for (int j = 0; j < kMaxTaps - 1; ++j)
+    if (j < K - 1) hist[j] = j < K - 2 ? hist[j + 1] : x;
+  return silu(acc);
+}
+// A q or k element after its head's l2 norm (sum of squares ss; q also times q_scale).
+__device__ __forceinline__ float l2_scaled(float v, float scale, float ss) { return v * (scale / sqrtf(ss + 1e-6f)); }
 
 // Sum over the CTA (blockDim.x threads, a multiple of 32); every thread gets it.
 __device__ float block_sum(float v, float* scratch /* [32] */) {
@@ -64,25 +96,9 @@ __global__ void conv_kernel(float* y, float* state, const float* in, const float
   for (int t = t0; t < t_end; ++t) {
     float v = 0;
     if (active) {
-      // Registers indexed by compile-time j only (K - 1 as an index would put them in local memory).
-      const float x = in[int64_t{t} * C + c];
-      float acc = 0;
-#pragma unroll
-      for (int j = 0; j < kMaxTaps; ++j) {
-        if (j < K - 1) acc += w[j] * hist[j];
-        if (j == K - 1) acc += w[j] * x;
-      }
-#pragma unroll
-      for (int j = 0; j < kMaxTaps - 1; ++j) {
-        if (j < K - 2) hist[j] = hist[j + 1];
-        if (j == K - 2) hist[j] = x;
-      }
-      v = silu(acc);
+      v = conv_token(w, hist, in[int64_t{t} * C + c], K);
     }
-    if (normed) {  // uniform per CTA: every thread takes part in the sum
-      const float ss = block_sum(v * v, red);
-      v *= scale / sqrtf(ss + 1e-6f);
-    }
+    if (normed) v = l2_scaled(v, scale, block_sum(v * v, red));  // uniform per CTA: every thread sums
     if (active) y[int64_t{t} * C + c] = v;
   }
   if (active && write_state)
@@ -103,24 +119,79 @@ __global__ void conv_state_kernel(float* state, const float* in, int n_tokens, i
   }
 }
 
+// Value head hv's key head and its b / a indices (separate projections index by hv; the fused
+// in_ba by key head group).
+struct HeadIndex {
+  int hk, b_index, a_index;
+};
+__device__ __forceinline__ HeadIndex head_index(const GdnStepArgs& a, int hv) {
+  const int r = a.Hv / a.Hk, g = hv / r, jr = hv % r;
+  return {a.v_heads_tiled ? hv % a.Hk : hv / r, a.ba_fused ? g * 2 * r + jr : hv, a.ba_fused ? g * 2 * r + r + jr : hv};
+}
+
+// Token t's gates of value head hv: beta = sigmoid(b), decay = e^(neg_a softplus(a + dt_bias)).
+__device__ __forceinline__ float2 token_gates(const GdnStepArgs& a, int t, HeadIndex h, float dt_bias, float neg_a) {
+  const float beta = 1.0f / (1.0f + expf(-a.beta_raw[int64_t{t} * a.ba_stride + h.b_index]));
+  const float ax = a.alpha_raw[int64_t{t} * a.ba_stride + h.a_index] + dt_bias;
+  return make_float2(beta, expf(neg_a * (ax > 20.0f ? ax : log1pf(expf(ax)))));
+}
+
+// One token of the recurrence on part p of a state column (s, chunks of it): decay, S^T k
+// (4-way shuffle sum), delta = beta (v - S^T k), S += k delta, and S^T q, which every part returns.
+// qs, ks: the token's q and k head in shared memory.
+__device__ __forceinline__ float recur_token(float4 (&s)[kChunks], const float* qs, const float* ks, float v,
+                                             float2 gates, int p, int chunks) {
+  const float beta = gates.x, decay = gates.y;
+  float kv = 0;
+#pragma unroll
+  for (int i = 0; i < kChunks; ++i)
+    if (i < chunks) {
+      const float4 k4 = *reinterpret_cast<const float4*>(&ks[4 * (p + kParts * i)]);
+      s[i].x *= decay, s[i].y *= decay, s[i].z *= decay, s[i].w *= decay;
+      kv += s[i].x * k4.x + s[i].y * k4.y + s[i].z * k4.z + s[i].w * k4.w;
+    }
+  kv += __shfl_xor_sync(0xffffffffu, kv, 1);
+  kv += __shfl_xor_sync(0xffffffffu, kv, 2);
+  const float delta = beta * (v - kv);
+  float o = 0;
+#pragma unroll
+  for (int i = 0; i < kChunks; ++i)
+    if (i < chunks) {
+      const float4 k4 = *reinterpret_cast<const float4*>(&ks[4 * (p + kParts * i)]);
+      const float4 q4 = *reinterpret_cast<const float4*>(&qs[4 * (p + kParts * i)]);
+      s[i].x += k4.x * delta, s[i].y += k4.y * delta, s[i].z += k4.z * delta, s[i].w += k4.w * delta;
+      o += s[i].x * q4.x + s[i].y * q4.y + s[i].z * q4.z + s[i].w * q4.w;
+    }
+  o += __shfl_xor_sync(0xffffffffu, o, 1);
+  o += __shfl_xor_sync(0xffffffffu, o, 2);
+  return o;
+}
+
+// Column j's output after the gated RMSNorm over the head (ss: the head's sum of o^2).
+__device__ __forceinline__ float gated_out(const GdnStepArgs& a, float o, float ss, float norm_w, float z) {
+  const float inv = rsqrtf(ss / a.dv + a.eps);
+  return o * inv * norm_w * silu(z);
+}
+
+// s[i] = rows 4 c .. 4 c + 3 of column j, chunk c = p + kParts i: the 4 threads of a column read
+// 64 contiguous bytes per load, a warp 8 such runs (16 sectors). Version 1 gave each thread 32
+// consecutive rows: a warp's load touched 32 lines, and the 64 KB per head took 36 us (ncu).
+__device__ __forceinline__ float4* state_column(const GdnStepArgs& a, int hv, int j) {
+  return reinterpret_cast<float4*>(a.state + (int64_t{hv} * a.dv + j) * a.dk);
+}
+
 __global__ void __launch_bounds__(kMaxDv * kParts) step_kernel(GdnStepArgs a, int n_tokens) {
   __shared__ alignas(16) float qs[kMaxDk];
   __shared__ alignas(16) float ks[kMaxDk];
   __shared__ float red[32];
   pdl_begin();
   const int hv = blockIdx.x, j = threadIdx.x / kParts, p = threadIdx.x % kParts;
-  const int chunks = a.dk / (4 * kParts), r = a.Hv / a.Hk;
-  const int hk = a.v_heads_tiled ? hv % a.Hk : hv / r;
+  const int chunks = a.dk / (4 * kParts);
+  const HeadIndex h = head_index(a, hv);
   const bool col = j < a.dv;
   const int64_t C = 2 * int64_t{a.Hk} * a.dk + int64_t{a.Hv} * a.dv, Vd = int64_t{a.Hv} * a.dv;
-  // b / a of this head: separate projections index by hv; the fused in_ba by key head group.
-  const int g = hv / r, jr = hv % r;
-  const int b_index = a.ba_fused ? g * 2 * r + jr : hv, a_index = a.ba_fused ? g * 2 * r + r + jr : hv;
-  // s[i] = rows 4 c .. 4 c + 3 of column j, chunk c = p + kParts i: the 4 threads of a column read
-  // 64 contiguous bytes per load, a warp 8 such runs (16 sectors). Version 1 gave each thread 32
-  // consecutive rows: a warp's load touched 32 lines, and the 64 KB per head took 36 us (ncu).
   float4 s[kChunks];
-  float4* scol = reinterpret_cast<float4*>(a.state + (int64_t{hv} * a.dv + j) * a.dk);
+  float4* scol = state_column(a, hv, j);
   if (col)
 #pragma unroll
     for (int i = 0; i < kChunks; ++i)
@@ -129,48 +200,120 @@ __global__ void __launch_bounds__(kMaxDv * kParts) step_kernel(GdnStepArgs a, in
     const float* yt = a.y + int64_t{t} * C;
     __syncthreads();  // qs/ks of the previous token are no longer read
     for (int i = threadIdx.x; i < a.dk; i += blockDim.x) {
-      qs[i] = yt[int64_t{hk} * a.dk + i];
-      ks[i] = yt[int64_t{a.Hk} * a.dk + int64_t{hk} * a.dk + i];
+      qs[i] = yt[int64_t{h.hk} * a.dk + i];
+      ks[i] = yt[int64_t{a.Hk} * a.dk + int64_t{h.hk} * a.dk + i];
     }
     __syncthreads();
-    const float beta = 1.0f / (1.0f + expf(-a.beta_raw[int64_t{t} * a.ba_stride + b_index]));
-    const float ax = a.alpha_raw[int64_t{t} * a.ba_stride + a_index] + a.dt_bias[hv];
-    const float decay = expf(a.neg_a[hv] * (ax > 20.0f ? ax : log1pf(expf(ax))));
-    float kv = 0;
-#pragma unroll
-    for (int i = 0; i < kChunks; ++i)
-      if (i < chunks) {
-        const float4 k4 = *reinterpret_cast<const float4*>(&ks[4 * (p + kParts * i)]);
-        s[i].x *= decay, s[i].y *= decay, s[i].z *= decay, s[i].w *= decay;
-        kv += s[i].x * k4.x + s[i].y * k4.y + s[i].z * k4.z + s[i].w * k4.w;
-      }
-    kv += __shfl_xor_sync(0xffffffffu, kv, 1);
-    kv += __shfl_xor_sync(0xffffffffu, kv, 2);
+    const float2 gates = token_gates(a, t, h, a.dt_bias[hv], a.neg_a[hv]);
     const float v = col ? yt[2 * int64_t{a.Hk} * a.dk + int64_t{hv} * a.dv + j] : 0.0f;
-    const float delta = beta * (v - kv);
-    float o = 0;
-#pragma unroll
-    for (int i = 0; i < kChunks; ++i)
-      if (i < chunks) {
-        const float4 k4 = *reinterpret_cast<const float4*>(&ks[4 * (p + kParts * i)]);
-        const float4 q4 = *reinterpret_cast<const float4*>(&qs[4 * (p + kParts * i)]);
-        s[i].x += k4.x * delta, s[i].y += k4.y * delta, s[i].z += k4.z * delta, s[i].w += k4.w * delta;
-        o += s[i].x * q4.x + s[i].y * q4.y + s[i].z * q4.z + s[i].w * q4.w;
-      }
-    o += __shfl_xor_sync(0xffffffffu, o, 1);
-    o += __shfl_xor_sync(0xffffffffu, o, 2);
+    const float o = recur_token(s, qs, ks, v, gates, p, chunks);
     // Gated RMSNorm over the head's dv outputs (part 0 of each column counts it once).
     const float ss = block_sum(col && p == 0 ? o * o : 0.0f, red);
+    if (col && p == 0)
+      a.out[int64_t{t} * Vd + int64_t{hv} * a.dv + j] =
+          gated_out(a, o, ss, a.norm_w[j], a.z[int64_t{t} * Vd + int64_t{hv} * a.dv + j]);
+  }
+  if (col)
+#pragma unroll
+    for (int i = 0; i < kChunks; ++i)
+      if (i < chunks) scol[p + kParts * i] = s[i];
+}
+
+// The decode pass's conv, recurrence and out_proj input in one launch (gdn_decode): CTA hv, thread
+// (column j, part p) as step_kernel; threads [0, dk) also own the conv channels of q head hk,
+// [dk, 2 dk) those of k head hk, [2 dk, 2 dk + dv) those of v head hv.
+__global__ void __launch_bounds__(kMaxDv * kParts) decode_kernel(GdnDecodeArgs f, int n_tokens) {
+  const GdnStepArgs& a = f.step;
+  __shared__ alignas(16) float qs[kMaxDk];
+  __shared__ alignas(16) float ks[kMaxDk];
+  __shared__ float vs[kMaxDv], os[kMaxDv], red[32], qk_ss[2 * kMaxDk / 32];
+  __shared__ bool history_writer;
+  pdl_trigger();
+  const int hv = blockIdx.x, tid = threadIdx.x, j = tid / kParts, p = tid % kParts, warp = tid / 32;
+  const int chunks = a.dk / (4 * kParts), dk = a.dk, K = f.K;
+  const HeadIndex h = head_index(a, hv);
+  const bool col = j < a.dv;
+  const int64_t C = 2 * int64_t{a.Hk} * dk + int64_t{a.Hv} * a.dv, Vd = int64_t{a.Hv} * a.dv;
+  const int64_t c = tid < dk           ? int64_t{h.hk} * dk + tid
+                    : tid < 2 * dk     ? int64_t{a.Hk} * dk + int64_t{h.hk} * dk + (tid - dk)
+                    : tid < 2 * dk + a.dv ? 2 * int64_t{a.Hk} * dk + int64_t{hv} * a.dv + (tid - 2 * dk)
+                                          : -1;
+  const bool conv = c >= 0, qk = tid < 2 * dk;
+  // Before the PDL wait, what no kernel of this pass writes: the taps, the conv history and the
+  // recurrent state (both last written by the previous pass, which ended before this one began),
+  // the head's constants. Their DRAM round trip overlaps the in_qkv GEMV instead of following it.
+  float w[kMaxTaps], hist[kMaxTaps];
+  if (conv) {
+#pragma unroll
+    for (int i = 0; i < kMaxTaps; ++i)
+      if (i < K) w[i] = f.taps[c * K + i];
+#pragma unroll
+    for (int i = 0; i < kMaxTaps - 1; ++i)
+      if (i < K - 1) hist[i] = f.conv_state[int64_t{i} * C + c];
+  }
+  float4 s[kChunks];
+  float4* scol = state_column(a, hv, j);
+  if (col)
+#pragma unroll
+    for (int i = 0; i < kChunks; ++i)
+      if (i < chunks) s[i] = scol[p + kParts * i];
+  const float dt_bias = a.dt_bias[hv], neg_a = a.neg_a[hv], norm_w = col ? a.norm_w[j] : 0.0f;
+  // The Hv / Hk CTAs of key head hk all read its q and k history; the last of them to have read it
+  // writes the new one (a counter per key head, reset by that CTA): whichever CTA started first
+  // could otherwise overwrite it before a late one read it.
+  __syncthreads();
+  if (tid == 0) {
+    __threadfence();  // the CTA's reads of the history come before its turn
+    const unsigned turn = atomicAdd(&f.turn[h.hk], 1u);
+    history_writer = turn == static_cast<unsigned>(a.Hv / a.Hk) - 1;
+    if (history_writer) f.turn[h.hk] = 0;
+    __threadfence();
+  }
+  pdl_wait();
+  for (int t = 0; t < n_tokens; ++t) {
+    float v = 0;
+    if (conv) v = conv_token(w, hist, f.in[int64_t{t} * C + c], K);
+    // The l2 norms of q and k: dk / 32 warps each, their sums added in warp order from zero, as
+    // conv_kernel's block_sum adds them (its idle warps add zeros), so the same bits.
+    if (qk) {
+      const float ss = warp_sum(v * v);
+      if (tid % 32 == 0) qk_ss[warp] = ss;
+    }
+    __syncthreads();  // also: the previous token's qs / ks / vs are no longer read
+    if (qk) {
+      const int w0 = tid < dk ? 0 : dk / 32;
+      float ss = 0;
+      for (int i = 0; i < dk / 32; ++i) ss += qk_ss[w0 + i];
+      v = l2_scaled(v, tid < dk ? f.q_scale : 1.0f, ss);
+      (tid < dk ? qs[tid] : ks[tid - dk]) = v;
+    } else if (conv) {
+      vs[tid - 2 * dk] = v;
+    }
+    __syncthreads();
+    const float o = recur_token(s, qs, ks, col ? vs[j] : 0.0f, token_gates(a, t, h, dt_bias, neg_a), p, chunks);
+    const float ss = block_sum(col && p == 0 ? o * o : 0.0f, red);
+    const int64_t at = int64_t{t} * Vd + int64_t{hv} * a.dv;
     if (col && p == 0) {
-      const float inv = rsqrtf(ss / a.dv + a.eps);
-      const float zj = a.z[int64_t{t} * Vd + int64_t{hv} * a.dv + j];
-      a.out[int64_t{t} * Vd + int64_t{hv} * a.dv + j] = o * inv * a.norm_w[j] * silu(zj);
+      const float y = gated_out(a, o, ss, norm_w, a.z[at + j]);
+      a.out[at + j] = y;
+      os[j] = y;
+    }
+    if (f.q8) {  // the head's dv outputs as dv / 32 blocks of the out_proj's int8 input (rmsnorm_q8's, unnormed)
+      __syncthreads();
+      if (warp < a.dv / 32) {
+        const float y = os[tid];
+        store_act_q8(y, warp_max(fabsf(y)), &f.q8[at + tid], &f.ds[at / 32 + warp]);
+      }
     }
   }
   if (col)
 #pragma unroll
     for (int i = 0; i < kChunks; ++i)
       if (i < chunks) scol[p + kParts * i] = s[i];
+  if (conv && (!qk || history_writer))
+#pragma unroll
+    for (int i = 0; i < kMaxTaps - 1; ++i)
+      if (i < K - 1) f.conv_state[int64_t{i} * C + c] = hist[i];
 }
 
 }  // namespace
@@ -198,6 +341,23 @@ cudaError_t gdn_step(const GdnStepArgs& a, int n_tokens, cudaStream_t stream) {
     return cudaErrorInvalidValue;
   return launch_pdl(step_kernel, dim3(static_cast<unsigned>(a.Hv)), dim3(static_cast<unsigned>(a.dv * kParts)), 0,
                     stream, a, n_tokens);
+}
+
+
+bool gdn_decode_supports(int n_tokens, int Hk, int Hv, int dk, int dv, int K) {
+  return n_tokens >= 1 && n_tokens < kGdnChunkedFrom && n_tokens <= kGdnConvTile && Hk > 0 && Hv % Hk == 0 &&
+         dk % 32 == 0 && dk <= kMaxDk && dv % 32 == 0 && dv <= kMaxDv && 2 * dk + dv <= dv * kParts && K >= 1 &&
+         K <= kMaxTaps;
+}
+
+cudaError_t gdn_decode(const GdnDecodeArgs& f, int n_tokens, cudaStream_t stream) {
+  const GdnStepArgs& a = f.step;
+  if (n_tokens <= 0) return cudaSuccess;
+  if (!gdn_decode_supports(n_tokens, a.Hk, a.Hv, a.dk, a.dv, f.K) || !f.in || !f.conv_state || !f.taps || !f.turn ||
+      !f.q8 != !f.ds)
+    return cudaErrorInvalidValue;
+  return launch_pdl(decode_kernel, dim3(static_cast<unsigned>(a.Hv)), dim3(static_cast<unsigned>(a.dv * kParts)), 0,
+                    stream, f, n_tokens);
 }
 
 }  // namespace bw24::cuda

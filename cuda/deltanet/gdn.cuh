@@ -44,6 +44,31 @@ struct GdnStepArgs {
 // is read and written once per call. dk a multiple of 16 up to 128, dv <= 128.
 cudaError_t gdn_step(const GdnStepArgs& args, int n_tokens, cudaStream_t stream);
 
+// A decode pass's conv, recurrence and out_proj input in one launch (n_tokens < kGdnChunkedFrom):
+// gdn_conv then gdn_step, the same bits (conv output y is not written), and out also as the int8
+// GEMV input (rmsnorm_q8 without a norm) where q8 / ds are set. CTA hv computes the conv of the
+// channels it reads (q and k head hk, v head hv), so the Hv / Hk CTAs of a key head compute its q
+// and k alike; the last of them to read the conv history writes it back, counted in turn.
+// The states (conv history, recurrent state, turn) are read before the PDL wait: the call that last
+// wrote them must have finished before this one is launched, as a pass boundary ensures (the
+// runner's passes begin with a copy, which waits for every kernel before it). Two calls launched
+// back to back on one stream do not (the second would read the first's states early).
+struct GdnDecodeArgs {
+  GdnStepArgs step;   // y unused
+  const float* in;    // [n][C]: the in_qkv product (gdn_conv's in)
+  float* conv_state;  // [K - 1][C], as gdn_conv's state
+  const float* taps;  // [C][K]
+  int K;
+  float q_scale;
+  unsigned* turn;     // [Hk], zero before the first call; each call leaves it zero
+  int8_t* q8;         // [n][Hv dv] or null
+  float2* ds;         // [n][Hv dv / 32] or null (with q8)
+};
+// Whether gdn_decode takes the shape: 1 <= n < kGdnChunkedFrom, dk and dv multiples of 32 up to
+// 128, 2 dk + dv <= 4 dv (the conv channels fit the CTA's threads), K <= 8.
+bool gdn_decode_supports(int n_tokens, int Hk, int Hv, int dk, int dv, int K);
+cudaError_t gdn_decode(const GdnDecodeArgs& args, int n_tokens, cudaStream_t stream);
+
 // The same recurrence in chunks of 64 tokens (the chunked form of lib/ref gated_delta_chunked):
 // one CTA per (value head, 32 of its dv columns), the chunks in order, then the gated RMSNorm as a
 // second kernel over out in place. dk <= 128.

@@ -1,3 +1,4 @@
+#include "cuda/common/act_q8.cuh"
 #include "cuda/common/check.cuh"
 #include "cuda/common/launch.cuh"
 #include "cuda/norm/rmsnorm.cuh"
@@ -89,11 +90,7 @@ __global__ void rmsnorm_q8_kernel(float* y, int8_t* q, float2* ds, const float* 
 #pragma unroll
       for (int i = 0; i < kThreads / 32; ++i) amax = fmaxf(amax, warp_amax[i]);
     }
-    const float d = amax / 127.0f, id = d > 0.0f ? 1.0f / d : 0.0f;
-    const int qi = __float2int_rn(v * id);
-    q[r * n + i] = static_cast<int8_t>(qi);
-    const int sum = warp_sum(qi);
-    if (lane == 0) ds[r * (n / 32) + blk] = make_float2(d, d * static_cast<float>(sum));
+    store_act_q8(v, amax, &q[r * n + i], &ds[r * (n / 32) + blk]);
   }
 }
 

@@ -935,6 +935,8 @@ class CudaRunner final : public Runner {
       BW24_RETURN_IF_ERROR(st.ssm.alloc(st.ssm_elems, "delta-net state"));
       BW24_RETURN_IF_ERROR(st.taps.alloc(taps.size(), "delta-net conv"));
       BW24_RETURN_IF_ERROR(st.neg_a.alloc(neg_a.size(), "delta-net decay"));
+      BW24_RETURN_IF_ERROR(st.turn.alloc(size_t(b.n_k_heads), "delta-net decode counters"));
+      BW24_CUDA_OK(cudaMemset(st.turn.p, 0, size_t(b.n_k_heads) * sizeof(unsigned)), "delta-net decode counters");
       BW24_CUDA_OK(cudaMemset(st.conv.p, 0, st.conv_elems * 4), "delta-net state");
       BW24_CUDA_OK(cudaMemset(st.ssm.p, 0, st.ssm_elems * 4), "delta-net state");
       BW24_CUDA_OK(cudaMemcpy(st.taps.p, taps.data(), taps.size() * 4, cudaMemcpyHostToDevice), "delta-net conv");
@@ -959,9 +961,7 @@ class CudaRunner final : public Runner {
     }
     BW24_RETURN_IF_ERROR(products(jobs, count, in, n));
     DeltaNetState& st = dn_states_[size_t(dn_index_[il])];
-    BW24_CUDA_OK(cuda::gdn_conv(dn_y_.p, st.conv.p, dn_qkv_.p, st.taps.p, n, C, b.conv_kernel, b.n_k_heads, b.d_k,
-                                1.0f / std::sqrt(static_cast<float>(b.d_k)), stream_),
-                 "delta-net conv");
+    const float q_scale = 1.0f / std::sqrt(static_cast<float>(b.d_k));
     cuda::GdnStepArgs a{};
     a.out = dn_out_.p;
     a.state = st.ssm.p;
@@ -980,6 +980,17 @@ class CudaRunner final : public Runner {
     a.dk = b.d_k;
     a.dv = b.d_v;
     a.v_heads_tiled = b.v_heads_tiled;
+    // A GEMV pass: the conv, the recurrence and the out_proj's int8 input in one launch.
+    if (opt_.fused_delta_net && n <= kStep && cuda::gdn_decode_supports(n, b.n_k_heads, b.n_v_heads, b.d_k, b.d_v, b.conv_kernel)) {
+      const bool q8 = uses_q8_ && Vd % 32 == 0;
+      const cuda::GdnDecodeArgs f{a,           dn_qkv_.p,   st.conv.p,   st.taps.p, b.conv_kernel, q_scale, st.turn.p,
+                                  q8 ? act_q_.p : nullptr, q8 ? act_ds_.p : nullptr};
+      BW24_CUDA_OK(cuda::gdn_decode(f, n, stream_), "delta-net decode step");
+      return output_projection(b.out_proj, GemvIn{dn_out_.p, {act_q_.p, act_ds_.p}, nullptr}, Norm{}, n);
+    }
+    BW24_CUDA_OK(cuda::gdn_conv(dn_y_.p, st.conv.p, dn_qkv_.p, st.taps.p, n, C, b.conv_kernel, b.n_k_heads, b.d_k, q_scale,
+                                stream_),
+                 "delta-net conv");
     BW24_CUDA_OK(cuda::gdn_step(a, n, stream_), "delta-net step");
     BW24_ASSIGN_OR_RETURN(const GemvIn oin, prepare(nullptr, dn_out_.p, n, static_cast<int>(Vd)));
     return output_projection(b.out_proj, oin, Norm{}, n);
@@ -1236,6 +1247,7 @@ class CudaRunner final : public Runner {
   // per layer the states (DeltaNetState); dn_index_[layer] indexes dn_states_ (-1: attention).
   struct DeltaNetState {
     DeviceArray<float> conv, ssm, taps, neg_a;
+    DeviceArray<unsigned> turn;  // gdn_decode's counters, one a key head: zero between calls
     size_t conv_elems = 0, ssm_elems = 0;
   };
   DeviceArray<float> dn_qkv_, dn_y_, dn_z_, dn_out_, dn_b_, dn_a_;

@@ -90,6 +90,10 @@ struct RunnerOptions {
   // residual itself (cuda::gemv_q8_combine, moe_combine's arithmetic), so moe_combine's launch goes;
   // false keeps it (tests compare).
   bool fused_combine = true;
+  // CUDA runner, passes of fewer than cuda::kGdnChunkedFrom tokens on a delta-net layer: the conv,
+  // the recurrence and the out_proj's int8 input in one launch (cuda::gdn_decode, the three
+  // launches' arithmetic); false keeps the three (tests compare).
+  bool fused_delta_net = true;
   // CPU reference, tests only: behave as a device runner for the token choice (device_argmax(),
   // ForwardRequest::argmax / sample, last_logits()) with the host's argmax and
   // sampling::sample_with_draw, so the session's device paths run in CPU tests.

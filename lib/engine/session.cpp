@@ -46,6 +46,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const M
   ro.moe_int8_superblock = opt.moe_int8_superblock;
   ro.fused_rope = opt.fused_rope;
   ro.fused_combine = opt.fused_combine;
+  ro.fused_delta_net = opt.fused_delta_net;
   ro.emulate_device_choice = opt.emulate_device_choice;
   std::unique_ptr<Session> s(new Session());
   if (model->options().device >= 0) {

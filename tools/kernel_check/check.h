@@ -83,6 +83,13 @@ inline std::vector<T> download(const DeviceBuffer<T>& d, size_t n) {
   return h;
 }
 
+template <typename T>
+inline std::vector<T> download(const T* d, size_t n) {
+  std::vector<T> h(n);
+  cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost);
+  return h;
+}
+
 inline void report(Result& r, bool good, bool show, const std::string& kernel, const std::string& shape, double err) {
   ++r.run;
   r.failed += !good;

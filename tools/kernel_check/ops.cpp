@@ -148,6 +148,62 @@ void check_gated_act(std::mt19937& rng, Result& r) {
   }
 }
 
+// gdn_decode (conv, recurrence and the out_proj's int8 input in one launch) against the launches it
+// replaces: gdn_conv (into d_y = a.y) + gdn_step (a, whose state and out the caller's first call
+// advanced) and rmsnorm_q8 without a norm, each path called twice in a row from the same start (S0
+// transposed, cs0), so the second fused call reuses the turn counters the first left at zero. Every
+// output the same bits; shapes it does not take are refused. The calls are a pass apart (a
+// synchronize between them, as the runner's passes start with a copy): gdn_decode reads the states
+// before its PDL wait, so a call launched right behind the previous one would read them early.
+void check_gdn_decode(Result& r, cuda::GdnStepArgs a, int Hk, int K, float q_scale, int n, const std::string& shape_s,
+                      float* d_y, const float* d_in, const float* d_taps, const std::vector<float>& S0,
+                      const std::vector<float>& cs0) {
+  const int64_t C = 2 * int64_t{Hk} * a.dk + int64_t{a.Hv} * a.dv, Vd = int64_t{a.Hv} * a.dv;
+  const size_t n_out = size_t(n * Vd);
+  DeviceBuffer<float> f_S(S0.size()), f_cs(cs0.size()), f_out(n_out);
+  DeviceBuffer<unsigned> turn{size_t(Hk)};
+  DeviceBuffer<int8_t> q_ref(n_out), q_f(n_out);
+  DeviceBuffer<float2> ds_ref(n_out / 32), ds_f(n_out / 32);
+  upload(f_S, S0);
+  upload(f_cs, cs0);
+  cudaMemset(turn.p, 0, size_t(Hk) * sizeof(unsigned));
+  cudaMemset(f_out.p, 0xff, n_out * 4);
+  cuda::GdnDecodeArgs f{a, d_in, f_cs.p, d_taps, K, q_scale, turn.p, q_f.p, ds_f.p};
+  f.step.out = f_out.p;
+  f.step.state = f_S.p;
+  if (!cuda::gdn_decode_supports(n, Hk, a.Hv, a.dk, a.dv, K)) {
+    const bool refused = cuda::gdn_decode(f, n, nullptr) == cudaErrorInvalidValue;
+    report(r, refused, true, "gdn_decode refuses", shape_s, refused ? 0.0 : 1.0);
+    return;
+  }
+  // The caller's state buffers (a.state; the conv state is not in a) hold the first call's result.
+  DeviceBuffer<float> cs_ref(cs0.size());
+  upload(cs_ref, cs0);
+  bool good = ok(cuda::gdn_conv(d_y, cs_ref.p, d_in, d_taps, n, C, K, Hk, a.dk, q_scale, nullptr), "gdn_conv") &&
+              ok(cuda::gdn_conv(d_y, cs_ref.p, d_in, d_taps, n, C, K, Hk, a.dk, q_scale, nullptr), "gdn_conv") &&
+              ok(cuda::gdn_step(a, n, nullptr), "gdn_step") &&
+              ok(cuda::rmsnorm_q8(nullptr, q_ref.p, ds_ref.p, a.out, nullptr, n, static_cast<int>(Vd), 1e-6f, false, nullptr),
+                 "rmsnorm_q8") &&
+              ok(cuda::gdn_decode(f, n, nullptr), "gdn_decode") && ok(cudaDeviceSynchronize(), "gdn_decode sync") &&
+              ok(cuda::gdn_decode(f, n, nullptr), "gdn_decode") && ok(cudaDeviceSynchronize(), "gdn_decode sync");
+  auto same = [](const auto& x, const auto& y) {
+    return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0;
+  };
+  const std::vector<unsigned> turns = download(turn, size_t(Hk));
+  const std::vector<float> out_f = download(f_out, n_out), out_r = download(static_cast<const float*>(a.out), n_out);
+  const bool parts[6] = {same(out_f, out_r),
+                         same(download(f_S, S0.size()), download(static_cast<const float*>(a.state), S0.size())),
+                         same(download(f_cs, cs0.size()), download(cs_ref, cs0.size())),
+                         same(download(q_f, n_out), download(q_ref, n_out)),
+                         same(download(ds_f, n_out / 32), download(ds_ref, n_out / 32)),
+                         std::all_of(turns.begin(), turns.end(), [](unsigned t) { return t == 0; })};
+  const bool equal = std::all_of(std::begin(parts), std::end(parts), [](bool b) { return b; });
+  if (!equal)  // which output differs: out, state, conv history, q8, ds, counters (1 = the same bits)
+    std::printf("  gdn_decode outputs equal: out %d S %d conv %d q8 %d ds %d turn %d; out error %.2e\n", parts[0],
+                parts[1], parts[2], parts[3], parts[4], parts[5], nerr(out_f, out_r));
+  report(r, good && equal, true, "gdn_decode (= conv + step + int8 input, bits)", shape_s, nerr(out_f, out_r));
+}
+
 // The gated delta net kernels against lib/ref (causal_conv_silu_step + l2norm_qk, the gates,
 // gated_delta_recurrent, gated RMSNorm): conv output, conv state, layer output and the recurrent
 // state after 1 and 3 tokens (gdn_step's token-by-token kernel, one conv tile) and after 16, 17,
@@ -263,6 +319,7 @@ void check_gdn(std::mt19937& rng, Result& r) {
       report(r, good && std::max(e_y, e_cs) < 1e-5, true, "gdn_conv", shape_s, std::max(e_y, e_cs));
       report(r, good && std::max(e_out, e_S) < 1e-5, true, chunked ? "gdn_chunked" : "gdn_step",
              shape_s, std::max(e_out, e_S));
+      if (!chunked) check_gdn_decode(r, a, c.Hk, c.K, q_scale, n, shape_s, d_y.p, d_in.p, d_taps.p, transpose(S), cstate);
     }
   }
 }
