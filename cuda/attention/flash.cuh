@@ -45,12 +45,19 @@ bool flash_decode_supports(int head_dim, int n_head, int n_head_kv);
 // call leaves them at zero, so one scratch serves all layers and token counts up to n_tokens.
 int64_t flash_decode_scratch(int n_ctx, int n_tokens, int n_head, int head_dim);
 cudaError_t flash_decode_init_scratch(float* scratch);
+// The output also as the O projection's int8 input (cuda/gemv ActQ8: q [n][n_head D] int8, ds
+// [n][n_head D / 32] (d, d sum q)), as rmsnorm_q8 without a norm would make it; null: out only.
+struct OutQ8 {
+  int8_t* q = nullptr;
+  float2* ds = nullptr;
+};
 // rope (one token; null: q is ready, keys and values are in the cache): the call also does
 // qk_rope_store's work for it (cuda/ops/ops.cuh, the same code: q from rope->q raw, the key and
 // value heads into the cache), so that kernel's launch goes; its heads, caches and position must be
-// this call's.
+// this call's. out_q8: see OutQ8 (the writer of each O row quantizes it, a launch fewer).
 cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const void* v_cache, KvTypes kv,
                          float* scratch, int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos,
-                         int window, float scale, int n_ctx, cudaStream_t stream, const QkRopeArgs* rope = nullptr);
+                         int window, float scale, int n_ctx, cudaStream_t stream, const QkRopeArgs* rope = nullptr,
+                         OutQ8 out_q8 = {});
 
 }  // namespace bw24::cuda

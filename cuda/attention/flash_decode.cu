@@ -19,6 +19,9 @@
 //     O_s / sum_s e^(m_s - M) l_s for the group's G heads, then sets the counter back to zero.
 //     When a single split holds visible keys (positions below 128: every short chat) the CTA
 //     writes O_s / l_s at once. Longer histories: merge_kernel, a CTA per (query head, token).
+//  5. With OutQ8 (GEMV passes whose O projection takes int8 input), whichever of those writes O
+//     also quantizes it in blocks of 32 (a warp a block: the writes go 32 consecutive elements a
+//     warp), rmsnorm_q8's arithmetic (store_act_q8), so that launch and its boundary go.
 //
 // Version 1 (4 warps, a warp per key in both phases, two keys in flight) was latency bound: 68 us
 // for a Qwen3-8B layer at depth 4096 (16.8 MB, 246 GB/s) and 38 us at depth 128 (microbench).
@@ -52,6 +55,7 @@
 
 #include "cuda/attention/flash.cuh"
 #include "cuda/attention/kv_load.cuh"
+#include "cuda/common/act_q8.cuh"
 #include "cuda/common/check.cuh"
 #include "cuda/common/launch.cuh"
 #include "cuda/ops/rope.cuh"
@@ -127,7 +131,7 @@ template <typename Kv, int D>
 __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part_o, float2* part_ml, unsigned* done,
                                                          const float* q, Kv kc, Kv vc, int n_head, int n_head_kv,
                                                          DevicePos pos, int window, float scale, int n_splits,
-                                                         QkRopeArgs ra, bool fused) {
+                                                         QkRopeArgs ra, bool fused, OutQ8 oq) {
   constexpr int kPer = D / 32, kHalf = D / 2, kKeysPerStep = 8;
   __shared__ alignas(16) float qs[kMaxGroup][D];
   __shared__ float sc[kMaxGroup][kSplit];
@@ -260,7 +264,11 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
   // O of the group's G heads from red and ml: this split's alone, or the merged ones below.
   auto write_o = [&] {
     const int64_t out0 = (int64_t{t} * n_head + int64_t{g} * G) * D;
-    for (int i = threadIdx.x; i < G * D; i += kThreads) out[out0 + i] = red_total<D>(red, i) / ml[i / D].y;
+    for (int i = threadIdx.x; i < G * D; i += kThreads) {  // G D a multiple of 32: whole warps
+      const float o = red_total<D>(red, i) / ml[i / D].y;
+      out[out0 + i] = o;
+      if (oq.q) store_act_q8(o, warp_max(fabsf(o)), oq.q + out0 + i, oq.ds + (out0 + i) / 32);
+    }
   };
   if (vis.end - vis.lo == 1) {  // the only split with visible keys: O at once
     write_o();
@@ -346,7 +354,7 @@ __device__ __forceinline__ void ml_combine(float& m, float& l, float om, float o
 }
 template <int D>
 __global__ void __launch_bounds__(kThreads) merge_kernel(float* out, const float* part_o, const float2* part_ml,
-                                                         int n_head, int n_splits, DevicePos pos, int window) {
+                                                         int n_head, int n_splits, DevicePos pos, int window, OutQ8 oq) {
   constexpr int kPer = D / 32, kUnroll = 4;
   __shared__ float red[kWarps][D];
   pdl_begin();
@@ -391,9 +399,13 @@ __global__ void __launch_bounds__(kThreads) merge_kernel(float* out, const float
   for (int e = 0; e < kPer; ++e) red[warp][lane * kPer + e] = acc[e];
   __syncthreads();
   static_assert(kWarps == 8, "the final sum adds eight rows in a fixed order");
-  for (int d = threadIdx.x; d < D; d += kThreads)
-    out[(int64_t{t} * n_head + h) * D + d] =
+  for (int d = threadIdx.x; d < D; d += kThreads) {  // D a multiple of 32: whole warps
+    const int64_t at = (int64_t{t} * n_head + h) * D + d;
+    const float o =
         (((red[0][d] + red[1][d]) + (red[2][d] + red[3][d])) + ((red[4][d] + red[5][d]) + (red[6][d] + red[7][d]))) / l;
+    out[at] = o;
+    if (oq.q) store_act_q8(o, warp_max(fabsf(o)), oq.q + at, oq.ds + at / 32);
+  }
 }
 
 int splits_for(int n_ctx) { return (n_ctx + kSplit - 1) / kSplit; }
@@ -401,9 +413,9 @@ int splits_for(int n_ctx) { return (n_ctx + kSplit - 1) / kSplit; }
 template <typename Kv, int D>
 cudaError_t launch_split(dim3 grid, float* out, float* part_o, float2* part_ml, unsigned* done, const float* q, Kv kc,
                          Kv vc, int n_head, int n_head_kv, DevicePos pos, int window, float scale, int n_splits,
-                         const QkRopeArgs& ra, bool fused, cudaStream_t stream) {
+                         const QkRopeArgs& ra, bool fused, OutQ8 oq, cudaStream_t stream) {
   return launch_pdl(split_kernel<Kv, D>, grid, dim3(kThreads), 0, stream, out, part_o, part_ml, done, q, kc, vc, n_head,
-                    n_head_kv, pos, window, scale, n_splits, ra, fused);
+                    n_head_kv, pos, window, scale, n_splits, ra, fused, oq);
 }
 
 }  // namespace
@@ -421,8 +433,10 @@ cudaError_t flash_decode_init_scratch(float* scratch) { return cudaMemset(scratc
 
 cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const void* v_cache, KvTypes kv,
                          float* scratch, int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos,
-                         int window, float scale, int n_ctx, cudaStream_t stream, const QkRopeArgs* rope) {
+                         int window, float scale, int n_ctx, cudaStream_t stream, const QkRopeArgs* rope,
+                         OutQ8 out_q8) {
   if (n_tokens <= 0) return cudaSuccess;
+  if (!out_q8.q != !out_q8.ds) return cudaErrorInvalidValue;
   if (n_tokens > kFlashDecodeMaxTokens || !flash_decode_supports(head_dim, n_head, n_head_kv) || n_ctx <= 0)
     return cudaErrorInvalidValue;
   // Fused with qk_rope_store: one token, the same heads, cache and positions as this call.
@@ -440,7 +454,7 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
   const dim3 grid(static_cast<unsigned>(n_head_kv), static_cast<unsigned>(n_splits), static_cast<unsigned>(n_tokens));
   auto go = [&](auto launcher, auto kc, auto vc) {
     return launcher(grid, out, part_o, part_ml, done, q, kc, vc, n_head, n_head_kv, pos, window, scale, n_splits, ra,
-                    rope != nullptr, stream);
+                    rope != nullptr, out_q8, stream);
   };
   const auto* kf = static_cast<const float*>(k_cache);
   const auto* vf = static_cast<const float*>(v_cache);
@@ -483,7 +497,8 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
   if (e != cudaSuccess || n_splits <= kInlineMergeSplits) return e;
   const dim3 merge_grid(static_cast<unsigned>(n_head), static_cast<unsigned>(n_tokens));
   auto merge = head_dim == 64 ? merge_kernel<64> : head_dim == 128 ? merge_kernel<128> : merge_kernel<256>;
-  return launch_pdl(merge, merge_grid, dim3(kThreads), 0, stream, out, part_o, part_ml, n_head, n_splits, pos, window);
+  return launch_pdl(merge, merge_grid, dim3(kThreads), 0, stream, out, part_o, part_ml, n_head, n_splits, pos, window,
+                    out_q8);
 }
 
 }  // namespace bw24::cuda

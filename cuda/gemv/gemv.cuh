@@ -63,6 +63,11 @@ cudaError_t gemv_q8(const void* w, const void* w2, uint32_t ggml_type, int64_t r
 // A/B benchmarks) keeps the warp-per-row kernels.
 bool gemv_q8_streamed();
 void gemv_q8_set_streamed(bool on);
+// Whether a one-token launch of `type` with epilogue `out` takes the streamed kernel (the switch is
+// on and the device has PDL). Its weight copies start before its PDL wait; the warp-per-row
+// kernels only prefetch into L2 there, so a caller folding away the launch before one (flash
+// decode's OutQ8) asks first.
+bool gemv_q8_streams(uint32_t type, GemvOut out);
 
 // A MoE layer's routed down projection and its combine in one launch (decode): route.pairs =
 // n_tokens x c.k pairs, pair t k + j token t's j-th expert, each with its own input row (x_div 1).

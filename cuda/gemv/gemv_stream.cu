@@ -506,3 +506,12 @@ cudaError_t gemv_stream_float(const Segments& seg, uint32_t type, int64_t cols, 
 }
 
 }  // namespace bw24::cuda::gemv_detail
+
+namespace bw24::cuda {
+
+bool gemv_q8_streams(uint32_t type, GemvOut out) {
+  if (!gemv_q8_streamed() || !pdl_supported()) return false;
+  return type == kQ4_K || type == kQ5_K || (type == kQ6_K && out != GemvOut::kGateUp);  // gemv_stream's switch
+}
+
+}  // namespace bw24::cuda

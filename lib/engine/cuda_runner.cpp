@@ -875,6 +875,14 @@ class CudaRunner final : public Runner {
       BW24_CUDA_OK(cuda::qk_rope_store(r, n, stream_), "qk norm + rope + kv store");
     const void* kc = kc_[layer]->p;
     const void* vc = vc_[layer]->p;
+    // One token, no output gate, an O projection on the streamed GEMV: flash decode also writes O
+    // as that GEMV's int8 input (the writer of each row quantizes it), so the rmsnorm_q8 launch
+    // goes (H200, two rounds at -p 16 and -p 512: Qwen3-8B Q4_K_M +2.0 %, Qwen3-30B-A3B -0.4 %).
+    // Not before the warp-per-row GEMV: it only prefetches its weights into L2 before its wait, and
+    // without the launch between them that prefetch has less time (Qwen3-8B Q8_0 -1.2 %).
+    const bool o_q8 = opt_.fused_o_q8 && n == 1 && !a.gated && uses_q8_ && (a.n_head * D) % 32 == 0 &&
+                      !ablate(kAblAttn, n) && cuda::flash_decode_supports(D, a.n_head, a.n_head_kv) &&
+                      cuda::gemv_q8_streams(w_.type_of(a.wo.t), cuda::GemvOut::kAdd);  // store, add alike
     if (n > kStep && cuda::flash_prefill_supports(D)) {
       BW24_CUDA_OK(cuda::flash_prefill(o_.p, q_.p, kc, vc, kv_types(), n, a.n_head, a.n_head_kv, D, pos,
                                        a.sliding_window, a.scale, opt_.n_ctx, stream_),
@@ -890,7 +898,8 @@ class CudaRunner final : public Runner {
             cuda::flash_decode_supports(D, a.n_head, a.n_head_kv)
                 ? cuda::flash_decode(o_.p + off, q_.p + off, kc, vc, kv_types(), flash_scratch_.p, rows, a.n_head,
                                      a.n_head_kv, D, p, a.sliding_window, a.scale, opt_.n_ctx, stream_,
-                                     fuse_rope ? &r : nullptr)
+                                     fuse_rope ? &r : nullptr,
+                                     o_q8 ? cuda::OutQ8{act_q_.p, act_ds_.p} : cuda::OutQ8{})
                 : cuda::attention(o_.p + off, q_.p + off, kc, vc, kv_types(), scores_.p, rows, a.n_head, a.n_head_kv, D, p,
                                   a.sliding_window, a.scale, opt_.n_ctx, stream_);
         BW24_CUDA_OK(e, "attention");
@@ -898,7 +907,10 @@ class CudaRunner final : public Runner {
     }
     if (a.gated)
       BW24_CUDA_OK(cuda::sigmoid_mul(o_.p, attn_gate_.p, int64_t{n} * a.n_head * D, stream_), "attention output gate");
-    BW24_ASSIGN_OR_RETURN(const GemvIn oin, prepare(nullptr, o_.p, n, a.n_head * D));
+    GemvIn oin{o_.p, {act_q_.p, act_ds_.p}, nullptr};  // o_q8: flash decode wrote it
+    if (!o_q8) {
+      BW24_ASSIGN_OR_RETURN(oin, prepare(nullptr, o_.p, n, a.n_head * D));
+    }
     if (ablate(kAblO, n)) return absl::OkStatus();
     return output_projection(a.wo, oin, a.post_norm, n);
   }

@@ -271,6 +271,26 @@ void check_attention(std::mt19937& rng, Result& r) {
         const double e = nerr(download(dout, d.q.size()), d.ref);
         good = good && e < 1e-5;
         report(r, good, true, flash ? "flash_decode" : "attention", c.name(kv), e);
+        if (!flash) continue;
+        // The same call writing O also as the O projection's int8 input: O the same bits, q8 and
+        // ds those of rmsnorm_q8 without a norm over it (single split, inline merge, merge kernel).
+        const size_t n_o = d.q.size();
+        DeviceBuffer<float> out2(n_o);
+        DeviceBuffer<int8_t> q8(n_o), q8_ref(n_o);
+        DeviceBuffer<float2> ds(n_o / 32), ds_ref(n_o / 32);
+        const bool ran =
+            ok(cuda::flash_decode(out2.p, dq.p, dk.p, dv.p, {kv.k, kv.v}, dflash.p, c.nt, c.n_head, c.n_head_kv, c.D, pos,
+                                  c.window, d.scale, n_ctx, nullptr, nullptr, cuda::OutQ8{q8.p, ds.p}),
+               "flash_decode int8 O") &&
+            ok(cuda::rmsnorm_q8(nullptr, q8_ref.p, ds_ref.p, dout.p, nullptr, c.nt, c.n_head * c.D, 1e-6f, false, nullptr),
+               "rmsnorm_q8") &&
+            ok(cudaDeviceSynchronize(), "flash_decode int8 O sync");
+        const std::vector<float> o1 = download(dout, n_o), o2 = download(out2, n_o);
+        const std::vector<int8_t> qa = download(q8, n_o), qb = download(q8_ref, n_o);
+        const std::vector<float2> da = download(ds, n_o / 32), db = download(ds_ref, n_o / 32);
+        const bool same = std::memcmp(o1.data(), o2.data(), n_o * 4) == 0 && qa == qb &&
+                          std::memcmp(da.data(), db.data(), da.size() * sizeof(float2)) == 0;
+        report(r, ran && same, true, "flash_decode + int8 O input (bits)", c.name(kv), same ? 0.0 : 1.0);
       }
     }
   }
