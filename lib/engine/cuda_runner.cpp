@@ -164,10 +164,12 @@ constexpr int kStep = cuda::kGemvMaxTokens;  // tokens per decode-style pass (GE
 // the captured graph (ncu times kernels one at a time, without the PDL overlap of the graph).
 // The tokens are then garbage. Parts: norm (rmsnorm_q8 and the rest of the GEMV input
 // preparation), qkv, rope (q/k norm + RoPE + KV store), attn (flash decode), o, gateup, down,
-// lmhead, moe (a whole MoE block), deltanet (a whole delta-net mixer).
+// lmhead, moe (a whole MoE block), deltanet (a whole delta-net mixer), and inside a MoE block:
+// moegate (the router launch), moeup (the routed gate-up), moedown (the routed down projection
+// with its input's quantization and the combine).
 enum AblatePart : unsigned {
   kAblNorm = 1, kAblQkv = 2, kAblRope = 4, kAblAttn = 8, kAblO = 16, kAblGateUp = 32, kAblDown = 64, kAblLmHead = 128,
-  kAblMoe = 256, kAblDeltaNet = 512
+  kAblMoe = 256, kAblDeltaNet = 512, kAblMoeGate = 1024, kAblMoeUp = 2048, kAblMoeDown = 4096
 };
 unsigned ablated_parts() {
   static const unsigned parts = [] {
@@ -178,7 +180,9 @@ unsigned ablated_parts() {
     const std::pair<const char*, unsigned> names[] = {{",norm,", kAblNorm}, {",qkv,", kAblQkv},     {",rope,", kAblRope},
                                                       {",attn,", kAblAttn}, {",o,", kAblO},         {",gateup,", kAblGateUp},
                                                       {",down,", kAblDown}, {",lmhead,", kAblLmHead},
-                                                      {",moe,", kAblMoe},   {",deltanet,", kAblDeltaNet}};
+                                                      {",moe,", kAblMoe},   {",deltanet,", kAblDeltaNet},
+                                                      {",moegate,", kAblMoeGate}, {",moeup,", kAblMoeUp},
+                                                      {",moedown,", kAblMoeDown}};
     for (const auto& [name, bit] : names)
       if (v.find(name) != std::string::npos) m |= bit;
     return m;
@@ -341,6 +345,8 @@ class CudaRunner final : public Runner {
       const size_t pairs = C * moe_.used;
       BW24_RETURN_IF_ERROR(moe_.logits.alloc(C * moe_.experts, "activations"));
       BW24_RETURN_IF_ERROR(moe_.ids.alloc(pairs, "activations"));
+      // Expert 0 until a router writes them (BW24_ABLATE=moegate reads them without a router).
+      BW24_CUDA_OK(cudaMemset(moe_.ids.p, 0, pairs * sizeof(int32_t)), "MoE routes");
       BW24_RETURN_IF_ERROR(moe_.weights.alloc(pairs, "activations"));
       BW24_RETURN_IF_ERROR(moe_.gate.alloc(pairs * moe_.ff, "activations"));
       BW24_RETURN_IF_ERROR(moe_.up.alloc(pairs * moe_.ff, "activations"));
@@ -1036,7 +1042,9 @@ class CudaRunner final : public Runner {
     const void* router = w_.at(e.router.t);
     const uint32_t router_type = w_.type_of(e.router.t);
     // The router product and the routing in one launch where the router is F32 / F16 / BF16.
-    if (cuda::moe_gate_supports(router, router_type, n, e.n_expert, e.router.cols())) {
+    if (ablate(kAblMoeGate, n)) {
+      // left out: the routed launches read the last routes written (valid experts; zero at first)
+    } else if (cuda::moe_gate_supports(router, router_type, n, e.n_expert, e.router.cols())) {
       BW24_CUDA_OK(cuda::moe_gate(moe_.ids.p, moe_.weights.p, moe_.logits.p, moe_.gate_counter.p, router, router_type,
                                   in.x, n, e.n_expert, e.router.cols(), k, e.norm_topk, stream_),
                    "MoE router");
@@ -1051,12 +1059,14 @@ class CudaRunner final : public Runner {
       BW24_RETURN_IF_ERROR(gate_up(e.shared_gate, e.shared_up, in, n, gate_.p, up_.p, act));
     }
     const Routing by_token{pairs, k}, by_pair{pairs, 1};
-    BW24_RETURN_IF_ERROR(gate_up(e.gate_exps, e.up_exps, in, n, moe_.gate.p, moe_.up.p, act, &by_token));
+    if (!ablate(kAblMoeUp, n))
+      BW24_RETURN_IF_ERROR(gate_up(e.gate_exps, e.up_exps, in, n, moe_.gate.p, moe_.up.p, act, &by_token));
     if (e.shared_gate_inp) {
       const int64_t Fs = e.shared_gate.rows();
       BW24_ASSIGN_OR_RETURN(const GemvIn sin, gemv_input(nullptr, gate_.p, n, static_cast<int>(Fs)));
       BW24_RETURN_IF_ERROR(matmul(e.shared_down, sin, n, proj_.p, cuda::GemvOut::kStore));
     }
+    if (ablate(kAblMoeDown, n)) return absl::OkStatus();
     BW24_ASSIGN_OR_RETURN(const GemvIn din, gemv_input(nullptr, moe_.gate.p, pairs, static_cast<int>(F)));
     const float* shared_out = e.shared_gate_inp ? proj_.p : nullptr;
     const uint32_t down_type = w_.type_of(e.down_exps.t);
