@@ -1,11 +1,14 @@
 #!/bin/bash
-# next54 (= next53 plus grid2; carry .carry only: new, am, grid2 programs):  bash tools/wip/next54.sh <sha>  (timeout_s 560)
+# next54 (round 12's next53, never run, plus grid2; carry .carry only: new, am, grid2 programs):
+#   bash tools/wip/next54.sh <sha>  (timeout_s 560)
 # next52 measured main 7ef0d1a (gemv_multi) BF16 165 -> 177.7, pf -1.5 % (dropped), and grid (even row groups a CTA,
 # every format) +0.8 % 8B Q4_K_M, +2.4 % 9B Q4_K_M but -4 % BF16 (its consumers read f32 activations through L1 and
 # lose the third CTA's warps). grid2 = wip/even-grid2 (main + the even grid for the int8 formats only).
 # Prediction: grid2 8B Q4_K_M ~+0.8 %, 9B Q4_K_M ~+2.4 %, BF16 = new, 30B within noise.
-# The rest as next53: am (argmax on a cluster; kernel check argmax, rows), 9B and 30B ablations, 30B kernel times.
-# Packing (here): bash tools/wip/pack-bins.sh grid2 wip/even-grid2; am and new per next53 / next52.
+# The rest: am = wip/argmax-cluster (argmax on a cluster of 8 CTAs; kernel check argmax, rows), the 9B and 30B
+# ablations (BW24_ABLATE), the 30B's kernel times (lib.sh breakdown with NCU_RANGE).
+# Packing (here): bash tools/wip/pack-bins.sh grid2 wip/even-grid2; bash tools/wip/pack-bins.sh am wip/argmax-cluster
+#   bw24-bench bw24-kernel-check; new per next52's header.
 SHA=$1
 source tools/wip/lib.sh
 exec > >(tee "$OUT/console-$SHA.txt") 2>&1
