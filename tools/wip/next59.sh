@@ -5,7 +5,8 @@
 # flash_decode's max_pos; tools/wip/patches/merge-graphs.patch if this clone lacks the branch: git checkout -b
 # wip/merge-graphs 9fee30f && git am tools/wip/patches/merge-graphs.patch).
 # 1. new's kernel check attention (attention + attention_rope + attention_bound: max_pos below 1,024 the same bits as
-#    the merge launch), its GPU tests (a new case: captured vs uncaptured steps across position 1,024, bit-identical).
+#    the merge launch) and gemv_q8_streamed (round 13's even grid: rows measured, family not run), its GPU tests (a
+#    new case: captured vs uncaptured steps across position 1,024, bit-identical).
 # 2. main's OutQ8 rule: Qwen3-8B Q8_0 back to ~314 (312-315 unfused, 309-311 with OutQ8 on every pass; round 13),
 #    Q4_K_M ~421-425.
 # 3. Prediction for new: the JSON form's depth-0 tg128 (n_ctx 4,616: the merge launch every layer on base) up to the
@@ -16,7 +17,7 @@ SHA=$1
 source tools/wip/lib.sh
 exec > >(tee "$OUT/console-$SHA.txt") 2>&1
 bins
-kc $SHA attention
+kc $SHA attention gemv_q8_streamed  # the latter: round 13's int8-only even grid, measured but not kernel-checked
 grep -E "max_pos|FAIL" "$OUT/kc-attention-$SHA.txt" | head -8
 gpu_tests $SHA; cat "$OUT/gpu-vs-cpu-$SHA.txt" >> "$OUT/gpu-tests-$SHA.txt" && rm "$OUT/gpu-vs-cpu-$SHA.txt"
 P="-p 16 -n 128 -r 3 -d 0"
