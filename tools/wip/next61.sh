@@ -4,7 +4,8 @@
 # decode reads q in place from the Q product's [q | gate] rows (QkRopeArgs::q_stride) and its O writer applies the gate
 # (OutEpilogue::gate, sigmoid_mul's arithmetic) and the int8 O input: split_q_gate, sigmoid_mul and rmsnorm_q8 go,
 # three boundaries on each of the hybrids' attention layers); base = main. It conflicts with merge-graphs.patch in
-# flash_decode's signature (out_q8 renamed out_ep; max_pos after it): apply one, then the other by hand.
+# flash_decode's signature; gated-fold-after-merge-graphs.patch is the same change resolved onto merge-graphs.patch
+# (git am merge-graphs.patch, then that one; built here, not run).
 # 1. Kernel check attention (attention_rope: "flash_decode + rope + gate + int8 O fused (bits)" against split-free
 #    fused RoPE, sigmoid_mul and rmsnorm_q8, every cache pair); GPU tests (fused_o_epilogue off: bit-identical on the
 #    hybrids).
