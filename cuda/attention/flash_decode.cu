@@ -267,7 +267,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
     for (int i = threadIdx.x; i < G * D; i += kThreads) {  // G D a multiple of 32: whole warps
       const float o = red_total<D>(red, i) / ml[i / D].y;
       out[out0 + i] = o;
-      if (oq.q) store_act_q8(o, warp_max(fabsf(o)), oq.q + out0 + i, oq.ds + (out0 + i) / 32);
+      if (oq.q) store_act_q8(o, oq.q + out0 + i, oq.ds + (out0 + i) / 32);
     }
   };
   if (vis.end - vis.lo == 1) {  // the only split with visible keys: O at once
@@ -404,7 +404,7 @@ __global__ void __launch_bounds__(kThreads) merge_kernel(float* out, const float
     const float o =
         (((red[0][d] + red[1][d]) + (red[2][d] + red[3][d])) + ((red[4][d] + red[5][d]) + (red[6][d] + red[7][d]))) / l;
     out[at] = o;
-    if (oq.q) store_act_q8(o, warp_max(fabsf(o)), oq.q + at, oq.ds + at / 32);
+    if (oq.q) store_act_q8(o, oq.q + at, oq.ds + at / 32);
   }
 }
 

@@ -1,5 +1,6 @@
 // The int8 GEMV input (cuda/gemv/gemv.cuh ActQ8) one block of 32 at a time, for the kernels that
-// write it: rmsnorm_q8 (cuda/norm) and the delta net's fused decode step (cuda/deltanet), so both
+// write it: rmsnorm_q8 (cuda/norm), the delta net's fused decode step (cuda/deltanet) and flash
+// decode's O writers (cuda/attention), so all
 // round exactly as ref::quantize_act_q8 does (IEEE divide, round half to even).
 #pragma once
 
@@ -20,5 +21,7 @@ __device__ __forceinline__ void store_act_q8(float v, float amax, int8_t* q, flo
   const int sum = warp_sum(qi);
   if (threadIdx.x % 32 == 0) *ds = make_float2(d, d * static_cast<float>(sum));
 }
+// The same with the block's own scale: amax = the warp's largest |v| (rmsnorm_q8 without per256).
+__device__ __forceinline__ void store_act_q8(float v, int8_t* q, float2* ds) { store_act_q8(v, warp_max(fabsf(v)), q, ds); }
 
 }  // namespace bw24::cuda

@@ -302,7 +302,7 @@ __global__ void __launch_bounds__(kMaxDv * kParts) decode_kernel(GdnDecodeArgs f
       __syncthreads();
       if (warp < a.dv / 32) {
         const float y = os[tid];
-        store_act_q8(y, warp_max(fabsf(y)), &f.q8[at + tid], &f.ds[at / 32 + warp]);
+        store_act_q8(y, &f.q8[at + tid], &f.ds[at / 32 + warp]);
       }
     }
   }
@@ -342,7 +342,6 @@ cudaError_t gdn_step(const GdnStepArgs& a, int n_tokens, cudaStream_t stream) {
   return launch_pdl(step_kernel, dim3(static_cast<unsigned>(a.Hv)), dim3(static_cast<unsigned>(a.dv * kParts)), 0,
                     stream, a, n_tokens);
 }
-
 
 bool gdn_decode_supports(int n_tokens, int Hk, int Hv, int dk, int dv, int K) {
   return n_tokens >= 1 && n_tokens < kGdnChunkedFrom && n_tokens <= kGdnConvTile && Hk > 0 && Hv % Hk == 0 &&

@@ -474,18 +474,23 @@ StreamArgs stream_args(const Segments& seg, const uint8_t* w2, int64_t cols, Act
 }  // namespace
 
 // The dispatch table of the streamed family: one entry per format.
+// The int8 formats the streamed kernel takes (Q6_K one matrix only: its gate-up streamed made a Q6_K
+// model slower, see the file comment); gemv_stream's switch and gemv_q8_streams both ask it.
+bool stream_format(uint32_t type, GemvOut out) {
+  return type == kQ4_K || type == kQ5_K || (type == kQ6_K && out != GemvOut::kGateUp);
+}
+
 cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, int64_t cols, ActQ8 x, GemvOut out,
                         int act, cudaStream_t s, bool* taken) {
   *taken = false;
   bool aligned = out != GemvOut::kGateUp || reinterpret_cast<uintptr_t>(w2) % 16 == 0;
   for (int i = 0; i < seg.n; ++i) aligned = aligned && reinterpret_cast<uintptr_t>(seg.w[i]) % 16 == 0;
-  if (!aligned || cols % 32 != 0) return cudaSuccess;
+  if (!aligned || cols % 32 != 0 || !stream_format(type, out)) return cudaSuccess;
   const StreamArgs a = stream_args(seg, w2, cols, x, nullptr, act);
   switch (type) {
     case kQ4_K: return launch_format<KQuantStream<false>>(a, out, s, taken);
     case kQ5_K: return launch_format<KQuantStream<true>>(a, out, s, taken);
-    // Q6_K: one matrix only. Its gate-up streamed made a Q6_K model slower (see the file comment).
-    case kQ6_K: return out == GemvOut::kGateUp ? cudaSuccess : launch_format<Q6KStream>(a, out, s, taken);
+    case kQ6_K: return launch_format<Q6KStream>(a, out, s, taken);
     default: return cudaSuccess;
   }
 }
@@ -510,8 +515,7 @@ cudaError_t gemv_stream_float(const Segments& seg, uint32_t type, int64_t cols, 
 namespace bw24::cuda {
 
 bool gemv_q8_streams(uint32_t type, GemvOut out) {
-  if (!gemv_q8_streamed() || !pdl_supported()) return false;
-  return type == kQ4_K || type == kQ5_K || (type == kQ6_K && out != GemvOut::kGateUp);  // gemv_stream's switch
+  return gemv_q8_streamed() && pdl_supported() && gemv_detail::stream_format(type, out);
 }
 
 }  // namespace bw24::cuda

@@ -109,20 +109,8 @@ cudaError_t argmax(int32_t* out, const float* x, int32_t n, cudaStream_t stream)
   // Rows of fewer than a round of float4 loads a CTA gain nothing from more CTAs.
   if (!pdl_supported() || n < 4 * kClusterCtas * kThreads)
     return launch_pdl(argmax_kernel, dim3(1), dim3(kThreads), 0, stream, out, x, n);
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(kClusterCtas);
-  cfg.blockDim = dim3(kThreads);
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[2];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  attr[1].id = cudaLaunchAttributeClusterDimension;
-  attr[1].val.clusterDim.x = kClusterCtas;
-  attr[1].val.clusterDim.y = 1;
-  attr[1].val.clusterDim.z = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = 2;
-  return cudaLaunchKernelEx(&cfg, argmax_cluster_kernel, out, x, n);
+  return launch_pdl_cluster(argmax_cluster_kernel, dim3(kClusterCtas), dim3(kThreads), kClusterCtas, 0, stream, out, x,
+                            n);
 }
 
 }  // namespace bw24::cuda

@@ -875,8 +875,8 @@ class CudaRunner final : public Runner {
     r.neox = a.rope_style == arch::RopeStyle::kNeox;
     r.pos = pos;
     // One token through flash decode: that kernel does this work too (fused_rope), a launch fewer.
-    const bool fuse_rope = opt_.fused_rope && n == 1 && !ablate(kAblRope, n) && !ablate(kAblAttn, n) &&
-                           cuda::flash_decode_supports(D, a.n_head, a.n_head_kv);
+    const bool flash = cuda::flash_decode_supports(D, a.n_head, a.n_head_kv);
+    const bool fuse_rope = opt_.fused_rope && n == 1 && !ablate(kAblRope, n) && !ablate(kAblAttn, n) && flash;
     if (!fuse_rope && !ablate(kAblRope, n))
       BW24_CUDA_OK(cuda::qk_rope_store(r, n, stream_), "qk norm + rope + kv store");
     const void* kc = kc_[layer]->p;
@@ -887,7 +887,7 @@ class CudaRunner final : public Runner {
     // Not before the warp-per-row GEMV: it only prefetches its weights into L2 before its wait, and
     // without the launch between them that prefetch has less time (Qwen3-8B Q8_0 -1.2 %).
     const bool o_q8 = opt_.fused_o_q8 && n == 1 && !a.gated && uses_q8_ && (a.n_head * D) % 32 == 0 &&
-                      !ablate(kAblAttn, n) && cuda::flash_decode_supports(D, a.n_head, a.n_head_kv) &&
+                      !ablate(kAblAttn, n) && flash &&
                       cuda::gemv_q8_streams(w_.type_of(a.wo.t), cuda::GemvOut::kAdd);  // store, add alike
     if (n > kStep && cuda::flash_prefill_supports(D)) {
       BW24_CUDA_OK(cuda::flash_prefill(o_.p, q_.p, kc, vc, kv_types(), n, a.n_head, a.n_head_kv, D, pos,
@@ -901,7 +901,7 @@ class CudaRunner final : public Runner {
         const int rows = std::min(kStep, n - t);
         const cuda::DevicePos p{pos.dev, pos.base + t};
         const cudaError_t e =
-            cuda::flash_decode_supports(D, a.n_head, a.n_head_kv)
+            flash
                 ? cuda::flash_decode(o_.p + off, q_.p + off, kc, vc, kv_types(), flash_scratch_.p, rows, a.n_head,
                                      a.n_head_kv, D, p, a.sliding_window, a.scale, opt_.n_ctx, stream_,
                                      fuse_rope ? &r : nullptr,
@@ -1001,8 +1001,8 @@ class CudaRunner final : public Runner {
     // A GEMV pass: the conv, the recurrence and the out_proj's int8 input in one launch.
     if (opt_.fused_delta_net && n <= kStep && cuda::gdn_decode_supports(n, b.n_k_heads, b.n_v_heads, b.d_k, b.d_v, b.conv_kernel)) {
       const bool q8 = uses_q8_ && Vd % 32 == 0;
-      const cuda::GdnDecodeArgs f{a,           dn_qkv_.p,   st.conv.p,   st.taps.p, b.conv_kernel, q_scale, st.turn.p,
-                                  q8 ? act_q_.p : nullptr, q8 ? act_ds_.p : nullptr};
+      const cuda::GdnDecodeArgs f{a,         dn_qkv_.p, st.conv.p, st.taps.p, b.conv_kernel, q_scale,
+                                  st.turn.p, q8 ? act_q_.p : nullptr, q8 ? act_ds_.p : nullptr};
       BW24_CUDA_OK(cuda::gdn_decode(f, n, stream_), "delta-net decode step");
       return output_projection(b.out_proj, GemvIn{dn_out_.p, {act_q_.p, act_ds_.p}, nullptr}, Norm{}, n);
     }

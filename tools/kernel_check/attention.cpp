@@ -285,11 +285,9 @@ void check_attention(std::mt19937& rng, Result& r) {
             ok(cuda::rmsnorm_q8(nullptr, q8_ref.p, ds_ref.p, dout.p, nullptr, c.nt, c.n_head * c.D, 1e-6f, false, nullptr),
                "rmsnorm_q8") &&
             ok(cudaDeviceSynchronize(), "flash_decode int8 O sync");
-        const std::vector<float> o1 = download(dout, n_o), o2 = download(out2, n_o);
-        const std::vector<int8_t> qa = download(q8, n_o), qb = download(q8_ref, n_o);
-        const std::vector<float2> da = download(ds, n_o / 32), db = download(ds_ref, n_o / 32);
-        const bool same = std::memcmp(o1.data(), o2.data(), n_o * 4) == 0 && qa == qb &&
-                          std::memcmp(da.data(), db.data(), da.size() * sizeof(float2)) == 0;
+        const bool same = same_bits(download(dout, n_o), download(out2, n_o)) &&
+                          same_bits(download(q8, n_o), download(q8_ref, n_o)) &&
+                          same_bits(download(ds, n_o / 32), download(ds_ref, n_o / 32));
         report(r, ran && same, true, "flash_decode + int8 O input (bits)", c.name(kv), same ? 0.0 : 1.0);
       }
     }

@@ -77,17 +77,20 @@ inline void upload(DeviceBuffer<T>& d, const std::vector<T>& h) {
 }
 
 template <typename T>
-inline std::vector<T> download(const DeviceBuffer<T>& d, size_t n) {
-  std::vector<T> h(n);
-  cudaMemcpy(h.data(), d.p, n * sizeof(T), cudaMemcpyDeviceToHost);
-  return h;
-}
-
-template <typename T>
 inline std::vector<T> download(const T* d, size_t n) {
   std::vector<T> h(n);
   cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost);
   return h;
+}
+template <typename T>
+inline std::vector<T> download(const DeviceBuffer<T>& d, size_t n) {
+  return download(static_cast<const T*>(d.p), n);
+}
+
+// Whether two host copies hold the same bytes (float NaNs and signed zeros included, float2 too).
+template <typename T>
+inline bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
 inline void report(Result& r, bool good, bool show, const std::string& kernel, const std::string& shape, double err) {

@@ -186,16 +186,13 @@ void check_gdn_decode(Result& r, cuda::GdnStepArgs a, int Hk, int K, float q_sca
                  "rmsnorm_q8") &&
               ok(cuda::gdn_decode(f, n, nullptr), "gdn_decode") && ok(cudaDeviceSynchronize(), "gdn_decode sync") &&
               ok(cuda::gdn_decode(f, n, nullptr), "gdn_decode") && ok(cudaDeviceSynchronize(), "gdn_decode sync");
-  auto same = [](const auto& x, const auto& y) {
-    return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0;
-  };
   const std::vector<unsigned> turns = download(turn, size_t(Hk));
   const std::vector<float> out_f = download(f_out, n_out), out_r = download(static_cast<const float*>(a.out), n_out);
-  const bool parts[6] = {same(out_f, out_r),
-                         same(download(f_S, S0.size()), download(static_cast<const float*>(a.state), S0.size())),
-                         same(download(f_cs, cs0.size()), download(cs_ref, cs0.size())),
-                         same(download(q_f, n_out), download(q_ref, n_out)),
-                         same(download(ds_f, n_out / 32), download(ds_ref, n_out / 32)),
+  const bool parts[6] = {same_bits(out_f, out_r),
+                         same_bits(download(f_S, S0.size()), download(static_cast<const float*>(a.state), S0.size())),
+                         same_bits(download(f_cs, cs0.size()), download(cs_ref, cs0.size())),
+                         same_bits(download(q_f, n_out), download(q_ref, n_out)),
+                         same_bits(download(ds_f, n_out / 32), download(ds_ref, n_out / 32)),
                          std::all_of(turns.begin(), turns.end(), [](unsigned t) { return t == 0; })};
   const bool equal = std::all_of(std::begin(parts), std::end(parts), [](bool b) { return b; });
   if (!equal)  // which output differs: out, state, conv history, q8, ds, counters (1 = the same bits)
