@@ -1,6 +1,6 @@
 #!/bin/bash
 # next61 (carry .carry only):  bash tools/wip/next61.sh <sha>  (< 6 min; timeout_s 400)
-# new = wip/gated-fold (main 31774d9 + tools/wip/patches/gated-fold.patch: on a gated layer's one-token step flash
+# new = wip/gated-fold (main 1d69a38 + tools/wip/patches/gated-fold.patch: on a gated layer's one-token step flash
 # decode reads q in place from the Q product's [q | gate] rows (QkRopeArgs::q_stride) and its O writer applies the gate
 # (OutEpilogue::gate, sigmoid_mul's arithmetic) and the int8 O input: split_q_gate, sigmoid_mul and rmsnorm_q8 go,
 # three boundaries on each of the hybrids' attention layers); base = main. It conflicts with merge-graphs.patch in
@@ -11,7 +11,7 @@
 #    hybrids).
 # 2. Prediction: 3 boundaries x ~1.5-2 us x 8 attention layers = ~40 us of a 2.35 ms step: Qwen3.5-9B Q4_K_M
 #    425 -> ~432 (+1.5 %), Qwen3.6-35B-A3B (10 attention layers) 388 -> ~394; Qwen3-8B unchanged (control).
-# Packing (here): git checkout wip/gated-fold (or git checkout -b wip/gated-fold 31774d9 && git am
+# Packing (here): git checkout wip/gated-fold (or git checkout -b wip/gated-fold 1d69a38 && git am
 #   tools/wip/patches/gated-fold.patch); rm -f .carry/bins/*; pack-bins.sh new HEAD bw24-bench bw24-kernel-check
 #   tests/bw24_model_tests tests/bw24_gpu_vs_cpu_tests libbw24.so.0; git checkout main; pack-bins.sh base HEAD.
 SHA=$1
