@@ -36,6 +36,10 @@ cudaError_t flash_prefill(float* out, const float* q, const void* k_cache, const
                           int n_ctx, cudaStream_t stream);
 
 constexpr int kFlashDecodeSplit = 128;     // keys per split
+// Positions below this need no merge kernel (a token's visible splits, at most 8, are merged by the
+// split kernel's last CTA): flash_decode leaves that launch out when it knows every position of the
+// call is below it (max_pos).
+constexpr int64_t kFlashDecodeMergeFrom = 8 * kFlashDecodeSplit;
 constexpr int kFlashDecodeMaxGroup = 8;    // query heads per KV head
 constexpr int kFlashDecodeMaxTokens = 8;
 constexpr int kFlashDecodeMaxKvHeads = 64;
@@ -55,9 +59,13 @@ struct OutQ8 {
 // qk_rope_store's work for it (cuda/ops/ops.cuh, the same code: q from rope->q raw, the key and
 // value heads into the cache), so that kernel's launch goes; its heads, caches and position must be
 // this call's. out_q8: see OutQ8 (the writer of each O row quantizes it, a launch fewer).
+// max_pos (positions on the device, pos.dev): a bound on every position of the call the caller
+// knows (a captured graph replayed only below kFlashDecodeMergeFrom), -1 if none; with host
+// positions the call computes it. Below kFlashDecodeMergeFrom the merge launch is left out: a
+// bound the device's positions break gives wrong outputs from the first merge-needing position.
 cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const void* v_cache, KvTypes kv,
                          float* scratch, int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos,
                          int window, float scale, int n_ctx, cudaStream_t stream, const QkRopeArgs* rope = nullptr,
-                         OutQ8 out_q8 = {});
+                         OutQ8 out_q8 = {}, int64_t max_pos = -1);
 
 }  // namespace bw24::cuda

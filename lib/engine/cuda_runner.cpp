@@ -211,13 +211,15 @@ struct GemvIn {
 // A whole pass (up to chunk_ tokens) is a fixed sequence of launches on one stream. The one-token
 // step is captured into a CUDA graph on first use and replayed after: the host then does one
 // embedding gather, one graph launch and one logits copy per token (the position lives in device
-// memory, so the same graph serves every position).
+// memory, so one graph serves every position of its regime: two graphs, below and from
+// cuda::kFlashDecodeMergeFrom, the first without flash decode's merge launch).
 class CudaRunner final : public Runner {
  public:
   CudaRunner(const ModelGraph& g, const DeviceWeights& w, const RunnerOptions& opt) : g_(g), w_(w), opt_(opt) {}
   ~CudaRunner() override {
     cudaSetDevice(w_.device());
-    if (graph_exec_) cudaGraphExecDestroy(graph_exec_);
+    for (cudaGraphExec_t& g : graph_exec_)
+      if (g) cudaGraphExecDestroy(g);
     if (ahead_.stream) {
       cudaStreamSynchronize(ahead_.stream);
       cudaStreamDestroy(ahead_.stream);
@@ -459,9 +461,10 @@ class CudaRunner final : public Runner {
       // The graph's first nodes copy emb_ and pos_host_ up when it runs.
       embed_tokens(g_, req.tokens, 1, emb_.p);
       *pos_host_.p = req.pos;
-      if (!graph_exec_) BW24_RETURN_IF_ERROR(capture_step());
+      const int regime = req.pos < cuda::kFlashDecodeMergeFrom ? 0 : 1;  // see graph_exec_
+      if (!graph_exec_[regime]) BW24_RETURN_IF_ERROR(capture_step(regime));
       if (req.cancel && req.cancel->load(std::memory_order_relaxed)) return error(Code::kCancelled, "cancelled");
-      BW24_CUDA_OK(cudaGraphLaunch(graph_exec_, stream_), "graph launch");
+      BW24_CUDA_OK(cudaGraphLaunch(graph_exec_[regime], stream_), "graph launch");
       if (req.argmax) return read_token(logits_.p, req);
       BW24_CUDA_OK(cudaMemcpyAsync(req.logits, logits_.p, size_t(V) * 4, cudaMemcpyDeviceToHost, stream_), "logits");
       BW24_CUDA_OK(cudaStreamSynchronize(stream_), "forward");
@@ -530,22 +533,25 @@ class CudaRunner final : public Runner {
     return absl::OkStatus();
   }
 
-  // Capture the one-token pass (position read from pos_dev_) into graph_exec_.
-  absl::Status capture_step() {
+  // Capture the one-token pass (position read from pos_dev_) into graph_exec_[regime].
+  absl::Status capture_step(int regime) {
     BW24_CUDA_OK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "graph capture");
+    step_max_pos_ = regime == 0 ? cuda::kFlashDecodeMergeFrom - 1 : -1;
     absl::Status st = [&]() -> absl::Status {
       BW24_CUDA_OK(cudaMemcpyAsync(pos_dev_.p, pos_host_.p, sizeof(int64_t), cudaMemcpyHostToDevice, stream_),
                    "position");
       return pass(1, cuda::DevicePos{pos_dev_.p, 0}, 0, nullptr);
     }();
+    step_max_pos_ = -1;
+    cudaGraphExec_t& graph_exec = graph_exec_[regime];
     cudaGraph_t graph = nullptr;
     const cudaError_t end = cudaStreamEndCapture(stream_, &graph);
     if (st.ok()) st = cuda_status(end, "graph capture");
-    if (st.ok()) st = cuda_status(cudaGraphInstantiate(&graph_exec_, graph, 0), "graph instantiate");
+    if (st.ok()) st = cuda_status(cudaGraphInstantiate(&graph_exec, graph, 0), "graph instantiate");
     if (graph) cudaGraphDestroy(graph);
     if (!st.ok()) {
       cudaGetLastError();  // clear the sticky launch error of a failed capture, if any
-      graph_exec_ = nullptr;
+      graph_exec = nullptr;
     }
     return st;
   }
@@ -905,7 +911,7 @@ class CudaRunner final : public Runner {
                 ? cuda::flash_decode(o_.p + off, q_.p + off, kc, vc, kv_types(), flash_scratch_.p, rows, a.n_head,
                                      a.n_head_kv, D, p, a.sliding_window, a.scale, opt_.n_ctx, stream_,
                                      fuse_rope ? &r : nullptr,
-                                     o_q8 ? cuda::OutQ8{act_q_.p, act_ds_.p} : cuda::OutQ8{})
+                                     o_q8 ? cuda::OutQ8{act_q_.p, act_ds_.p} : cuda::OutQ8{}, step_max_pos_)
                 : cuda::attention(o_.p + off, q_.p + off, kc, vc, kv_types(), scores_.p, rows, a.n_head, a.n_head_kv, D, p,
                                   a.sliding_window, a.scale, opt_.n_ctx, stream_);
         BW24_CUDA_OK(e, "attention");
@@ -1243,7 +1249,10 @@ class CudaRunner final : public Runner {
   const DeviceWeights& w_;
   RunnerOptions opt_;
   cudaStream_t stream_ = nullptr;
-  cudaGraphExec_t graph_exec_ = nullptr;
+  // The captured one-token step, by regime: [0] for positions below cuda::kFlashDecodeMergeFrom (no
+  // flash-decode merge launch: a boundary a layer less), [1] at and above; each captured on first use.
+  cudaGraphExec_t graph_exec_[2] = {nullptr, nullptr};
+  int64_t step_max_pos_ = -1;  // while capturing regime 0: the bound flash_decode is told (max_pos)
   int64_t kv_width_ = 0;
   bool any_gated_ = false;           // some attention layer has an output gate (Qwen3.5)
   int64_t state_pos_ = 0;            // delta-net models: the position the recurrent state has reached

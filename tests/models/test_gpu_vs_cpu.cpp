@@ -303,6 +303,43 @@ TEST_CASE("CUDA decode: fused launches equal the separate launches", "[gpu]") {
   }
 }
 
+// The captured step in its two regimes (below cuda::kFlashDecodeMergeFrom without flash decode's
+// merge launch, from it with) against uncaptured one-token passes, whose flash decode decides from
+// the host's position: logits bit-identical over the steps across position 1,024, on a dense model
+// and a MoE.
+TEST_CASE("CUDA decode: the captured step equals the uncaptured one across the merge boundary", "[gpu]") {
+  require_gpu();
+  for (const char* shape : {"tiny-qwen3", "tiny-qwen3moe"}) {
+    INFO(shape);
+    auto model = open_synthetic(shape, "Q4_K_M", 0);
+    const int V = model->graph().n_vocab;
+    engine::SessionOptions graph_opt;
+    graph_opt.n_ctx = 1100;  // 9 splits of 128: the merge kernel is part of the long regime
+    engine::SessionOptions plain_opt = graph_opt;
+    plain_opt.cuda_graph = false;
+    auto graph = engine::Session::create(model, graph_opt);
+    auto plain = engine::Session::create(model, plain_opt);
+    REQUIRE(graph.ok());
+    REQUIRE(plain.ok());
+    std::mt19937 rng(9);
+    const int from = 1024 - 8;  // cuda::kFlashDecodeMergeFrom (8 splits of 128) - 8
+    std::vector<int32_t> prompt(static_cast<size_t>(from));
+    for (auto& t : prompt) t = static_cast<int32_t>(rng() % V);
+    REQUIRE((*graph)->prefill(prompt.data(), int32_t(prompt.size()), false).ok());
+    REQUIRE((*plain)->prefill(prompt.data(), int32_t(prompt.size()), false).ok());
+    std::vector<float> a = logits_of(**graph), b = logits_of(**plain);
+    CHECK(a == b);
+    for (int step = 0; step < 16; ++step) {  // positions 1,016 .. 1,031
+      const int32_t t = argmax(b.data() + b.size() - size_t(V), V);
+      REQUIRE((*graph)->prefill(&t, 1, false).ok());
+      REQUIRE((*plain)->prefill(&t, 1, false).ok());
+      a = logits_of(**graph);
+      b = logits_of(**plain);
+      CHECK(a == b);
+    }
+  }
+}
+
 // The expansion one GEMM ahead (a side stream, two scratch buffers) changes when the weights are
 // expanded, never what the GEMM reads: every prompt row's logits are bit-identical to the in-line
 // expansion, on a dense model, the hybrid (delta-net products on the plan) and a MoE (experts

@@ -294,6 +294,42 @@ void check_attention(std::mt19937& rng, Result& r) {
   }
 }
 
+// flash_decode told a bound on its device positions (max_pos below kFlashDecodeMergeFrom: no merge
+// launch) against the same call without one (the merge kernel launched, every CTA exiting): the
+// same bits, at n_ctx 4,616 (37 splits), one and three tokens ending at positions 2, 702 and 1,023.
+void check_flash_decode_bound(std::mt19937& rng, Result& r) {
+  const KvPair kv{KD::kF16, KD::kF16};
+  for (int64_t pos0 : {int64_t{0}, int64_t{700}, cuda::kFlashDecodeMergeFrom - 3})
+    for (int nt : {1, 3}) {
+      const AttnCase c{32, 8, 128, pos0 + 3 - nt, nt, 0};  // tokens ending at pos0 + 2
+      const int n_ctx = 4616;
+      const AttnData d = attention_data(rng, c, n_ctx, kv);
+      DeviceBuffer<float> dq(d.q.size()), o1(d.q.size()), o2(d.q.size()),
+          dflash(size_t(cuda::flash_decode_scratch(n_ctx, c.nt, c.n_head, c.D)));
+      DeviceBuffer<uint8_t> dk(d.kb.size()), dv(d.vb.size());
+      DeviceBuffer<int64_t> dpos(1);
+      upload(dq, d.q);
+      upload(dk, d.kb);
+      upload(dv, d.vb);
+      upload(dpos, std::vector<int64_t>{c.pos0});
+      cuda::flash_decode_init_scratch(dflash.p);
+      const cuda::DevicePos pos{dpos.p, 0};
+      const int64_t last = c.pos0 + c.nt - 1;
+      const bool ran =
+          last < cuda::kFlashDecodeMergeFrom &&
+          ok(cuda::flash_decode(o1.p, dq.p, dk.p, dv.p, {kv.k, kv.v}, dflash.p, c.nt, c.n_head, c.n_head_kv, c.D, pos,
+                                c.window, d.scale, n_ctx, nullptr),
+             "flash_decode") &&
+          ok(cuda::flash_decode(o2.p, dq.p, dk.p, dv.p, {kv.k, kv.v}, dflash.p, c.nt, c.n_head, c.n_head_kv, c.D, pos,
+                                c.window, d.scale, n_ctx, nullptr, nullptr, {}, cuda::kFlashDecodeMergeFrom - 1),
+             "flash_decode max_pos") &&
+          ok(cudaDeviceSynchronize(), "flash_decode max_pos sync");
+      const std::vector<float> a = download(o1, d.q.size()), b = download(o2, d.q.size());
+      const bool same = std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
+      report(r, ran && same && nerr(a, d.ref) < 1e-5, true, "flash_decode max_pos (bits)", c.name(kv), nerr(b, d.ref));
+    }
+}
+
 // flash_decode with qk_rope_store's work fused (one token, QkRopeArgs) against the two launches:
 // the output bit-equal and both caches byte-equal (one code path, cuda/ops/rope.cuh), at positions
 // where the new key lands in the first and in a later split, merged inline and by the merge kernel,

@@ -170,6 +170,7 @@ void check_rmsnorm_q8(std::mt19937& rng, Result& r);
 void check_qk_rope(std::mt19937& rng, Result& r);
 void check_attention(std::mt19937& rng, Result& r);
 void check_flash_decode_rope(std::mt19937& rng, Result& r);
+void check_flash_decode_bound(std::mt19937& rng, Result& r);
 void check_dequant_slices(std::mt19937& rng, GgmlType t, Result& r);
 void check_dequant(std::mt19937& rng, Result& r);
 void check_gemm(std::mt19937& rng, ThreadPool& pool, Result& r);

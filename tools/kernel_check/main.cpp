@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   run("qk_rope", [&] { check_qk_rope(rng, r); });
   run("attention", [&] { check_attention(rng, r); });
   run("attention_rope", [&] { check_flash_decode_rope(rng, r); });
+  run("attention_bound", [&] { check_flash_decode_bound(rng, r); });
   run("gemv_float", [&] { check_gemv_float(rng, pool, r); });
   run("gemv_float_multi", [&] { check_gemv_float_multi(rng, pool, r); });
   run("gemv_q8", [&] { check_gemv_q8(rng, pool, r); });
