@@ -49,16 +49,23 @@ bool flash_decode_supports(int head_dim, int n_head, int n_head_kv);
 // call leaves them at zero, so one scratch serves all layers and token counts up to n_tokens.
 int64_t flash_decode_scratch(int n_ctx, int n_tokens, int n_head, int head_dim);
 cudaError_t flash_decode_init_scratch(float* scratch);
-// The output also as the O projection's int8 input (cuda/gemv ActQ8: q [n][n_head D] int8, ds
-// [n][n_head D / 32] (d, d sum q)), as rmsnorm_q8 without a norm would make it; null: out only.
-struct OutQ8 {
+// What the writer of each O row does beyond storing it: times sigmoid(gate) (gated attention,
+// Qwen3.5: element d of head h of token t at gate[(t n_head + h) gate_stride + d], sigmoid_mul's
+// arithmetic; out then holds the gated value), and the result also as the O projection's int8 input
+// (cuda/gemv ActQ8: q [n][n_head D] int8, ds [n][n_head D / 32] (d, d sum q)), as rmsnorm_q8
+// without a norm would make it. Null pointers: that step is left out.
+struct OutEpilogue {
   int8_t* q = nullptr;
   float2* ds = nullptr;
+  const float* gate = nullptr;
+  int64_t gate_stride = 0;
 };
 // rope (one token; null: q is ready, keys and values are in the cache): the call also does
 // qk_rope_store's work for it (cuda/ops/ops.cuh, the same code: q from rope->q raw, the key and
 // value heads into the cache), so that kernel's launch goes; its heads, caches and position must be
-// this call's. out_q8: see OutQ8 (the writer of each O row quantizes it, a launch fewer).
+// this call's (rope->q_stride: floats between query heads in rope->q, 0 = head_dim; the gated
+// layout's 2 head_dim reads q in place, without the split). out_ep: see OutEpilogue (the writer of
+// each O row gates and quantizes it: sigmoid_mul's and rmsnorm_q8's launches go).
 // max_pos (positions on the device, pos.dev): a bound on every position of the call the caller
 // knows (a captured graph replayed only below kFlashDecodeMergeFrom), -1 if none; with host
 // positions the call computes it. Below kFlashDecodeMergeFrom the merge launch is left out: a
@@ -66,6 +73,6 @@ struct OutQ8 {
 cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const void* v_cache, KvTypes kv,
                          float* scratch, int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos,
                          int window, float scale, int n_ctx, cudaStream_t stream, const QkRopeArgs* rope = nullptr,
-                         OutQ8 out_q8 = {}, int64_t max_pos = -1);
+                         OutEpilogue out_ep = {}, int64_t max_pos = -1);
 
 }  // namespace bw24::cuda

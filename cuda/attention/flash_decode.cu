@@ -19,7 +19,7 @@
 //     O_s / sum_s e^(m_s - M) l_s for the group's G heads, then sets the counter back to zero.
 //     When a single split holds visible keys (positions below 128: every short chat) the CTA
 //     writes O_s / l_s at once. Longer histories: merge_kernel, a CTA per (query head, token).
-//  5. With OutQ8 (GEMV passes whose O projection takes int8 input), whichever of those writes O
+//  5. With OutEpilogue (GEMV passes whose O projection takes int8 input), whichever of those writes O
 //     also quantizes it in blocks of 32 (a warp a block: the writes go 32 consecutive elements a
 //     warp), rmsnorm_q8's arithmetic (store_act_q8), so that launch and its boundary go.
 //
@@ -126,12 +126,22 @@ __device__ __forceinline__ float red_total(const float (&red)[kSumSlots][kMaxGro
   return (red[0][h][d] + red[1][h][d]) + (red[2][h][d] + red[3][h][d]);
 }
 
+// Element d of O row `row` ([t][head]) through the epilogue: out = o (times sigmoid(gate), as
+// sigmoid_mul computes it); q, ds as OutEpilogue says (flash.cuh). The caller's whole warp holds 32
+// consecutive elements of a row (one int8 block).
+__device__ __forceinline__ void o_epilogue(const OutEpilogue& ep, float* out, float o, int64_t row, int64_t d, int D) {
+  if (ep.gate) o *= 1.0f / (1.0f + expf(-ep.gate[row * ep.gate_stride + d]));
+  const int64_t at = row * D + d;
+  out[at] = o;
+  if (ep.q) store_act_q8(o, ep.q + at, ep.ds + at / 32);
+}
+
 // Kv: const float*, const __half* or KvQ8 (kv_load.cuh): the cache as a pointer-like value.
 template <typename Kv, int D>
 __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part_o, float2* part_ml, unsigned* done,
                                                          const float* q, Kv kc, Kv vc, int n_head, int n_head_kv,
                                                          DevicePos pos, int window, float scale, int n_splits,
-                                                         QkRopeArgs ra, bool fused, OutQ8 oq) {
+                                                         QkRopeArgs ra, bool fused, OutEpilogue ep) {
   constexpr int kPer = D / 32, kHalf = D / 2, kKeysPerStep = 8;
   __shared__ alignas(16) float qs[kMaxGroup][D];
   __shared__ float sc[kMaxGroup][kSplit];
@@ -180,7 +190,9 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
     float* scratch = &red[0][0][0];
     static_assert(kSumSlots * kMaxGroup >= kWarps + 2, "red holds a head row a warp, the key's and its ko");
     if (warp < G)
-      norm_rope_row<kPer>(ra, cq, ang, true, ra.q + (int64_t{t} * n_head + int64_t{g} * G + warp) * D, scratch + warp * D,
+      norm_rope_row<kPer>(ra, cq, ang, true,
+                          ra.q + (int64_t{t} * n_head + int64_t{g} * G + warp) * (ra.q_stride ? ra.q_stride : D),
+                          scratch + warp * D,
                           lane, [&](int i, float v) { qs[warp][i] = v * scale; });
     if (p / kSplit == s && warp == (G < kWarps ? G : 0)) {
       const int64_t kbase = p * kvw + g * D;
@@ -264,11 +276,8 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
   // O of the group's G heads from red and ml: this split's alone, or the merged ones below.
   auto write_o = [&] {
     const int64_t out0 = (int64_t{t} * n_head + int64_t{g} * G) * D;
-    for (int i = threadIdx.x; i < G * D; i += kThreads) {  // G D a multiple of 32: whole warps
-      const float o = red_total<D>(red, i) / ml[i / D].y;
-      out[out0 + i] = o;
-      if (oq.q) store_act_q8(o, oq.q + out0 + i, oq.ds + (out0 + i) / 32);
-    }
+    for (int i = threadIdx.x; i < G * D; i += kThreads)  // G D a multiple of 32: whole warps
+      o_epilogue(ep, out, red_total<D>(red, i) / ml[i / D].y, out0 / D + i / D, i % D, D);
   };
   if (vis.end - vis.lo == 1) {  // the only split with visible keys: O at once
     write_o();
@@ -354,7 +363,7 @@ __device__ __forceinline__ void ml_combine(float& m, float& l, float om, float o
 }
 template <int D>
 __global__ void __launch_bounds__(kThreads) merge_kernel(float* out, const float* part_o, const float2* part_ml,
-                                                         int n_head, int n_splits, DevicePos pos, int window, OutQ8 oq) {
+                                                         int n_head, int n_splits, DevicePos pos, int window, OutEpilogue ep) {
   constexpr int kPer = D / 32, kUnroll = 4;
   __shared__ float red[kWarps][D];
   pdl_begin();
@@ -400,11 +409,9 @@ __global__ void __launch_bounds__(kThreads) merge_kernel(float* out, const float
   __syncthreads();
   static_assert(kWarps == 8, "the final sum adds eight rows in a fixed order");
   for (int d = threadIdx.x; d < D; d += kThreads) {  // D a multiple of 32: whole warps
-    const int64_t at = (int64_t{t} * n_head + h) * D + d;
     const float o =
         (((red[0][d] + red[1][d]) + (red[2][d] + red[3][d])) + ((red[4][d] + red[5][d]) + (red[6][d] + red[7][d]))) / l;
-    out[at] = o;
-    if (oq.q) store_act_q8(o, oq.q + at, oq.ds + at / 32);
+    o_epilogue(ep, out, o, int64_t{t} * n_head + h, d, D);
   }
 }
 
@@ -413,9 +420,9 @@ int splits_for(int n_ctx) { return (n_ctx + kSplit - 1) / kSplit; }
 template <typename Kv, int D>
 cudaError_t launch_split(dim3 grid, float* out, float* part_o, float2* part_ml, unsigned* done, const float* q, Kv kc,
                          Kv vc, int n_head, int n_head_kv, DevicePos pos, int window, float scale, int n_splits,
-                         const QkRopeArgs& ra, bool fused, OutQ8 oq, cudaStream_t stream) {
+                         const QkRopeArgs& ra, bool fused, OutEpilogue ep, cudaStream_t stream) {
   return launch_pdl(split_kernel<Kv, D>, grid, dim3(kThreads), 0, stream, out, part_o, part_ml, done, q, kc, vc, n_head,
-                    n_head_kv, pos, window, scale, n_splits, ra, fused, oq);
+                    n_head_kv, pos, window, scale, n_splits, ra, fused, ep);
 }
 
 }  // namespace
@@ -434,16 +441,17 @@ cudaError_t flash_decode_init_scratch(float* scratch) { return cudaMemset(scratc
 cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const void* v_cache, KvTypes kv,
                          float* scratch, int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos,
                          int window, float scale, int n_ctx, cudaStream_t stream, const QkRopeArgs* rope,
-                         OutQ8 out_q8, int64_t max_pos) {
+                         OutEpilogue out_ep, int64_t max_pos) {
   if (n_tokens <= 0) return cudaSuccess;
-  if (!out_q8.q != !out_q8.ds) return cudaErrorInvalidValue;
+  if (!out_ep.q != !out_ep.ds || (out_ep.gate && out_ep.gate_stride < head_dim)) return cudaErrorInvalidValue;
   if (n_tokens > kFlashDecodeMaxTokens || !flash_decode_supports(head_dim, n_head, n_head_kv) || n_ctx <= 0)
     return cudaErrorInvalidValue;
   // Fused with qk_rope_store: one token, the same heads, cache and positions as this call.
   if (rope && (n_tokens != 1 || rope->head_dim != head_dim || rope->n_head != n_head || rope->n_head_kv != n_head_kv ||
                rope->k_cache != k_cache || rope->v_cache != v_cache || rope->kv_type.k != kv.k ||
                rope->kv_type.v != kv.v || rope->n_ctx != n_ctx || rope->rope_dims > head_dim ||
-               rope->pos.dev != pos.dev || rope->pos.base != pos.base))
+               rope->pos.dev != pos.dev || rope->pos.base != pos.base ||
+               (rope->q_stride != 0 && rope->q_stride < head_dim)))
     return cudaErrorInvalidValue;
   const QkRopeArgs ra = rope ? *rope : QkRopeArgs{};
   const int64_t kvw = int64_t{n_head_kv} * head_dim;
@@ -454,7 +462,7 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
   const dim3 grid(static_cast<unsigned>(n_head_kv), static_cast<unsigned>(n_splits), static_cast<unsigned>(n_tokens));
   auto go = [&](auto launcher, auto kc, auto vc) {
     return launcher(grid, out, part_o, part_ml, done, q, kc, vc, n_head, n_head_kv, pos, window, scale, n_splits, ra,
-                    rope != nullptr, out_q8, stream);
+                    rope != nullptr, out_ep, stream);
   };
   const auto* kf = static_cast<const float*>(k_cache);
   const auto* vf = static_cast<const float*>(v_cache);
@@ -503,7 +511,7 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
   const dim3 merge_grid(static_cast<unsigned>(n_head), static_cast<unsigned>(n_tokens));
   auto merge = head_dim == 64 ? merge_kernel<64> : head_dim == 128 ? merge_kernel<128> : merge_kernel<256>;
   return launch_pdl(merge, merge_grid, dim3(kThreads), 0, stream, out, part_o, part_ml, n_head, n_splits, pos, window,
-                    out_q8);
+                    out_ep);
 }
 
 }  // namespace bw24::cuda

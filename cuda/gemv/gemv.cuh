@@ -66,7 +66,7 @@ void gemv_q8_set_streamed(bool on);
 // Whether a one-token launch of `type` with epilogue `out` takes the streamed kernel (the switch is
 // on and the device has PDL). Its weight copies start before its PDL wait; the warp-per-row
 // kernels only prefetch into L2 there, so a caller folding away the launch before one (flash
-// decode's OutQ8) asks first.
+// decode's OutEpilogue) asks first.
 bool gemv_q8_streams(uint32_t type, GemvOut out);
 
 // A MoE layer's routed down projection and its combine in one launch (decode): route.pairs =

@@ -198,7 +198,7 @@ __global__ void attention_kernel(float* out, const float* q, const void* kc, con
 
 cudaError_t qk_rope_store(const QkRopeArgs& a, int n_tokens, cudaStream_t stream) {
   if (n_tokens <= 0) return cudaSuccess;
-  if (a.head_dim > kMaxHeadDim || a.rope_dims > a.head_dim ||
+  if (a.head_dim > kMaxHeadDim || a.rope_dims > a.head_dim || (a.q_stride != 0 && a.q_stride != a.head_dim) ||
       (a.kv_type.blocked() && (a.head_dim % 32 != 0 || a.n_ctx <= 0)))
     return cudaErrorInvalidValue;
   const dim3 grid(static_cast<unsigned>((a.n_head + a.n_head_kv + kRopeWarps - 1) / kRopeWarps), n_tokens);

@@ -66,6 +66,8 @@ struct QkRopeArgs {
                                 // with pow, ~40 % of the kernel's time in a 512-token prefill)
   bool neox;
   DevicePos pos;
+  int64_t q_stride = 0;         // floats between query heads of q (0: head_dim); flash decode's fused
+                                // RoPE only (qk_rope_store rewrites q in place and takes head_dim)
 };
 cudaError_t qk_rope_store(const QkRopeArgs& args, int n_tokens, cudaStream_t stream);
 

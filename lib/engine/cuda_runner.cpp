@@ -801,10 +801,11 @@ class CudaRunner final : public Runner {
 
   // Q, K and V. Prefill: one GEMM launch. Decode: the int8-path ones that share a type in one
   // launch (Q4_K_M keeps some attn_v in Q6_K: then Q and K together and V alone), the rest one by one.
-  absl::Status qkv(const AttentionBlock& a, const GemvIn& in, int n) {
+  // split: a gated layer's Q product into q_ and attn_gate_ (not when flash decode reads it in place).
+  absl::Status qkv(const AttentionBlock& a, const GemvIn& in, int n, bool split) {
     if (ablate(kAblQkv, n)) return absl::OkStatus();
     BW24_RETURN_IF_ERROR(qkv_products(a, in, n));
-    if (!a.gated) return absl::OkStatus();
+    if (!a.gated || !split) return absl::OkStatus();
     return cuda_status(cuda::split_q_gate(q_.p, attn_gate_.p, qg_.p, n, a.n_head, a.head_dim, stream_), "q/gate split");
   }
   absl::Status qkv_products(const AttentionBlock& a, const GemvIn& in, int n) {
@@ -858,9 +859,16 @@ class CudaRunner final : public Runner {
   absl::Status attention(const AttentionBlock& a, int layer, int n, cuda::DevicePos pos) {
     const int E = g_.n_embd, D = a.head_dim;
     BW24_ASSIGN_OR_RETURN(const GemvIn in, prepare(&a.norm, x_.p, n, E));
-    BW24_RETURN_IF_ERROR(qkv(a, in, n));
+    // One token through flash decode: that kernel does qk_rope_store's work too (fused_rope), a
+    // launch fewer; on a gated layer it also reads q from the Q product in place and applies the
+    // output gate as it writes O (fused_o_epilogue): split_q_gate's and sigmoid_mul's launches go.
+    const bool flash = cuda::flash_decode_supports(D, a.n_head, a.n_head_kv);
+    const bool fuse_rope = opt_.fused_rope && n == 1 && !ablate(kAblRope, n) && !ablate(kAblAttn, n) && flash;
+    const bool gate_in_flash = a.gated && fuse_rope && opt_.fused_o_epilogue;
+    BW24_RETURN_IF_ERROR(qkv(a, in, n, !gate_in_flash));
     cuda::QkRopeArgs r{};
-    r.q = q_.p;
+    r.q = gate_in_flash ? qg_.p : q_.p;
+    r.q_stride = gate_in_flash ? 2 * D : 0;  // the Q product's rows per head: [q (D) | gate (D)]
     r.k = k_.p;
     r.v = v_.p;
     r.k_cache = kc_[layer]->p;
@@ -880,21 +888,21 @@ class CudaRunner final : public Runner {
     r.inv_freq = inv_freq_[layer]->p;
     r.neox = a.rope_style == arch::RopeStyle::kNeox;
     r.pos = pos;
-    // One token through flash decode: that kernel does this work too (fused_rope), a launch fewer.
-    const bool flash = cuda::flash_decode_supports(D, a.n_head, a.n_head_kv);
-    const bool fuse_rope = opt_.fused_rope && n == 1 && !ablate(kAblRope, n) && !ablate(kAblAttn, n) && flash;
     if (!fuse_rope && !ablate(kAblRope, n))
       BW24_CUDA_OK(cuda::qk_rope_store(r, n, stream_), "qk norm + rope + kv store");
     const void* kc = kc_[layer]->p;
     const void* vc = vc_[layer]->p;
-    // One token, no output gate, an O projection on the streamed GEMV: flash decode also writes O
-    // as that GEMV's int8 input (the writer of each row quantizes it), so the rmsnorm_q8 launch
-    // goes (H200, two rounds at -p 16 and -p 512: Qwen3-8B Q4_K_M +2.0 %, Qwen3-30B-A3B -0.4 %).
-    // Not before the warp-per-row GEMV: it only prefetches its weights into L2 before its wait, and
-    // without the launch between them that prefetch has less time (Qwen3-8B Q8_0 -1.2 %).
-    const bool o_q8 = opt_.fused_o_q8 && n == 1 && !a.gated && uses_q8_ && (a.n_head * D) % 32 == 0 &&
-                      !ablate(kAblAttn, n) && flash &&
+    // One token (its gate, if any, applied in flash decode), an O projection on the streamed GEMV:
+    // flash decode also writes O as that GEMV's int8 input (the writer of each row quantizes it),
+    // so the rmsnorm_q8 launch goes (H200, two rounds at -p 16 and -p 512: Qwen3-8B Q4_K_M +2.0 %,
+    // Qwen3-30B-A3B -0.4 %). Not before the warp-per-row GEMV: it only prefetches its weights into
+    // L2 before its wait, and without the launch between them that prefetch has less time
+    // (Qwen3-8B Q8_0 -1.2 %).
+    const bool o_q8 = opt_.fused_o_epilogue && n == 1 && (!a.gated || gate_in_flash) && uses_q8_ &&
+                      (a.n_head * D) % 32 == 0 && !ablate(kAblAttn, n) && flash &&
                       cuda::gemv_q8_streams(w_.type_of(a.wo.t), cuda::GemvOut::kAdd);  // store, add alike
+    const cuda::OutEpilogue o_ep{o_q8 ? act_q_.p : nullptr, o_q8 ? act_ds_.p : nullptr,
+                                 gate_in_flash ? qg_.p + D : nullptr, gate_in_flash ? 2 * D : 0};
     if (n > kStep && cuda::flash_prefill_supports(D)) {
       BW24_CUDA_OK(cuda::flash_prefill(o_.p, q_.p, kc, vc, kv_types(), n, a.n_head, a.n_head_kv, D, pos,
                                        a.sliding_window, a.scale, opt_.n_ctx, stream_),
@@ -910,14 +918,13 @@ class CudaRunner final : public Runner {
             flash
                 ? cuda::flash_decode(o_.p + off, q_.p + off, kc, vc, kv_types(), flash_scratch_.p, rows, a.n_head,
                                      a.n_head_kv, D, p, a.sliding_window, a.scale, opt_.n_ctx, stream_,
-                                     fuse_rope ? &r : nullptr,
-                                     o_q8 ? cuda::OutQ8{act_q_.p, act_ds_.p} : cuda::OutQ8{}, step_max_pos_)
+                                     fuse_rope ? &r : nullptr, o_ep, step_max_pos_)
                 : cuda::attention(o_.p + off, q_.p + off, kc, vc, kv_types(), scores_.p, rows, a.n_head, a.n_head_kv, D, p,
                                   a.sliding_window, a.scale, opt_.n_ctx, stream_);
         BW24_CUDA_OK(e, "attention");
       }
     }
-    if (a.gated)
+    if (a.gated && !gate_in_flash)
       BW24_CUDA_OK(cuda::sigmoid_mul(o_.p, attn_gate_.p, int64_t{n} * a.n_head * D, stream_), "attention output gate");
     GemvIn oin{o_.p, {act_q_.p, act_ds_.p}, nullptr};  // o_q8: flash decode wrote it
     if (!o_q8) {

@@ -94,10 +94,11 @@ struct RunnerOptions {
   // the recurrence and the out_proj's int8 input in one launch (cuda::gdn_decode, the three
   // launches' arithmetic); false keeps the three (tests compare).
   bool fused_delta_net = true;
-  // CUDA runner, one-token steps of an attention layer without an output gate whose O projection
-  // takes the streamed GEMV: flash decode also writes O as that GEMV's int8 input (cuda::OutQ8,
-  // rmsnorm_q8's rounding), so that launch goes; false keeps it (tests compare).
-  bool fused_o_q8 = true;
+  // CUDA runner, one-token steps through flash decode: on a gated layer it reads q from the Q
+  // product in place and applies the output gate (split_q_gate's and sigmoid_mul's launches go);
+  // where the O projection takes the streamed GEMV it also writes O as that GEMV's int8 input
+  // (cuda::OutEpilogue, rmsnorm_q8's rounding; that launch goes); false keeps them (tests compare).
+  bool fused_o_epilogue = true;
   // CPU reference, tests only: behave as a device runner for the token choice (device_argmax(),
   // ForwardRequest::argmax / sample, last_logits()) with the host's argmax and
   // sampling::sample_with_draw, so the session's device paths run in CPU tests.

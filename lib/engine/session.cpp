@@ -47,7 +47,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const M
   ro.fused_rope = opt.fused_rope;
   ro.fused_combine = opt.fused_combine;
   ro.fused_delta_net = opt.fused_delta_net;
-  ro.fused_o_q8 = opt.fused_o_q8;
+  ro.fused_o_epilogue = opt.fused_o_epilogue;
   ro.emulate_device_choice = opt.emulate_device_choice;
   std::unique_ptr<Session> s(new Session());
   if (model->options().device >= 0) {

@@ -29,7 +29,7 @@ struct SessionOptions {
   bool fused_rope = true;           // CUDA runner: RunnerOptions::fused_rope (tests turn it off)
   bool fused_combine = true;        // CUDA runner: RunnerOptions::fused_combine (tests turn it off)
   bool fused_delta_net = true;      // CUDA runner: RunnerOptions::fused_delta_net (tests turn it off)
-  bool fused_o_q8 = true;           // CUDA runner: RunnerOptions::fused_o_q8 (tests turn it off)
+  bool fused_o_epilogue = true;     // CUDA runner: RunnerOptions::fused_o_epilogue (tests turn it off)
   bool cuda_graph = true;           // CUDA runner: the model's cuda_graph and this (tests turn it off)
   bool emulate_device_choice = false;  // CPU reference: RunnerOptions::emulate_device_choice (tests only)
 };

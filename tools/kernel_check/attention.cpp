@@ -280,7 +280,7 @@ void check_attention(std::mt19937& rng, Result& r) {
         DeviceBuffer<float2> ds(n_o / 32), ds_ref(n_o / 32);
         const bool ran =
             ok(cuda::flash_decode(out2.p, dq.p, dk.p, dv.p, {kv.k, kv.v}, dflash.p, c.nt, c.n_head, c.n_head_kv, c.D, pos,
-                                  c.window, d.scale, n_ctx, nullptr, nullptr, cuda::OutQ8{q8.p, ds.p}),
+                                  c.window, d.scale, n_ctx, nullptr, nullptr, cuda::OutEpilogue{q8.p, ds.p}),
                "flash_decode int8 O") &&
             ok(cuda::rmsnorm_q8(nullptr, q8_ref.p, ds_ref.p, dout.p, nullptr, c.nt, c.n_head * c.D, 1e-6f, false, nullptr),
                "rmsnorm_q8") &&
@@ -403,6 +403,44 @@ void check_flash_decode_rope(std::mt19937& rng, Result& r) {
                  (c.window ? " window " + std::to_string(c.window) : "") + " " + kv.name() +
                  (same_out ? "" : ", output differs") + (same_cache ? "" : ", cache differs"),
              nerr(o2, o1));
+      // Gated (Qwen3.5): q read in place from the Q product's [q | gate] rows (q_stride 2 D), the
+      // gate and the int8 O input applied by the O writer, against the two launches' output times
+      // sigmoid(gate) (sigmoid_mul) then rmsnorm_q8: the same bits, and the same caches.
+      std::vector<float> gate(q.size()), qg(2 * q.size());
+      for (auto& x : gate) x = nd(rng);
+      for (int h = 0; h < c.n_head; ++h) {
+        std::copy_n(&q[size_t(h) * D], D, &qg[size_t(h) * 2 * D]);
+        std::copy_n(&gate[size_t(h) * D], D, &qg[size_t(h) * 2 * D + D]);
+      }
+      DeviceBuffer<float> dqg(qg.size()), dgate(gate.size()), dout3(q.size());
+      DeviceBuffer<uint8_t> kc3(k_size), vc3(v_size);
+      DeviceBuffer<int8_t> q8(q.size()), q8_ref(q.size());
+      DeviceBuffer<float2> ds(q.size() / 32), ds_ref(q.size() / 32);
+      upload(dqg, qg);
+      upload(dgate, gate);
+      upload(kc3, kb);
+      upload(vc3, vb);
+      cuda::QkRopeArgs a3 = args(kc3, vc3);
+      a3.q = dqg.p;
+      a3.q_stride = 2 * D;
+      const cuda::OutEpilogue ep{q8.p, ds.p, dqg.p + D, 2 * D};
+      bool gated = ok(cuda::sigmoid_mul(dout.p, dgate.p, int64_t{c.n_head} * D, nullptr), "sigmoid_mul") &&
+                   ok(cuda::rmsnorm_q8(nullptr, q8_ref.p, ds_ref.p, dout.p, nullptr, 1, c.n_head * D, 1e-6f, false,
+                                       nullptr),
+                      "rmsnorm_q8") &&
+                   ok(cuda::flash_decode(dout3.p, dq.p, kc3.p, vc3.p, {kv.k, kv.v}, dscratch.p, 1, c.n_head, c.n_head_kv,
+                                         D, a3.pos, c.window, scale, n_ctx, nullptr, &a3, ep),
+                      "flash_decode gated") &&
+                   ok(cudaDeviceSynchronize(), "sync");
+      const std::vector<float> g1 = download(dout, q.size()), g3 = download(dout3, q.size());
+      const std::vector<float2> da = download(ds, q.size() / 32), db = download(ds_ref, q.size() / 32);
+      gated = gated && g1 == g3 && download(q8, q.size()) == download(q8_ref, q.size()) &&
+              std::memcmp(da.data(), db.data(), da.size() * sizeof(float2)) == 0 &&
+              download(kc3, k_size) == download(kc1, k_size) && download(vc3, v_size) == download(vc1, v_size);
+      report(r, gated, true, "flash_decode + rope + gate + int8 O fused (bits)",
+             "heads " + std::to_string(c.n_head) + "/" + std::to_string(c.n_head_kv) + " D " + std::to_string(D) +
+                 " pos " + std::to_string(c.pos) + " " + kv.name(),
+             nerr(g3, g1));
     }
   }
 }
