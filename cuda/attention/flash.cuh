@@ -68,8 +68,9 @@ struct OutEpilogue {
 // each O row gates and quantizes it: sigmoid_mul's and rmsnorm_q8's launches go).
 // max_pos (positions on the device, pos.dev): a bound on every position of the call the caller
 // knows (a captured graph replayed only below kFlashDecodeMergeFrom), -1 if none; with host
-// positions the call computes it. Below kFlashDecodeMergeFrom the merge launch is left out: a
-// bound the device's positions break gives wrong outputs from the first merge-needing position.
+// positions the call computes it. The split grid stops at the bound's split, and below
+// kFlashDecodeMergeFrom the merge launch is left out: a bound the device's positions break gives
+// wrong outputs.
 cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const void* v_cache, KvTypes kv,
                          float* scratch, int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos,
                          int window, float scale, int n_ctx, cudaStream_t stream, const QkRopeArgs* rope = nullptr,

@@ -50,6 +50,8 @@
 // Qwen3-30B-A3B 363 -> 356 at depth 0 (G = 8: warp 0 rotated its query and then the key, two
 // double sincos chains after the wait). With the angles computed before the wait (rope_angles,
 // next41, two rounds): Qwen3-8B 398.0 -> 402.2, Qwen3-30B-A3B 356.5 -> 370.0, depth 4096 unchanged.
+#include <algorithm>
+
 #include <cuda_fp16.h>
 #include <math.h>
 
@@ -459,7 +461,13 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
   auto* done = reinterpret_cast<unsigned*>(scratch);
   float* part_o = scratch + kCounters;
   float2* part_ml = reinterpret_cast<float2*>(part_o + int64_t{n_tokens} * n_head * n_splits * head_dim);
-  const dim3 grid(static_cast<unsigned>(n_head_kv), static_cast<unsigned>(n_splits), static_cast<unsigned>(n_tokens));
+  // The grid covers the splits a position of the call can reach: n_ctx's when the positions live on
+  // the device and no bound is known, else up to the bound's split (n_splits stays the scratch's
+  // stride). A split past every position only returns, but its CTAs are scheduled: 8 x 37 of them a
+  // layer at n_ctx 4,616 where 8 x 8 do below position 1,024 (Qwen3-8B).
+  const int64_t bound = pos.dev ? max_pos : pos.base + n_tokens - 1;
+  const int grid_splits = bound >= 0 ? static_cast<int>(std::min<int64_t>(n_splits, bound / kSplit + 1)) : n_splits;
+  const dim3 grid(static_cast<unsigned>(n_head_kv), static_cast<unsigned>(grid_splits), static_cast<unsigned>(n_tokens));
   auto go = [&](auto launcher, auto kc, auto vc) {
     return launcher(grid, out, part_o, part_ml, done, q, kc, vc, n_head, n_head_kv, pos, window, scale, n_splits, ra,
                     rope != nullptr, out_ep, stream);
@@ -506,7 +514,6 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
   // is a boundary a layer even when every CTA exits at once (H200, Qwen3-8B Q4_K_M at n_ctx 4,616 and
   // a short history: 403.5 tok/s against 421-425 at n_ctx 520, round 13).
   static_assert(int64_t{kInlineMergeSplits} * kSplit == kFlashDecodeMergeFrom, "flash.cuh's bound is this file's");
-  const int64_t bound = pos.dev ? max_pos : pos.base + n_tokens - 1;
   if (e != cudaSuccess || n_splits <= kInlineMergeSplits || (bound >= 0 && bound < kFlashDecodeMergeFrom)) return e;
   const dim3 merge_grid(static_cast<unsigned>(n_head), static_cast<unsigned>(n_tokens));
   auto merge = head_dim == 64 ? merge_kernel<64> : head_dim == 128 ? merge_kernel<128> : merge_kernel<256>;
