@@ -221,21 +221,34 @@ struct KQuant {
     }
     return a;
   }
-  // Lane (c, h)'s part of one block: head = the block's first 16 bytes, qq = its 16 quant bytes,
-  // hh = its 16 fifth-bit bytes (Q5_K).
-  // hb: the block's first 16 bytes (d, dmin, 12 scale bytes), a register copy read as a byte array
-  // with a lane-dependent index (scale_min_k4): it lives in local memory (64 bytes a thread).
-  // Decoding it from registers instead (scale_min_k4_regs) needed 76 registers, not 60, and a
-  // resident CTA per SM less, the cost the int8 GEMV v3 lost to (docs/performance.md); the
-  // streamed kernel (gemv_stream.cu) decodes two scales at a time from registers (scale_min_k4_pair).
+  // Lane (c, h)'s part of one block: head = the block's first 16 bytes (d, dmin | 12 scale bytes),
+  // qq = its 16 quant bytes, hh = its 16 fifth-bit bytes (Q5_K). One token: the scales of sub-blocks
+  // 2c and 2c + 1 come from head's registers two bytes at a time (scale_min_k4_pair, as the streamed
+  // GEMV). Read as a byte array with the lane's index (scale_min_k4), the head lives in local
+  // memory, 64 bytes a thread: a store and byte loads after each weight load (ncu, the routed
+  // gate-up of Qwen3-30B-A3B: 12.3 us for 14.2 MB, 8.6 of 16.7 cycles between issues waiting on
+  // L1TEX). Several tokens and Q5_K keep that form: from registers those instances grew by up to
+  // 36 registers (Q4_K nt = 2: 69 -> 96, Q5_K nt = 1: 77 -> 96, a resident CTA less; Q5_K's
+  // combine spilled 44 bytes), unmeasured trades the Q4_K one-token case does not make (60 -> 64).
   template <int nt>
-  __device__ static void dot(const uint8_t* hb, const uint4& qq, const uint4& hh, const Act<nt>& a, int c, int h,
+  __device__ static void dot(const uint4& head, const uint4& qq, const uint4& hh, const Act<nt>& a, int c, int h,
                              float (&acc)[nt]) {
     constexpr int kLo = 0x0F0F0F0F, kBit = 0x01010101;
-    const float d = half_at(hb), dmin = half_at(hb + 2);
+    float d, dmin;
     int sc1, m1, sc2, m2;
-    scale_min_k4(2 * c, hb + 4, &sc1, &m1);
-    scale_min_k4(2 * c + 1, hb + 4, &sc2, &m2);
+    if constexpr (nt == 1 && !kFifth) {
+      d = half_lo(head.x);
+      dmin = half_hi(head.x);
+      int sc[2], mn[2];
+      scale_min_k4_pair(c, head.y, head.z, head.w, sc, mn);
+      sc1 = sc[0], sc2 = sc[1], m1 = mn[0], m2 = mn[1];
+    } else {
+      const uint8_t* hb = reinterpret_cast<const uint8_t*>(&head);
+      d = half_at(hb);
+      dmin = half_at(hb + 2);
+      scale_min_k4(2 * c, hb + 4, &sc1, &m1);
+      scale_min_k4(2 * c + 1, hb + 4, &sc2, &m2);
+    }
     const int q[4] = {static_cast<int>(qq.x), static_cast<int>(qq.y), static_cast<int>(qq.z), static_cast<int>(qq.w)};
     int lo[4], hi[4];
 #pragma unroll
@@ -291,7 +304,7 @@ struct KQuant {
         if (b >= blocks) break;
         const Act<nt> a = load_act<nt>(x, cols, b, c, h);
 #pragma unroll
-        for (int m = 0; m < kMats; ++m) dot<nt>(reinterpret_cast<const uint8_t*>(&head[m][u]), qv[m][u], hv[kFifth ? m : 0][kFifth ? u : 0], a, c, h, acc[m]);
+        for (int m = 0; m < kMats; ++m) dot<nt>(head[m][u], qv[m][u], hv[kFifth ? m : 0][kFifth ? u : 0], a, c, h, acc[m]);
       }
     }
   }
