@@ -3,8 +3,8 @@
 # new = wip/cta-route (main f5f8e2c + moe_gate's last CTA routing a one-token pass with the whole CTA, an expert a
 # thread: block max and sum, then each thread counts the experts that beat its own, and that count is its pick's
 # place; warp_route's 8 rounds of a warp argmax, ~220 cycles each, leave the router's tail); base = main.
-# Patch: tools/wip/patches/cta-route.patch (git am onto main). It composes with route-in-launch.patch (next65): if that
-# one lands, cta_route belongs in the gate-up's route kernel (256 threads, one token a pair) instead.
+# Patch: tools/wip/patches/cta-route.patch (git am onto main). Run it only if next65's route-in-launch loses: its
+# variant C already carries this commit and puts cta_route in the gate-up's route kernel as well.
 # 1. Kernel check moe (moe_gate: ids exact against route_ref, one token of 128 experts with a tie for the first pick,
 #    twice on one counter; 512 experts and several tokens keep warp_route), GPU tests.
 # 2. Prediction: ~0.7 us of a MoE layer's ~5.7 us router: Qwen3-30B-A3B 416 -> ~422 (+1.3 %), Qwen3.6-35B-A3B
