@@ -128,11 +128,11 @@ __device__ __forceinline__ float red_total(const float (&red)[kSumSlots][kMaxGro
   return (red[0][h][d] + red[1][h][d]) + (red[2][h][d] + red[3][h][d]);
 }
 
-// Element d of O row `row` ([t][head]) through the epilogue: out = o (times sigmoid(gate), as
-// sigmoid_mul computes it); q, ds as OutEpilogue says (flash.cuh). The caller's whole warp holds 32
-// consecutive elements of a row (one int8 block).
+// Element d of O row `row` ([t][head]) through the epilogue: out = o (times sigmoid(gate), sigmoid_mul's
+// helper); q, ds as OutEpilogue says (flash.cuh). The caller's whole warp holds 32 consecutive
+// elements of a row (one int8 block).
 __device__ __forceinline__ void o_epilogue(const OutEpilogue& ep, float* out, float o, int64_t row, int64_t d, int D) {
-  if (ep.gate) o *= 1.0f / (1.0f + expf(-ep.gate[row * ep.gate_stride + d]));
+  if (ep.gate) o *= sigmoid(ep.gate[row * ep.gate_stride + d]);
   const int64_t at = row * D + d;
   out[at] = o;
   if (ep.q) store_act_q8(o, ep.q + at, ep.ds + at / 32);
@@ -510,11 +510,12 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
     case 256 * kTypes + kTypes - 1: e = go(launch_split<KvAny, 256>, ka, va); break;
     default: return cudaErrorInvalidValue;
   }
-  // The merge kernel only where some token may see more than kInlineMergeSplits splits: its launch
-  // is a boundary a layer even when every CTA exits at once (H200, Qwen3-8B Q4_K_M at n_ctx 4,616 and
-  // a short history: 403.5 tok/s against 421-425 at n_ctx 520, round 13).
+  // The merge kernel only where the grid holds more than kInlineMergeSplits splits, so some token
+  // may see more: its launch is a boundary a layer even when every CTA exits at once (H200, Qwen3-8B
+  // Q4_K_M at n_ctx 4,616 and a short history: 403.5 tok/s against 421-425 at n_ctx 520, round 13).
+  // A bound below kFlashDecodeMergeFrom keeps the grid within kInlineMergeSplits splits.
   static_assert(int64_t{kInlineMergeSplits} * kSplit == kFlashDecodeMergeFrom, "flash.cuh's bound is this file's");
-  if (e != cudaSuccess || n_splits <= kInlineMergeSplits || (bound >= 0 && bound < kFlashDecodeMergeFrom)) return e;
+  if (e != cudaSuccess || grid_splits <= kInlineMergeSplits) return e;
   const dim3 merge_grid(static_cast<unsigned>(n_head), static_cast<unsigned>(n_tokens));
   auto merge = head_dim == 64 ? merge_kernel<64> : head_dim == 128 ? merge_kernel<128> : merge_kernel<256>;
   return launch_pdl(merge, merge_grid, dim3(kThreads), 0, stream, out, part_o, part_ml, n_head, n_splits, pos, window,

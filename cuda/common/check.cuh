@@ -39,6 +39,10 @@ __device__ __forceinline__ float half_at(const uint8_t* p) {
   return __half2float(__ushort_as_half(*reinterpret_cast<const unsigned short*>(p)));
 }
 
+// sigmoid(g) as the attention output gate applies it (sigmoid_mul, and flash decode's O epilogue,
+// whose bits must equal it).
+__device__ __forceinline__ float sigmoid(float g) { return 1.0f / (1.0f + expf(-g)); }
+
 // The gate activation of a gated MLP: act 0 = SiLU, 1 = tanh GELU (the GEMV's gate-up epilogue and
 // the elementwise gated_act apply the same formula).
 __device__ __forceinline__ float gate_activation(float g, int act) {

@@ -126,7 +126,7 @@ __global__ void split_q_gate_kernel(float* q, float* gate, const float* qg, int6
 __global__ void sigmoid_mul_kernel(float* x, const float* gate, int64_t n) {
   pdl_begin();
   const int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
-  if (i < n) x[i] *= 1.0f / (1.0f + expf(-gate[i]));
+  if (i < n) x[i] *= sigmoid(gate[i]);
 }
 
 __global__ void add_kernel(float* x, const float* y, int64_t n) {

@@ -325,7 +325,7 @@ void check_flash_decode_bound(std::mt19937& rng, Result& r) {
              "flash_decode max_pos") &&
           ok(cudaDeviceSynchronize(), "flash_decode max_pos sync");
       const std::vector<float> a = download(o1, d.q.size()), b = download(o2, d.q.size());
-      const bool same = std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
+      const bool same = same_bits(a, b);
       report(r, ran && same && nerr(a, d.ref) < 1e-5, true, "flash_decode max_pos (bits)", c.name(kv), nerr(b, d.ref));
     }
 }
@@ -433,9 +433,8 @@ void check_flash_decode_rope(std::mt19937& rng, Result& r) {
                       "flash_decode gated") &&
                    ok(cudaDeviceSynchronize(), "sync");
       const std::vector<float> g1 = download(dout, q.size()), g3 = download(dout3, q.size());
-      const std::vector<float2> da = download(ds, q.size() / 32), db = download(ds_ref, q.size() / 32);
       gated = gated && g1 == g3 && download(q8, q.size()) == download(q8_ref, q.size()) &&
-              std::memcmp(da.data(), db.data(), da.size() * sizeof(float2)) == 0 &&
+              same_bits(download(ds, q.size() / 32), download(ds_ref, q.size() / 32)) &&
               download(kc3, k_size) == download(kc1, k_size) && download(vc3, v_size) == download(vc1, v_size);
       report(r, gated, true, "flash_decode + rope + gate + int8 O fused (bits)",
              "heads " + std::to_string(c.n_head) + "/" + std::to_string(c.n_head_kv) + " D " + std::to_string(D) +
