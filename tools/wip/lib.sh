@@ -20,11 +20,13 @@ build_ab() { cfg .carry/main-src build-main main -DBW24_TESTS=OFF; cfg . build-n
 # kc SHA FAMILY...: build-new's kernel check of each family into $OUT, its last line and any failure
 kc() { local sha=$1 f; shift; for f in "$@"; do timeout 120 ./build-new/bw24-kernel-check $f > "$OUT/kc-$f-$sha.txt" 2>&1
   echo "kernel-check $f rc=$? $(tail -n 1 $OUT/kc-$f-$sha.txt) t=$(el)"; grep -E "FAIL|rror" "$OUT/kc-$f-$sha.txt" | head -12; done; }
-# gpu_tests SHA: build-new's [gpu] model tests and GPU-vs-CPU tests into $OUT, their summary lines
-gpu_tests() { timeout 100 ./build-new/tests/bw24_model_tests "[gpu]" > "$OUT/gpu-tests-$1.txt" 2>&1
-  echo "GPU tests rc=$? t=$(el)"; grep -E "FAILED|passed|failed" "$OUT/gpu-tests-$1.txt" | head -3
-  timeout 120 ./build-new/tests/bw24_gpu_vs_cpu_tests "[gpu]" > "$OUT/gpu-vs-cpu-$1.txt" 2>&1
-  echo "GPU vs CPU rc=$? t=$(el)"; grep -E "FAILED|All tests|test cases" "$OUT/gpu-vs-cpu-$1.txt" | head -5; }
+# gpu_tests SHA: build-new's [gpu] model tests and GPU-vs-CPU tests, both into $OUT/gpu-tests-SHA.txt (one file of the
+# few a call brings back), their summary lines
+gpu_tests() { local f="$OUT/gpu-tests-$1.txt" g="/tmp/gpu-vs-cpu-$1.txt"
+  timeout 100 ./build-new/tests/bw24_model_tests "[gpu]" > "$f" 2>&1
+  echo "GPU tests rc=$? t=$(el)"; grep -E "FAILED|passed|failed" "$f" | head -3
+  timeout 120 ./build-new/tests/bw24_gpu_vs_cpu_tests "[gpu]" > "$g" 2>&1
+  echo "GPU vs CPU rc=$? t=$(el)"; grep -E "FAILED|All tests|test cases" "$g" | head -5; cat "$g" >> "$f"; }
 # breakdown NAME SHA BENCH_COMMAND...: per-kernel GPU time of one bench run (nsys where present, else ncu's
 # gpu__time_duration, kernels serialized) into $OUT/kernels-NAME-SHA.csv, and its top 16 kernels by total time.
 # NCU_RANGE (e.g. "--launch-skip 3000 --launch-count 600"): ncu times only those launches (a 30B run timed whole did

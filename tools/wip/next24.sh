@@ -10,7 +10,7 @@ cfg . build-new $SHA; cfg .carry/q8b-src build-q8b q8b -DBW24_TESTS=OFF
 ( ninja -C build-q8b -j16 bw24-microbench > /tmp/b3.log 2>&1 || grep -A3 error /tmp/b3.log | head -30 ) &
 wait; echo "built t=$(el)"
 kc $SHA gemm gemm_grouped flash_prefill moe
-gpu_tests $SHA; grep -E "qwen3moe" "$OUT/gpu-vs-cpu-$SHA.txt" | cut -c1-150
+gpu_tests $SHA; grep -E "qwen3moe" "$OUT/gpu-tests-$SHA.txt" | cut -c1-150
 for m in qwen3-8b qwen3-30b-a3b qwen3.5-9b qwen3.6-35b-a3b; do [ $(el) -lt 400 ] || break
   timeout 90 ./build-new/bw24-bench -m synthetic:$m:Q4_K_M -p 512 -n 128 -d 0,4096 -r 2 --device 0 --json "$OUT/$m-q4_k_m-$SHA.json" 2>&1 | grep -E "pp512|tg128|rror"; echo "t=$(el)"; done
 P="-p 512 -n 16 -r 2 -d 0"

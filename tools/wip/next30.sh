@@ -11,7 +11,7 @@ source tools/wip/lib.sh
 build_ab $SHA bw24-kernel-check bw24-microbench bw24_model_tests bw24_gpu_vs_cpu_tests
 kc $SHA gemm_grouped gemm_grouped_q8 moe flash_prefill
 timeout 40 ./build-new/bw24-microbench --benchmark_filter='gemm_grouped/[23]/' 2>&1 | grep gemm_grouped/ | sed -E 's/ +/ /g' | cut -c1-120
-gpu_tests $SHA; grep -E "qwen3moe" "$OUT/gpu-vs-cpu-$SHA.txt" | cut -c1-150
+gpu_tests $SHA; grep -E "qwen3moe" "$OUT/gpu-tests-$SHA.txt" | cut -c1-150
 P="-p 512 -n 16 -r 2 -d 0"
 for m in qwen3-30b-a3b:Q4_K_M qwen3-8b:Q4_K_M qwen3.6-35b-a3b:Q4_K_M; do row main main $m pp512 "$P"; row new new $m pp512 "$P"; done
 echo "rows t=$(el)"

@@ -14,7 +14,7 @@ source tools/wip/lib.sh
 build_ab $SHA bw24-kernel-check bw24-microbench bw24_model_tests bw24_gpu_vs_cpu_tests
 kc $SHA rmsnorm_q8 gemm_grouped gemm_grouped_q8 moe flash_prefill
 timeout 50 ./build-new/bw24-microbench --benchmark_filter='gemm_grouped/[2345]/' 2>&1 | grep gemm_grouped/ | sed -E 's/ +/ /g' | cut -c1-130
-gpu_tests $SHA; grep -E "qwen3moe" "$OUT/gpu-vs-cpu-$SHA.txt" | cut -c1-160
+gpu_tests $SHA; grep -E "qwen3moe" "$OUT/gpu-tests-$SHA.txt" | cut -c1-160
 P="-p 512 -n 16 -r 2 -d 0"
 for m in qwen3-30b-a3b:Q4_K_M qwen3.6-35b-a3b:Q4_K_M qwen3-8b:Q4_K_M; do row main main $m pp512 "$P"; row new new $m pp512 "$P"; done
 echo "rows t=$(el)"

@@ -17,7 +17,7 @@ cfg .carry/prodq-src build-prodq prodq -DBW24_TESTS=OFF
 build_ab $SHA bw24-kernel-check bw24_model_tests bw24_gpu_vs_cpu_tests
 wait; echo "all built t=$(el)"
 kc $SHA attention gemv_q8_streamed rmsnorm_q8 qk_rope
-gpu_tests $SHA; grep -E "fused producers|FAILED" "$OUT/gpu-vs-cpu-$SHA.txt" | head -5
+gpu_tests $SHA; grep -E "fused producers|FAILED" "$OUT/gpu-tests-$SHA.txt" | head -5
 P="-p 16 -n 128 -r 3 -d 0,4096"
 for b in main prodq new; do row $b $b qwen3-8b:Q4_K_M tg128 "$P"; done
 for m in qwen3.5-9b:Q4_K_M qwen3-30b-a3b:Q4_K_M; do for b in main prodq new; do row $b $b $m tg128 "$P"; done; done

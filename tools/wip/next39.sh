@@ -13,7 +13,7 @@ for v in v1 v2 v3; do cfg .carry/$v-src build-$v $v -DBW24_TESTS=OFF
 build_ab $SHA bw24-kernel-check bw24_model_tests bw24_gpu_vs_cpu_tests
 wait; echo "all built t=$(el)"
 kc $SHA attention qk_rope
-gpu_tests $SHA; grep -E "fused RoPE|FAILED" "$OUT/gpu-vs-cpu-$SHA.txt" | head -5
+gpu_tests $SHA; grep -E "fused RoPE|FAILED" "$OUT/gpu-tests-$SHA.txt" | head -5
 P="-p 16 -n 128 -r 3 -d 0,4096"
 for i in 1 2; do for b in main new v1 v2 v3; do row $b $b qwen3-8b:Q4_K_M tg128 "$P"; done; done
 for i in 1 2; do for b in main new v3; do row "$b q8kv" $b qwen3-8b:Q4_K_M tg128 "$P --kv q8_0"; done; done

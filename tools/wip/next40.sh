@@ -9,7 +9,7 @@ ninja -C build-new -j16 bw24-bench bw24-kernel-check bw24_model_tests bw24_gpu_v
   grep -A3 error /tmp/b2.log | head -30
 echo "built t=$(el)"
 kc $SHA attention qk_rope
-gpu_tests $SHA; cat "$OUT/gpu-vs-cpu-$SHA.txt" >> "$OUT/gpu-tests-$SHA.txt" && rm "$OUT/gpu-vs-cpu-$SHA.txt"
+gpu_tests $SHA
 cat "$OUT"/kc-*-$SHA.txt > "$OUT/kernel-check-$SHA.txt" && rm "$OUT"/kc-*-$SHA.txt
 for m in qwen3-8b:Q4_K_M:f16 qwen3-8b:Q4_K_M:q8_0 qwen3-30b-a3b:Q4_K_M:f16 qwen3.5-9b:Q4_K_M:f16 qwen3-8b:Q8_0:f16 \
          qwen3.5-9b:Q8_0:f16; do [ $(el) -lt 470 ] || break

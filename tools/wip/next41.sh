@@ -9,7 +9,7 @@ SHA=$1
 source tools/wip/lib.sh
 build_ab $SHA bw24-kernel-check bw24_model_tests bw24_gpu_vs_cpu_tests
 kc $SHA attention qk_rope
-gpu_tests $SHA; cat "$OUT/gpu-vs-cpu-$SHA.txt" >> "$OUT/gpu-tests-$SHA.txt" && rm "$OUT/gpu-vs-cpu-$SHA.txt"
+gpu_tests $SHA
 cat "$OUT"/kc-*-$SHA.txt > "$OUT/kernel-check-$SHA.txt" && rm "$OUT"/kc-*-$SHA.txt
 P="-p 16 -n 128 -r 3 -d 0,4096"
 for i in 1 2; do for m in qwen3-8b:Q4_K_M qwen3-30b-a3b:Q4_K_M; do for b in main new; do row $b $b $m tg128 "$P"; done; done; done

@@ -12,7 +12,7 @@ cfg .carry/main-src build-main main -DBW24_TESTS=OFF; cfg . build-new $SHA; cfg 
 ( ninja -C build-d128 -j16 bw24-bench > /tmp/b3.log 2>&1 || grep -A3 error /tmp/b3.log | head -30 ) &
 wait; echo "built t=$(el)"
 kc $SHA moe
-gpu_tests $SHA; cat "$OUT/gpu-vs-cpu-$SHA.txt" >> "$OUT/gpu-tests-$SHA.txt" && rm "$OUT/gpu-vs-cpu-$SHA.txt"
+gpu_tests $SHA
 grep -E "moe down|FAIL" "$OUT/kc-moe-$SHA.txt" | head -24
 P="-p 16 -n 128 -r 3 -d 0,4096"
 for i in 1 2; do for b in main new; do row $b $b qwen3-30b-a3b:Q4_K_M tg128 "$P"; done; echo "t=$(el)"; done

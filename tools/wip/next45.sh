@@ -9,7 +9,7 @@ ninja -C build-new -j16 bw24-bench bw24-kernel-check bw24_model_tests bw24_gpu_v
 echo "built t=$(el)"
 kc $SHA moe
 grep -E "moe down" "$OUT/kc-moe-$SHA.txt" | head -30
-gpu_tests $SHA; cat "$OUT/gpu-vs-cpu-$SHA.txt" >> "$OUT/gpu-tests-$SHA.txt" && rm "$OUT/gpu-vs-cpu-$SHA.txt"
+gpu_tests $SHA
 for m in qwen3-30b-a3b:Q4_K_M qwen3.6-35b-a3b:Q4_K_M; do [ $(el) -lt 420 ] || break
   f=$(echo $m | tr ':A-Z' '-a-z')
   timeout 120 ./build-new/bw24-bench -m synthetic:$m -p 512 -n 128 -d 0,4096 -r 2 --device 0 \

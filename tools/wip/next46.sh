@@ -10,7 +10,7 @@ source tools/wip/lib.sh
 build_ab $SHA bw24-kernel-check bw24_model_tests bw24_gpu_vs_cpu_tests
 kc $SHA moe
 grep -E "moe_gate \+ norm" "$OUT/kc-moe-$SHA.txt" | head -14
-gpu_tests $SHA; cat "$OUT/gpu-vs-cpu-$SHA.txt" >> "$OUT/gpu-tests-$SHA.txt" && rm "$OUT/gpu-vs-cpu-$SHA.txt"
+gpu_tests $SHA
 P="-p 16 -n 128 -r 3 -d 0,4096"
 for i in 1 2; do for b in main new; do row $b $b qwen3-30b-a3b:Q4_K_M tg128 "$P"; done; echo "t=$(el)"; done
 for i in 1 2; do for b in main new; do row $b $b qwen3.6-35b-a3b:Q4_K_M tg128 "-p 16 -n 128 -r 3 -d 0"; done; done; echo "t=$(el)"

@@ -10,7 +10,7 @@ source tools/wip/lib.sh
 build_ab $SHA bw24-kernel-check bw24_model_tests bw24_gpu_vs_cpu_tests
 kc $SHA gemv_q8_streamed gemv_float
 grep -E "4096 x 12288|8192 x 4096" "$OUT/kc-gemv_q8_streamed-$SHA.txt" | head -12
-gpu_tests $SHA; cat "$OUT/gpu-vs-cpu-$SHA.txt" >> "$OUT/gpu-tests-$SHA.txt" && rm "$OUT/gpu-vs-cpu-$SHA.txt"
+gpu_tests $SHA
 cat "$OUT"/kc-*-$SHA.txt > "$OUT/kernel-check-$SHA.txt" && rm "$OUT"/kc-*-$SHA.txt
 P="-p 16 -n 128 -r 3 -d 0"
 for i in 1 2; do for b in main new; do row $b $b qwen3-8b:Q4_K_M tg128 "$P"; done; done; echo "t=$(el)"

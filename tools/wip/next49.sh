@@ -12,7 +12,7 @@ ninja -C build-new -j16 bw24-bench bw24-kernel-check bw24_model_tests bw24_gpu_v
   { grep -A3 error /tmp/b.log | head -30; exit 1; }
 echo "built t=$(el)"
 kc $SHA moe gemv_q8_streamed gemv_float
-gpu_tests $SHA; cat "$OUT/gpu-vs-cpu-$SHA.txt" >> "$OUT/gpu-tests-$SHA.txt" && rm "$OUT/gpu-vs-cpu-$SHA.txt"
+gpu_tests $SHA
 cat "$OUT"/kc-*-$SHA.txt > "$OUT/kernel-check-$SHA.txt" && rm "$OUT"/kc-*-$SHA.txt
 P="-p 16 -n 128 -r 3 -d 0"
 ab() { local m=$1; shift; for p in none "$@"; do row "$p" new $m tg128 "$P" BW24_ABLATE=$p; done; echo "t=$(el)"; }

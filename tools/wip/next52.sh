@@ -23,7 +23,7 @@ source tools/wip/lib.sh
 exec > >(tee "$OUT/console-$SHA.txt") 2>&1
 bins
 kc $SHA gemv_float_multi gemv_float
-gpu_tests $SHA; cat "$OUT/gpu-vs-cpu-$SHA.txt" >> "$OUT/gpu-tests-$SHA.txt" && rm "$OUT/gpu-vs-cpu-$SHA.txt"
+gpu_tests $SHA
 cat "$OUT"/kc-*-$SHA.txt > "$OUT/kernel-check-$SHA.txt" && rm "$OUT"/kc-*-$SHA.txt
 P="-p 16 -n 128 -r 3 -d 0"
 for i in 1 2; do for b in base new; do row $b $b qwen3-8b:BF16 tg128 "$P"; done; done; echo "t=$(el)"

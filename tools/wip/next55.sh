@@ -15,7 +15,7 @@ source tools/wip/lib.sh
 exec > >(tee "$OUT/console-$SHA.txt") 2>&1
 bins
 kc $SHA gdn
-gpu_tests $SHA; cat "$OUT/gpu-vs-cpu-$SHA.txt" >> "$OUT/gpu-tests-$SHA.txt" && rm "$OUT/gpu-vs-cpu-$SHA.txt"
+gpu_tests $SHA
 grep -E "gdn_decode" "$OUT/kc-gdn-$SHA.txt" | head -20
 P="-p 16 -n 128 -r 3 -d 0"
 for i in 1 2; do for b in base new; do row $b $b qwen3.5-9b:Q4_K_M tg128 "$P"; done; done; echo "t=$(el)"

@@ -10,7 +10,7 @@ exec > >(tee "$OUT/console-$SHA.txt") 2>&1
 bins
 kc $SHA gdn
 grep -E "gdn_decode" "$OUT/kc-gdn-$SHA.txt" | head -24
-gpu_tests $SHA; cat "$OUT/gpu-vs-cpu-$SHA.txt" >> "$OUT/gpu-tests-$SHA.txt" && rm "$OUT/gpu-vs-cpu-$SHA.txt"
+gpu_tests $SHA
 P="-p 16 -n 128 -r 3 -d 0"
 for b in base new; do row $b $b qwen3.5-9b:Q4_K_M tg128 "$P"; done; echo "t=$(el)"
 for b in base new; do row $b $b qwen3.6-35b-a3b:Q4_K_M tg128 "$P"; done; echo "end t=$(el)"

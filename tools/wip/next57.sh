@@ -16,7 +16,7 @@ exec > >(tee "$OUT/console-$SHA.txt") 2>&1
 bins
 kc $SHA attention  # attention and attention_rope (a substring match)
 grep -c "int8 O input (bits).*ok" "$OUT/kc-attention-$SHA.txt"
-gpu_tests $SHA; cat "$OUT/gpu-vs-cpu-$SHA.txt" >> "$OUT/gpu-tests-$SHA.txt" && rm "$OUT/gpu-vs-cpu-$SHA.txt"
+gpu_tests $SHA
 cat "$OUT"/kc-*-$SHA.txt > "$OUT/kernel-check-$SHA.txt" && rm "$OUT"/kc-*-$SHA.txt
 P="-p 16 -n 128 -r 3 -d 0"
 for i in 1 2; do for b in base new; do row $b $b qwen3-8b:Q4_K_M tg128 "$P"; done; done; echo "t=$(el)"

@@ -19,7 +19,7 @@ exec > >(tee "$OUT/console-$SHA.txt") 2>&1
 bins
 kc $SHA attention gemv_q8_streamed  # the latter: round 13's int8-only even grid, measured but not kernel-checked
 grep -E "max_pos|FAIL" "$OUT/kc-attention-$SHA.txt" | head -8
-gpu_tests $SHA; cat "$OUT/gpu-vs-cpu-$SHA.txt" >> "$OUT/gpu-tests-$SHA.txt" && rm "$OUT/gpu-vs-cpu-$SHA.txt"
+gpu_tests $SHA
 P="-p 16 -n 128 -r 3 -d 0"
 for b in base new base new; do row $b $b qwen3-8b:Q8_0 tg128 "$P"; done; echo "t=$(el)"
 J="-p 512 -n 128 -r 2 -d 0,4096"

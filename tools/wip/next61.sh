@@ -20,7 +20,7 @@ exec > >(tee "$OUT/console-$SHA.txt") 2>&1
 bins
 kc $SHA attention_rope
 grep -c "gate + int8 O fused (bits).*ok" "$OUT/kc-attention_rope-$SHA.txt"
-gpu_tests $SHA; cat "$OUT/gpu-vs-cpu-$SHA.txt" >> "$OUT/gpu-tests-$SHA.txt" && rm "$OUT/gpu-vs-cpu-$SHA.txt"
+gpu_tests $SHA
 P="-p 16 -n 128 -r 3 -d 0"
 for i in 1 2; do for b in base new; do row $b $b qwen3.5-9b:Q4_K_M tg128 "$P"; done; done; echo "t=$(el)"
 for b in base new; do row $b $b qwen3.6-35b-a3b:Q4_K_M tg128 "$P"; done; echo "t=$(el)"

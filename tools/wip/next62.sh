@@ -14,7 +14,7 @@ source tools/wip/lib.sh
 exec > >(tee "$OUT/console-$SHA.txt") 2>&1
 bins
 kc $SHA attention
-gpu_tests $SHA; cat "$OUT/gpu-vs-cpu-$SHA.txt" >> "$OUT/gpu-tests-$SHA.txt" && rm "$OUT/gpu-vs-cpu-$SHA.txt"
+gpu_tests $SHA
 J="-p 512 -n 128 -r 2 -d 0,4096"
 for i in 1 2; do for b in base new; do row "$b(json form)" $b qwen3-8b:Q4_K_M tg128 "$J"; done; done; echo "t=$(el)"
 for b in base new; do row "$b(json form)" $b qwen3-30b-a3b:Q4_K_M tg128 "$J"; done; echo "t=$(el)"

@@ -14,7 +14,7 @@ source tools/wip/lib.sh
 exec > >(tee "$OUT/console-$SHA.txt") 2>&1
 bins
 kc $SHA gemv_q8 moe; cat "$OUT/kc-moe-$SHA.txt" >> "$OUT/kc-gemv_q8-$SHA.txt"; rm "$OUT/kc-moe-$SHA.txt"
-gpu_tests $SHA; cat "$OUT/gpu-vs-cpu-$SHA.txt" >> "$OUT/gpu-tests-$SHA.txt" && rm "$OUT/gpu-vs-cpu-$SHA.txt"
+gpu_tests $SHA
 P="-p 16 -n 128 -r 3 -d 0"
 for i in 1 2; do for b in base new; do row $b $b qwen3-30b-a3b:Q4_K_M tg128 "$P"; done; done; echo "t=$(el)"
 for b in base new; do row $b $b qwen3.6-35b-a3b:Q4_K_M tg128 "$P"; done; echo "t=$(el)"

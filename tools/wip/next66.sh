@@ -17,7 +17,7 @@ exec > >(tee "$OUT/console-$SHA.txt") 2>&1
 bins
 kc $SHA moe
 grep -E "moe_gate" "$OUT/kc-moe-$SHA.txt" | head -8
-gpu_tests $SHA; cat "$OUT/gpu-vs-cpu-$SHA.txt" >> "$OUT/gpu-tests-$SHA.txt" && rm "$OUT/gpu-vs-cpu-$SHA.txt"
+gpu_tests $SHA
 P="-p 16 -n 128 -r 3 -d 0"
 for i in 1 2; do for b in base new; do row $b $b qwen3-30b-a3b:Q4_K_M tg128 "$P"; done; done; echo "t=$(el)"
 for b in base new; do [ $(el) -lt 250 ] && row $b $b qwen3.6-35b-a3b:Q4_K_M tg128 "$P"; done; echo "end t=$(el)"
