@@ -70,10 +70,12 @@ struct OutEpilogue {
 // knows (a captured graph replayed only below kFlashDecodeMergeFrom), -1 if none; with host
 // positions the call computes it. The split grid stops at the bound's split, and below
 // kFlashDecodeMergeFrom the merge launch is left out: a bound the device's positions break gives
-// wrong outputs.
+// wrong outputs. head_groups: CTAs a KV head's query heads are spread over in each split (a divisor
+// of n_head / n_head_kv; 0: the call's choice, up to two CTAs an SM). The outputs are the same bits
+// for every value; the kernel check compares them.
 cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const void* v_cache, KvTypes kv,
                          float* scratch, int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos,
                          int window, float scale, int n_ctx, cudaStream_t stream, const QkRopeArgs* rope = nullptr,
-                         OutEpilogue out_ep = {}, int64_t max_pos = -1);
+                         OutEpilogue out_ep = {}, int64_t max_pos = -1, int head_groups = 0);
 
 }  // namespace bw24::cuda

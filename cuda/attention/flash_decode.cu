@@ -1,7 +1,7 @@
 // Split-K decode attention (cuda/attention/flash.cuh, flash_decode).
 //
-// split_kernel, a CTA of 8 warps per (KV head g, split s, token t), keys [lo, hi] of the split
-// (at most 128):
+// split_kernel, a CTA of 8 warps per (KV head g, head group c, split s, token t), keys [lo, hi] of
+// the split (at most 128), query heads h0 .. h0 + G - 1 (G: the group's; head groups below):
 //  0. fused_rope (one token; qk_rope_store's work, its code): warp i < G normalizes and rotates
 //     query head g G + i from the raw QKV product into shared memory; the split that holds the
 //     position writes the token's key and value head g into the cache and reads them back below.
@@ -59,6 +59,7 @@
 #include "cuda/attention/kv_load.cuh"
 #include "cuda/common/act_q8.cuh"
 #include "cuda/common/check.cuh"
+#include "cuda/common/device.h"
 #include "cuda/common/launch.cuh"
 #include "cuda/ops/rope.cuh"
 
@@ -72,7 +73,8 @@ static_assert(kMaxGroup <= kWarps, "a warp per head in the softmax phase");
 static_assert(kSumSlots == 4, "the final sum adds four slots in a fixed order");
 // The scratch starts with the merge counters, one per (token, KV head) at t * n_head_kv + g, at
 // the same place for every call (calls of other token counts lay out the partials differently).
-constexpr int kCounters = kFlashDecodeMaxTokens * kFlashDecodeMaxKvHeads;
+// With head groups (below) a counter per (token, KV head, group): at (t n_head_kv + g) groups + c.
+constexpr int kCounters = kFlashDecodeMaxTokens * kFlashDecodeMaxKvHeads * kMaxGroup;
 // Up to this many visible splits (1024 positions) the last CTA merges; its merge is serial in the
 // splits (8 in flight per CTA), so past that a merge kernel with a CTA per query head does it.
 // H200, Qwen3-8B Q4_K_M tg128 with the last CTA merging up to 32 / 8 / 1 splits: depth 1024 339.3
@@ -143,7 +145,7 @@ template <typename Kv, int D>
 __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part_o, float2* part_ml, unsigned* done,
                                                          const float* q, Kv kc, Kv vc, int n_head, int n_head_kv,
                                                          DevicePos pos, int window, float scale, int n_splits,
-                                                         QkRopeArgs ra, bool fused, OutEpilogue ep) {
+                                                         QkRopeArgs ra, bool fused, OutEpilogue ep, int groups) {
   constexpr int kPer = D / 32, kHalf = D / 2, kKeysPerStep = 8;
   __shared__ alignas(16) float qs[kMaxGroup][D];
   __shared__ float sc[kMaxGroup][kSplit];
@@ -151,13 +153,15 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
   __shared__ float2 ml[kMaxGroup];
   __shared__ bool last;
   pdl_trigger();
-  const int g = blockIdx.x, s = blockIdx.y, t = blockIdx.z, G = n_head / n_head_kv;
+  // CTA (g groups + c, s, t): query heads h0 .. h0 + G - 1 of KV head g, its head group c of `groups`.
+  const int g = blockIdx.x / groups, c = blockIdx.x % groups, s = blockIdx.y, t = blockIdx.z;
+  const int G = n_head / n_head_kv / groups, h0 = (g * groups + c) * G;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   // The position is read before the PDL wait: pos.dev is written by the step's host-to-device copy,
   // a graph node every kernel of the step follows (cuda_runner.cpp), never by a kernel.
   const int64_t p = pos.base + t + (pos.dev ? *pos.dev : 0);
   const int64_t lo = max(first_visible(p, window), int64_t{s} * kSplit), hi = min(p, int64_t{s + 1} * kSplit - 1);
-  const int64_t slot0 = (int64_t{t} * n_head + int64_t{g} * G) * n_splits;  // head i, split s: slot0 + i * n_splits + s
+  const int64_t slot0 = (int64_t{t} * n_head + h0) * n_splits;  // head h0 + i, split s: slot0 + i * n_splits + s
   if (lo > hi) return;  // nothing of this split is visible (past the position, or before the window)
   const Visible vis = visible_splits(p, window, n_splits);
   const int64_t kvw = int64_t{n_head_kv} * D;
@@ -193,7 +197,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
     static_assert(kSumSlots * kMaxGroup >= kWarps + 2, "red holds a head row a warp, the key's and its ko");
     if (warp < G)
       norm_rope_row<kPer>(ra, cq, ang, true,
-                          ra.q + (int64_t{t} * n_head + int64_t{g} * G + warp) * (ra.q_stride ? ra.q_stride : D),
+                          ra.q + (int64_t{t} * n_head + h0 + warp) * (ra.q_stride ? ra.q_stride : D),
                           scratch + warp * D,
                           lane, [&](int i, float v) { qs[warp][i] = v * scale; });
     if (p / kSplit == s && warp == (G < kWarps ? G : 0)) {
@@ -204,7 +208,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
       store_kv_tail(ra, t, g, kbase, ko, lane);
     }
   } else {
-    for (int i = threadIdx.x; i < G * D; i += kThreads) qs[i / D][i % D] = q[(int64_t{t} * n_head + int64_t{g} * G) * D + i] * scale;
+    for (int i = threadIdx.x; i < G * D; i += kThreads) qs[i / D][i % D] = q[(int64_t{t} * n_head + h0) * D + i] * scale;
   }
   __syncthreads();
 
@@ -277,7 +281,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
   sum_warps<D>(red, acc, G, warp, lane);
   // O of the group's G heads from red and ml: this split's alone, or the merged ones below.
   auto write_o = [&] {
-    const int64_t out0 = (int64_t{t} * n_head + int64_t{g} * G) * D;
+    const int64_t out0 = (int64_t{t} * n_head + h0) * D;
     for (int i = threadIdx.x; i < G * D; i += kThreads)  // G D a multiple of 32: whole warps
       o_epilogue(ep, out, red_total<D>(red, i) / ml[i / D].y, out0 / D + i / D, i % D, D);
   };
@@ -294,7 +298,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
   // count (every thread fences its own stores; the barrier makes them precede thread 0's atomic).
   __threadfence();
   __syncthreads();
-  unsigned* count = done + int64_t{t} * n_head_kv + g;
+  unsigned* count = done + (int64_t{t} * n_head_kv + g) * groups + c;
   if (threadIdx.x == 0) {
     last = atomicAdd(count, 1u) == static_cast<unsigned>(vis.end - vis.lo - 1);
     __threadfence();
@@ -422,9 +426,9 @@ int splits_for(int n_ctx) { return (n_ctx + kSplit - 1) / kSplit; }
 template <typename Kv, int D>
 cudaError_t launch_split(dim3 grid, float* out, float* part_o, float2* part_ml, unsigned* done, const float* q, Kv kc,
                          Kv vc, int n_head, int n_head_kv, DevicePos pos, int window, float scale, int n_splits,
-                         const QkRopeArgs& ra, bool fused, OutEpilogue ep, cudaStream_t stream) {
+                         const QkRopeArgs& ra, bool fused, OutEpilogue ep, int groups, cudaStream_t stream) {
   return launch_pdl(split_kernel<Kv, D>, grid, dim3(kThreads), 0, stream, out, part_o, part_ml, done, q, kc, vc, n_head,
-                    n_head_kv, pos, window, scale, n_splits, ra, fused, ep);
+                    n_head_kv, pos, window, scale, n_splits, ra, fused, ep, groups);
 }
 
 }  // namespace
@@ -443,7 +447,7 @@ cudaError_t flash_decode_init_scratch(float* scratch) { return cudaMemset(scratc
 cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const void* v_cache, KvTypes kv,
                          float* scratch, int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos,
                          int window, float scale, int n_ctx, cudaStream_t stream, const QkRopeArgs* rope,
-                         OutEpilogue out_ep, int64_t max_pos) {
+                         OutEpilogue out_ep, int64_t max_pos, int head_groups) {
   if (n_tokens <= 0) return cudaSuccess;
   if (!out_ep.q != !out_ep.ds || (out_ep.gate && out_ep.gate_stride < head_dim)) return cudaErrorInvalidValue;
   if (n_tokens > kFlashDecodeMaxTokens || !flash_decode_supports(head_dim, n_head, n_head_kv) || n_ctx <= 0)
@@ -467,10 +471,26 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
   // layer at n_ctx 4,616 where 8 x 8 do below position 1,024 (Qwen3-8B).
   const int64_t bound = pos.dev ? max_pos : pos.base + n_tokens - 1;
   const int grid_splits = bound >= 0 ? static_cast<int>(std::min<int64_t>(n_splits, bound / kSplit + 1)) : n_splits;
-  const dim3 grid(static_cast<unsigned>(n_head_kv), static_cast<unsigned>(grid_splits), static_cast<unsigned>(n_tokens));
+  // Head groups: a KV head's G query heads over `groups` CTAs of each split, G / groups heads each,
+  // while the grid stays within two CTAs an SM. A CTA's phases are serial in its heads (scores,
+  // P V, the O writer: ~0.6 us a head at D = 128, H200), and a short history has one split: the
+  // 4 KV heads of Qwen3-30B-A3B were 4 CTAs doing 8 heads each (15 us alone, ncu; ~10 us a layer in
+  // the graph). Each head's arithmetic is the same in any grouping (no sum runs across heads), so
+  // the grouping is free to follow the grid: the same bits (kernel check attention_groups). Every
+  // group's CTA at the position's split writes the token's key and value, the same bytes.
+  const int G = n_head / n_head_kv;
+  int groups = head_groups;
+  if (groups <= 0) {
+    const int ctas = n_head_kv * grid_splits * n_tokens, cap = 2 * sm_count();
+    groups = 1;
+    while (G % (2 * groups) == 0 && ctas * 2 * groups <= cap) groups *= 2;
+  }
+  if (G % groups != 0) return cudaErrorInvalidValue;
+  const dim3 grid(static_cast<unsigned>(n_head_kv * groups), static_cast<unsigned>(grid_splits),
+                  static_cast<unsigned>(n_tokens));
   auto go = [&](auto launcher, auto kc, auto vc) {
     return launcher(grid, out, part_o, part_ml, done, q, kc, vc, n_head, n_head_kv, pos, window, scale, n_splits, ra,
-                    rope != nullptr, out_ep, stream);
+                    rope != nullptr, out_ep, groups, stream);
   };
   const auto* kf = static_cast<const float*>(k_cache);
   const auto* vf = static_cast<const float*>(v_cache);

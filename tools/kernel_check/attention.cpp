@@ -244,6 +244,7 @@ void check_qk_rope(std::mt19937& rng, Result& r) {
 // (64/128/256, across split boundaries).
 void check_attention(std::mt19937& rng, Result& r) {
   for (AttnCase c : {AttnCase{32, 8, 128, 0, 1, 0}, AttnCase{32, 8, 128, 700, 1, 0}, AttnCase{32, 8, 128, 300, 8, 0},
+                     AttnCase{32, 4, 128, 50, 1, 0}, AttnCase{16, 4, 256, 90, 3, 0},
                      AttnCase{4, 1, 256, 1000, 3, 512}, AttnCase{6, 2, 80, 37, 2, 0}, AttnCase{16, 2, 64, 4095, 2, 0},
                      AttnCase{64, 8, 128, 1536, 1, 300}, AttnCase{32, 8, 128, 4200, 1, 0},
                      AttnCase{8, 2, 256, 2100, 2, 0}}) {
@@ -289,6 +290,25 @@ void check_attention(std::mt19937& rng, Result& r) {
                           same_bits(download(q8, n_o), download(q8_ref, n_o)) &&
                           same_bits(download(ds, n_o / 32), download(ds_ref, n_o / 32));
         report(r, ran && same, true, "flash_decode + int8 O input (bits)", c.name(kv), same ? 0.0 : 1.0);
+        // Every head grouping (a KV head's query heads over 1, 2, 4 or 8 CTAs a split) against the
+        // call's own choice: the same bits.
+        const std::vector<float> o_auto = download(dout, n_o);
+        std::string tried;
+        bool all_same = true, all_ran = true;
+        for (int groups = 1; groups <= c.n_head / c.n_head_kv; groups *= 2) {
+          if ((c.n_head / c.n_head_kv) % groups != 0) continue;
+          cudaMemset(out2.p, 0xff, n_o * 4);
+          all_ran = all_ran &&
+                    ok(cuda::flash_decode(out2.p, dq.p, dk.p, dv.p, {kv.k, kv.v}, dflash.p, c.nt, c.n_head, c.n_head_kv,
+                                          c.D, pos, c.window, d.scale, n_ctx, nullptr, nullptr, {}, -1, groups),
+                       "flash_decode head groups") &&
+                    ok(cudaDeviceSynchronize(), "flash_decode head groups sync");
+          const bool same_g = same_bits(o_auto, download(out2, n_o));
+          all_same = all_same && same_g;
+          tried += " " + std::to_string(groups) + (same_g ? "" : "(differs)");
+        }
+        report(r, all_ran && all_same, true, "flash_decode head groups (bits)", c.name(kv) + ", groups" + tried,
+               all_same ? 0.0 : 1.0);
       }
     }
   }
@@ -403,6 +423,26 @@ void check_flash_decode_rope(std::mt19937& rng, Result& r) {
                  (c.window ? " window " + std::to_string(c.window) : "") + " " + kv.name() +
                  (same_out ? "" : ", output differs") + (same_cache ? "" : ", cache differs"),
              nerr(o2, o1));
+      // Fused, one CTA a KV head and one a query head (every group's CTA at the position's split
+      // writes the key and value): the auto call's output and caches.
+      for (int groups : {1, c.n_head / c.n_head_kv}) {
+        DeviceBuffer<float> dout4(q.size());
+        DeviceBuffer<uint8_t> kc4(k_size), vc4(v_size);
+        upload(dq, q);
+        upload(kc4, kb);
+        upload(vc4, vb);
+        const cuda::QkRopeArgs a4 = args(kc4, vc4);
+        const bool ran4 = ok(cuda::flash_decode(dout4.p, dq.p, kc4.p, vc4.p, {kv.k, kv.v}, dscratch.p, 1, c.n_head,
+                                                c.n_head_kv, D, a4.pos, c.window, scale, n_ctx, nullptr, &a4, {}, -1, groups),
+                             "flash_decode fused, head groups") &&
+                          ok(cudaDeviceSynchronize(), "sync");
+        const bool same4 = download(dout4, q.size()) == o2 && download(kc4, k_size) == download(kc2, k_size) &&
+                           download(vc4, v_size) == download(vc2, v_size);
+        report(r, ran4 && same4, true, "flash_decode + rope fused, head groups (bits)",
+               "heads " + std::to_string(c.n_head) + "/" + std::to_string(c.n_head_kv) + " D " + std::to_string(D) +
+                   " pos " + std::to_string(c.pos) + " " + kv.name() + ", groups " + std::to_string(groups),
+               same4 ? 0.0 : 1.0);
+      }
       // Gated (Qwen3.5): q read in place from the Q product's [q | gate] rows (q_stride 2 D), the
       // gate and the int8 O input applied by the O writer, against the two launches' output times
       // sigmoid(gate) (sigmoid_mul) then rmsnorm_q8: the same bits, and the same caches.
