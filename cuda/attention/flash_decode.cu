@@ -102,20 +102,20 @@ __device__ __forceinline__ Visible visible_splits(int64_t p, int window, int n_s
 // shared-memory float atomicAdd compiles to a CAS spin loop (ATOMS.CAST.SPIN in the SASS), and
 // eight warps spinning on the same G x D addresses were the kernel's fixed cost (14 us per layer at
 // depth ~0 for D = 128, 22 us for D = 256; ncu).
-template <int D>
-__device__ __forceinline__ void sum_warps(float (&red)[kSumSlots][kMaxGroup][D], const float (&acc)[kMaxGroup][D / 32],
+template <int D, int kHeads>
+__device__ __forceinline__ void sum_warps(float (&red)[kSumSlots][kMaxGroup][D], const float (&acc)[kHeads][D / 32],
                                           int G, int warp, int lane) {
   constexpr int kPer = D / 32;
   if (warp >= kSumSlots)
 #pragma unroll
-    for (int i = 0; i < kMaxGroup; ++i)
+    for (int i = 0; i < kHeads; ++i)
       if (i < G)
 #pragma unroll
         for (int e = 0; e < kPer; ++e) red[warp - kSumSlots][i][lane * kPer + e] = acc[i][e];
   __syncthreads();
   if (warp < kSumSlots)
 #pragma unroll
-    for (int i = 0; i < kMaxGroup; ++i)
+    for (int i = 0; i < kHeads; ++i)
       if (i < G)
 #pragma unroll
         for (int e = 0; e < kPer; ++e) {
@@ -141,12 +141,15 @@ __device__ __forceinline__ void o_epilogue(const OutEpilogue& ep, float* out, fl
 }
 
 // Kv: const float*, const __half* or KvQ8 (kv_load.cuh): the cache as a pointer-like value.
-template <typename Kv, int D>
+template <typename Kv, int D, int kG>
 __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part_o, float2* part_ml, unsigned* done,
                                                          const float* q, Kv kc, Kv vc, int n_head, int n_head_kv,
                                                          DevicePos pos, int window, float scale, int n_splits,
                                                          QkRopeArgs ra, bool fused, OutEpilogue ep, int groups) {
   constexpr int kPer = D / 32, kHalf = D / 2, kKeysPerStep = 8;
+  // kG: the CTA's query heads when known at compile time (1: head groups of one head), else 0 and
+  // up to kMaxGroup at run time; the per-head loops and accumulators have kHeads entries.
+  constexpr int kHeads = kG > 0 ? kG : kMaxGroup;
   __shared__ alignas(16) float qs[kMaxGroup][D];
   __shared__ float sc[kMaxGroup][kSplit];
   __shared__ float red[kSumSlots][kMaxGroup][D];
@@ -155,7 +158,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
   pdl_trigger();
   // CTA (g groups + c, s, t): query heads h0 .. h0 + G - 1 of KV head g, its head group c of `groups`.
   const int g = blockIdx.x / groups, c = blockIdx.x % groups, s = blockIdx.y, t = blockIdx.z;
-  const int G = n_head / n_head_kv / groups, h0 = (g * groups + c) * G;
+  const int G = kG > 0 ? kG : n_head / n_head_kv / groups, h0 = (g * groups + c) * G;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   // The position is read before the PDL wait: pos.dev is written by the step's host-to-device copy,
   // a graph node every kernel of the step follows (cuda_runner.cpp), never by a kernel.
@@ -215,7 +218,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
   // 1. Scores: thread 2j + h takes half h of key j.
   {
     const int j = threadIdx.x / 2, h = threadIdx.x % 2;
-    float acc[kMaxGroup] = {};
+    float acc[kHeads] = {};
     if (j < n) {
       const Kv row = kc + ((lo + j) * kvw + g * D + h * kHalf);
       float k[kHalf / 8][8];
@@ -224,7 +227,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
 #pragma unroll
       for (int c = 0; c < kHalf / 8; ++c)
 #pragma unroll
-        for (int i = 0; i < kMaxGroup; ++i)
+        for (int i = 0; i < kHeads; ++i)
           if (i < G) {
             const float4 qa = *reinterpret_cast<const float4*>(&qs[i][h * kHalf + 8 * c]);
             const float4 qb = *reinterpret_cast<const float4*>(&qs[i][h * kHalf + 8 * c + 4]);
@@ -233,7 +236,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
           }
     }
 #pragma unroll
-    for (int i = 0; i < kMaxGroup; ++i)
+    for (int i = 0; i < kHeads; ++i)
       if (i < G) {
         const float other = __shfl_xor_sync(0xffffffffu, acc[i], 1);
         if (j < n && h == 0) sc[i][j] = acc[i] + other;
@@ -259,7 +262,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
   __syncthreads();
 
   // 3. Unnormalized P V: warp w takes keys w + 8 u, 8 of them in flight per lane.
-  float acc[kMaxGroup][kPer] = {};
+  float acc[kHeads][kPer] = {};
   const Kv vbase = vc + (lo * kvw + g * D + lane * kPer);
   for (int j0 = warp; j0 < n; j0 += kWarps * kKeysPerStep) {
     float v[kKeysPerStep][kPer];
@@ -270,7 +273,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
     for (int u = 0; u < kKeysPerStep; ++u) {
       if (j0 + kWarps * u >= n) break;
 #pragma unroll
-      for (int i = 0; i < kMaxGroup; ++i)
+      for (int i = 0; i < kHeads; ++i)
         if (i < G) {
           const float pij = sc[i][j0 + kWarps * u];
 #pragma unroll
@@ -278,7 +281,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
         }
     }
   }
-  sum_warps<D>(red, acc, G, warp, lane);
+  sum_warps<D, kHeads>(red, acc, G, warp, lane);
   // O of the group's G heads from red and ml: this split's alone, or the merged ones below.
   auto write_o = [&] {
     const int64_t out0 = (int64_t{t} * n_head + h0) * D;
@@ -327,13 +330,13 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
   // sum_s e^(m_s - M) O_s in the P V phase's layout: warp w takes splits lo + w + 8 k, lanes the
   // row (G x D / 64 loads of 8 bytes in flight per lane), then the same two-barrier sum.
 #pragma unroll
-  for (int i = 0; i < kMaxGroup; ++i)
+  for (int i = 0; i < kHeads; ++i)
 #pragma unroll
     for (int e = 0; e < kPer; ++e) acc[i][e] = 0.0f;
 #pragma unroll 1
   for (int j = vis.lo + warp; j < vis.end; j += kWarps)
 #pragma unroll
-    for (int i = 0; i < kMaxGroup; ++i)
+    for (int i = 0; i < kHeads; ++i)
       if (i < G) {
         const int64_t slot = slot0 + int64_t{i} * n_splits + j;
         const float2 v = __ldcg(&part_ml[slot]);
@@ -348,7 +351,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
 #pragma unroll
         for (int e = 0; e < kPer; ++e) acc[i][e] += v.y > 0 ? w * po[e] : 0.0f;
       }
-  sum_warps<D>(red, acc, G, warp, lane);
+  sum_warps<D, kHeads>(red, acc, G, warp, lane);
   write_o();
 }
 
@@ -427,8 +430,11 @@ template <typename Kv, int D>
 cudaError_t launch_split(dim3 grid, float* out, float* part_o, float2* part_ml, unsigned* done, const float* q, Kv kc,
                          Kv vc, int n_head, int n_head_kv, DevicePos pos, int window, float scale, int n_splits,
                          const QkRopeArgs& ra, bool fused, OutEpilogue ep, int groups, cudaStream_t stream) {
-  return launch_pdl(split_kernel<Kv, D>, grid, dim3(kThreads), 0, stream, out, part_o, part_ml, done, q, kc, vc, n_head,
-                    n_head_kv, pos, window, scale, n_splits, ra, fused, ep, groups);
+  // One head a CTA (head groups of one, every short history of the Qwen3 shapes): the instance
+  // whose per-head loops are one head long, not kMaxGroup predicated ones. The same arithmetic.
+  const bool one = n_head / n_head_kv == groups;
+  return launch_pdl(one ? split_kernel<Kv, D, 1> : split_kernel<Kv, D, 0>, grid, dim3(kThreads), 0, stream, out, part_o,
+                    part_ml, done, q, kc, vc, n_head, n_head_kv, pos, window, scale, n_splits, ra, fused, ep, groups);
 }
 
 }  // namespace
