@@ -190,6 +190,16 @@ unsigned ablated_parts() {
   return parts;
 }
 bool ablate(unsigned part, int n) { return n == 1 && (ablated_parts() & part) != 0; }
+// Timing hook beside it: BW24_FLASH_HEAD_GROUPS=n has every flash decode call spread a KV head's
+// query heads over n CTAs a split (cuda::flash_decode head_groups; a divisor of the group, else the
+// call's own choice), so bench rows compare groupings at any depth with one binary. Same bits.
+int forced_head_groups(int group) {
+  static const int n = [] {
+    const char* e = std::getenv("BW24_FLASH_HEAD_GROUPS");
+    return e ? std::atoi(e) : 0;
+  }();
+  return n > 0 && group % n == 0 ? n : 0;
+}
 // Tokens per prefill pass (GEMM, tensor cores) on models whose layer weights the GEMM takes. 512:
 // the bf16 expansion of the weights (once per pass) costs about a third of a 512-token pass on
 // Qwen3-8B Q4_K_M; longer passes amortize it further but grow the activation buffers.
@@ -918,7 +928,8 @@ class CudaRunner final : public Runner {
             flash
                 ? cuda::flash_decode(o_.p + off, q_.p + off, kc, vc, kv_types(), flash_scratch_.p, rows, a.n_head,
                                      a.n_head_kv, D, p, a.sliding_window, a.scale, opt_.n_ctx, stream_,
-                                     fuse_rope ? &r : nullptr, o_ep, step_max_pos_)
+                                     fuse_rope ? &r : nullptr, o_ep, step_max_pos_,
+                                     forced_head_groups(a.n_head / a.n_head_kv))
                 : cuda::attention(o_.p + off, q_.p + off, kc, vc, kv_types(), scores_.p, rows, a.n_head, a.n_head_kv, D, p,
                                   a.sliding_window, a.scale, opt_.n_ctx, stream_);
         BW24_CUDA_OK(e, "attention");

@@ -20,6 +20,11 @@ build_ab() { cfg .carry/main-src build-main main -DBW24_TESTS=OFF; cfg . build-n
 # kc SHA FAMILY...: build-new's kernel check of each family into $OUT, its last line and any failure
 kc() { local sha=$1 f; shift; for f in "$@"; do timeout 120 ./build-new/bw24-kernel-check $f > "$OUT/kc-$f-$sha.txt" 2>&1
   echo "kernel-check $f rc=$? $(tail -n 1 $OUT/kc-$f-$sha.txt) t=$(el)"; grep -E "FAIL|rror" "$OUT/kc-$f-$sha.txt" | head -12; done; }
+# kc_one SHA FAMILY...: kc, then the later families' results appended to the first's file (a call brings back few files)
+kc_one() { local sha=$1 first=$2 f; kc "$@"; shift 2
+  for f in "$@"; do cat "$OUT/kc-$f-$sha.txt" >> "$OUT/kc-$first-$sha.txt"; rm "$OUT/kc-$f-$sha.txt"; done; }
+# check_rows SHA FAMILY PATTERN: how many rows of the family's file match PATTERN, and how many of those are not ok
+check_rows() { local f="$OUT/kc-$2-$1.txt"; echo "'$3' rows: $(grep -c "$3" "$f"), not ok: $(grep "$3" "$f" | grep -vc ' ok ')"; }
 # gpu_tests SHA: build-new's [gpu] model tests and GPU-vs-CPU tests, both into $OUT/gpu-tests-SHA.txt (one file of the
 # few a call brings back), their summary lines
 gpu_tests() { local f="$OUT/gpu-tests-$1.txt" g="/tmp/gpu-vs-cpu-$1.txt"

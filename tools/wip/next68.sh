@@ -13,10 +13,8 @@ SHA=$1
 source tools/wip/lib.sh
 exec > >(tee "$OUT/console-$SHA.txt") 2>&1
 bins
-kc $SHA attention attention_rope attention_bound
-cat "$OUT/kc-attention_rope-$SHA.txt" "$OUT/kc-attention_bound-$SHA.txt" >> "$OUT/kc-attention-$SHA.txt"
-rm "$OUT/kc-attention_rope-$SHA.txt" "$OUT/kc-attention_bound-$SHA.txt"
-echo "head-group rows: $(grep -c 'head groups' "$OUT/kc-attention-$SHA.txt"), not ok: $(grep 'head groups' "$OUT/kc-attention-$SHA.txt" | grep -vc ' ok ')"
+kc_one $SHA attention attention_rope attention_bound
+check_rows $SHA attention 'head groups'
 gpu_tests $SHA
 P="-p 16 -n 128 -r 3 -d 0"
 for i in 1 2; do for b in base new; do row $b $b qwen3-30b-a3b:Q4_K_M tg128 "$P"; row $b $b qwen3-8b:Q4_K_M tg128 "$P"; done; done
