@@ -3,7 +3,7 @@
 // split_kernel, a CTA of 8 warps per (KV head g, head group c, split s, token t), keys [lo, hi] of
 // the split (at most 128), query heads h0 .. h0 + G - 1 (G: the group's; head groups below):
 //  0. fused_rope (one token; qk_rope_store's work, its code): warp i < G normalizes and rotates
-//     query head g G + i from the raw QKV product into shared memory; the split that holds the
+//     query head h0 + i from the raw QKV product into shared memory; the split that holds the
 //     position writes the token's key and value head g into the cache and reads them back below.
 //  1. scores: two threads per key, each half a row: D / 16 independent 16-byte loads per thread
 //     in flight, dot products against the group's G query rows (shared memory, broadcast reads),
@@ -71,9 +71,9 @@ constexpr int kSumSlots = kWarps / 2;  // the P V partials of warps 4..7 meet th
 static_assert(kSplit * 2 == kThreads, "two threads per key in the score phase");
 static_assert(kMaxGroup <= kWarps, "a warp per head in the softmax phase");
 static_assert(kSumSlots == 4, "the final sum adds four slots in a fixed order");
-// The scratch starts with the merge counters, one per (token, KV head) at t * n_head_kv + g, at
-// the same place for every call (calls of other token counts lay out the partials differently).
-// With head groups (below) a counter per (token, KV head, group): at (t n_head_kv + g) groups + c.
+// The scratch starts with the merge counters, one per (token, KV head, head group) at
+// (t n_head_kv + g) groups + hg, at the same place for every call (calls of other token counts
+// lay out the partials differently).
 constexpr int kCounters = kFlashDecodeMaxTokens * kFlashDecodeMaxKvHeads * kMaxGroup;
 // Up to this many visible splits (1024 positions) the last CTA merges; its merge is serial in the
 // splits (8 in flight per CTA), so past that a merge kernel with a CTA per query head does it.
@@ -156,9 +156,9 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
   __shared__ float2 ml[kMaxGroup];
   __shared__ bool last;
   pdl_trigger();
-  // CTA (g groups + c, s, t): query heads h0 .. h0 + G - 1 of KV head g, its head group c of `groups`.
-  const int g = blockIdx.x / groups, c = blockIdx.x % groups, s = blockIdx.y, t = blockIdx.z;
-  const int G = kG > 0 ? kG : n_head / n_head_kv / groups, h0 = (g * groups + c) * G;
+  // CTA (g groups + hg, s, t): query heads h0 .. h0 + G - 1 of KV head g, its head group hg of `groups`.
+  const int g = blockIdx.x / groups, hg = blockIdx.x % groups, s = blockIdx.y, t = blockIdx.z;
+  const int G = kG > 0 ? kG : n_head / n_head_kv / groups, h0 = (g * groups + hg) * G;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   // The position is read before the PDL wait: pos.dev is written by the step's host-to-device copy,
   // a graph node every kernel of the step follows (cuda_runner.cpp), never by a kernel.
@@ -301,7 +301,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
   // count (every thread fences its own stores; the barrier makes them precede thread 0's atomic).
   __threadfence();
   __syncthreads();
-  unsigned* count = done + (int64_t{t} * n_head_kv + g) * groups + c;
+  unsigned* count = done + (int64_t{t} * n_head_kv + g) * groups + hg;
   if (threadIdx.x == 0) {
     last = atomicAdd(count, 1u) == static_cast<unsigned>(vis.end - vis.lo - 1);
     __threadfence();
