@@ -432,7 +432,7 @@ cudaError_t launch_split(dim3 grid, float* out, float* part_o, float2* part_ml, 
                          const QkRopeArgs& ra, bool fused, OutEpilogue ep, int groups, cudaStream_t stream) {
   // One head a CTA (head groups of one, every short history of the Qwen3 shapes): the instance
   // whose per-head loops are one head long, not kMaxGroup predicated ones. The same arithmetic.
-  const bool one = n_head / n_head_kv == groups;
+  const bool one = n_head == n_head_kv * groups;
   return launch_pdl(one ? split_kernel<Kv, D, 1> : split_kernel<Kv, D, 0>, grid, dim3(kThreads), 0, stream, out, part_o,
                     part_ml, done, q, kc, vc, n_head, n_head_kv, pos, window, scale, n_splits, ra, fused, ep, groups);
 }
@@ -479,11 +479,12 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
   const int grid_splits = bound >= 0 ? static_cast<int>(std::min<int64_t>(n_splits, bound / kSplit + 1)) : n_splits;
   // Head groups: a KV head's G query heads over `groups` CTAs of each split, G / groups heads each,
   // while the grid stays within two CTAs an SM. A CTA's phases are serial in its heads (scores,
-  // P V, the O writer: ~0.6 us a head at D = 128, H200), and a short history has one split: the
-  // 4 KV heads of Qwen3-30B-A3B were 4 CTAs doing 8 heads each (15 us alone, ncu; ~10 us a layer in
-  // the graph). Each head's arithmetic is the same in any grouping (no sum runs across heads), so
-  // the grouping is free to follow the grid: the same bits (kernel check attention_groups). Every
-  // group's CTA at the position's split writes the token's key and value, the same bytes.
+  // P V, the O writer), and a short history has one split: the 4 KV heads of Qwen3-30B-A3B were 4
+  // CTAs doing 8 heads each (15.4 us a layer alone, 12.5 with the 8B's 4 heads a CTA, ncu; ~10 us a
+  // 30B layer in the graph). Each head's arithmetic is the same in any grouping (no sum runs across
+  // heads), so the grouping is free to follow the grid: the same bits (kernel check attention and
+  // attention_rope, "head groups" rows). Every group's CTA at the position's split writes the
+  // token's key and value, the same bytes.
   const int G = n_head / n_head_kv;
   int groups = head_groups;
   if (groups <= 0) {

@@ -25,6 +25,12 @@ kc_one() { local sha=$1 first=$2 f; kc "$@"; shift 2
   for f in "$@"; do cat "$OUT/kc-$f-$sha.txt" >> "$OUT/kc-$first-$sha.txt"; rm "$OUT/kc-$f-$sha.txt"; done; }
 # check_rows SHA FAMILY PATTERN: how many rows of the family's file match PATTERN, and how many of those are not ok
 check_rows() { local f="$OUT/kc-$2-$1.txt"; echo "'$3' rows: $(grep -c "$3" "$f"), not ok: $(grep "$3" "$f" | grep -vc ' ok ')"; }
+# begin NAME: the script's console into $OUT/console-NAME.txt as it runs, the packed programs unpacked
+begin() { exec > >(tee "$OUT/console-$1.txt") 2>&1; bins; }
+# ab "BENCH ARGS" SHAPE...: the tg128 rows of base and new, alternated twice, each shape in turn
+ab() { local a=$1 i b m; shift; for i in 1 2; do for b in base new; do for m in "$@"; do row $b $b $m tg128 "$a"; done; done; done; }
+# verify_attention SHA: the attention kernel-check families into one file, its head-group rows counted, the GPU tests
+verify_attention() { kc_one $1 attention attention_rope attention_bound; check_rows $1 attention 'head groups'; gpu_tests $1; }
 # gpu_tests SHA: build-new's [gpu] model tests and GPU-vs-CPU tests, both into $OUT/gpu-tests-SHA.txt (one file of the
 # few a call brings back), their summary lines
 gpu_tests() { local f="$OUT/gpu-tests-$1.txt" g="/tmp/gpu-vs-cpu-$1.txt"

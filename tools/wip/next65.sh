@@ -22,8 +22,7 @@
 #   (all three packed in .carry at the end of round 14).
 SHA=$1
 source tools/wip/lib.sh
-exec > >(tee "$OUT/console-$SHA.txt") 2>&1
-bins
+begin $SHA
 kc $SHA moe gemv_q8; cat "$OUT/kc-moe-$SHA.txt" >> "$OUT/kc-gemv_q8-$SHA.txt"; rm "$OUT/kc-moe-$SHA.txt"
 echo "route-in-launch / logits-only rows not ok: $(grep -E 'routing in the launch|logits only' "$OUT/kc-gemv_q8-$SHA.txt" | grep -vc ' ok ')"
 gpu_tests $SHA

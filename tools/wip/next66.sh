@@ -13,8 +13,7 @@
 #   tests/bw24_model_tests tests/bw24_gpu_vs_cpu_tests libbw24.so.0; on main pack-bins.sh base HEAD.
 SHA=$1
 source tools/wip/lib.sh
-exec > >(tee "$OUT/console-$SHA.txt") 2>&1
-bins
+begin $SHA
 kc $SHA moe
 grep -E "moe_gate" "$OUT/kc-moe-$SHA.txt" | head -8
 gpu_tests $SHA

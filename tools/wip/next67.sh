@@ -7,8 +7,7 @@
 # 2. The same for Qwen3-8B Q4_K_M (qkv, attn, o, gateup, down, norm, lmhead).
 # 3. Per-kernel serialized times (ncu gpu__time_duration, a window of ~2 steps) for both.
 source tools/wip/lib.sh
-exec > >(tee "$OUT/console-next67.txt") 2>&1
-bins
+begin next67
 P="-p 16 -n 128 -r 3 -d 0"
 for a in "" norm qkv attn o lmhead moe; do row "30b-abl=${a:-none}" base qwen3-30b-a3b:Q4_K_M tg128 "$P" BW24_ABLATE=$a; done
 echo "t=$(el)"

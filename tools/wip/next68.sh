@@ -11,13 +11,10 @@
 # 3. JSON rows of new (acceptance form), ncu of new's split kernel.
 SHA=$1
 source tools/wip/lib.sh
-exec > >(tee "$OUT/console-$SHA.txt") 2>&1
-bins
-kc_one $SHA attention attention_rope attention_bound
-check_rows $SHA attention 'head groups'
-gpu_tests $SHA
+begin $SHA
+verify_attention $SHA
 P="-p 16 -n 128 -r 3 -d 0"
-for i in 1 2; do for b in base new; do row $b $b qwen3-30b-a3b:Q4_K_M tg128 "$P"; row $b $b qwen3-8b:Q4_K_M tg128 "$P"; done; done
+ab "$P" qwen3-30b-a3b:Q4_K_M qwen3-8b:Q4_K_M
 echo "t=$(el)"
 for b in base new; do row $b $b qwen3.5-9b:Q4_K_M tg128 "$P"; row $b $b qwen3.6-35b-a3b:Q4_K_M tg128 "$P"; done
 echo "t=$(el)"

@@ -9,8 +9,7 @@
 # double sincos a lane) is on the chain.
 # Also the acceptance JSON rows head groups move (q8_0-KV depth ratio, 9B, 35B-A3B, 27B).
 source tools/wip/lib.sh
-exec > >(tee "$OUT/console-next69.txt") 2>&1
-bins
+begin next69
 P="-p 16 -n 128 -r 3 -d 0"
 for b in new diag1 diag2 diag3 new diag1; do row $b $b qwen3-30b-a3b:Q4_K_M tg128 "$P"; done; echo "t=$(el)"
 for b in new diag1 diag3; do row $b $b qwen3-8b:Q4_K_M tg128 "$P"; done; echo "t=$(el)"

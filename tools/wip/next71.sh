@@ -13,8 +13,7 @@
 # 3. ncu at depth 4096: the split and merge kernels (duration, stalls), to split the ~13 us.
 SHA=$1
 source tools/wip/lib.sh
-exec > >(tee "$OUT/console-$SHA.txt") 2>&1
-bins
+begin $SHA
 J="-p 512 -n 128 -d 0,4096 -r 2 --device 0"
 for mq in qwen3.5-9b:Q4_K_M qwen3.6-35b-a3b:Q4_K_M qwen3-8b:Q8_0 qwen3-8b:BF16 qwen3.5-9b:Q8_0 qwen3.5-27b:Q4_K_M; do
   [ $(el) -lt 240 ] && timeout 60 ./build-main/bw24-bench -m synthetic:$mq $J --json "$OUT/$SHA-${mq/:/-}-h200.json" | grep -E "tg128|pp512"

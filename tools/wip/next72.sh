@@ -11,8 +11,7 @@
 #    367 -> ~378 (90 % of 423 is 380.7: maybe not); depth 0 unchanged (the rows are few); 30B at 4096 360 -> ~370.
 SHA=$1
 source tools/wip/lib.sh
-exec > >(tee "$OUT/console-$SHA.txt") 2>&1
-bins
+begin $SHA
 kc_one $SHA rmsnorm_q8 attention
 check_rows $SHA rmsnorm_q8 'rows into L2'
 gpu_tests $SHA
