@@ -51,6 +51,7 @@
 // double sincos chains after the wait). With the angles computed before the wait (rope_angles,
 // next41, two rounds): Qwen3-8B 398.0 -> 402.2, Qwen3-30B-A3B 356.5 -> 370.0, depth 4096 unchanged.
 #include <algorithm>
+#include <type_traits>
 
 #include <cuda_fp16.h>
 #include <math.h>
@@ -102,25 +103,40 @@ __device__ __forceinline__ Visible visible_splits(int64_t p, int window, int n_s
 // shared-memory float atomicAdd compiles to a CAS spin loop (ATOMS.CAST.SPIN in the SASS), and
 // eight warps spinning on the same G x D addresses were the kernel's fixed cost (14 us per layer at
 // depth ~0 for D = 128, 22 us for D = 256; ncu).
+// A lane's kPer elements move as one vector (float2 at D = 64, float4 above): scalar stores at a
+// 4-word lane stride were 4-way bank conflicts (ncu at depth 4096: 2.5-way on average over the
+// kernel's shared stores).
 template <int D, int kHeads>
 __device__ __forceinline__ void sum_warps(float (&red)[kSumSlots][kMaxGroup][D], const float (&acc)[kHeads][D / 32],
                                           int G, int warp, int lane) {
-  constexpr int kPer = D / 32;
+  constexpr int kPer = D / 32, kVec = kPer % 4 == 0 ? 4 : 2;
+  using Vec = std::conditional_t<kVec == 4, float4, float2>;
+  static_assert(kPer % kVec == 0, "whole vectors a lane");
+  auto vec = [&](int slot, int i, int e) -> Vec& { return *reinterpret_cast<Vec*>(&red[slot][i][lane * kPer + e]); };
   if (warp >= kSumSlots)
 #pragma unroll
     for (int i = 0; i < kHeads; ++i)
       if (i < G)
 #pragma unroll
-        for (int e = 0; e < kPer; ++e) red[warp - kSumSlots][i][lane * kPer + e] = acc[i][e];
+        for (int e = 0; e < kPer; e += kVec) {
+          Vec v;
+          float* f = reinterpret_cast<float*>(&v);
+#pragma unroll
+          for (int k = 0; k < kVec; ++k) f[k] = acc[i][e + k];
+          vec(warp - kSumSlots, i, e) = v;
+        }
   __syncthreads();
   if (warp < kSumSlots)
 #pragma unroll
     for (int i = 0; i < kHeads; ++i)
       if (i < G)
 #pragma unroll
-        for (int e = 0; e < kPer; ++e) {
-          float& r = red[warp][i][lane * kPer + e];
-          r = acc[i][e] + r;
+        for (int e = 0; e < kPer; e += kVec) {
+          Vec v = vec(warp, i, e);
+          float* f = reinterpret_cast<float*>(&v);
+#pragma unroll
+          for (int k = 0; k < kVec; ++k) f[k] = acc[i][e + k] + f[k];
+          vec(warp, i, e) = v;
         }
   __syncthreads();
 }
@@ -147,12 +163,17 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
                                                          DevicePos pos, int window, float scale, int n_splits,
                                                          QkRopeArgs ra, bool fused, OutEpilogue ep, int groups) {
   constexpr int kPer = D / 32, kHalf = D / 2, kKeysPerStep = 8;
-  // kG: the CTA's query heads when known at compile time (1: head groups of one head), else 0 and
-  // up to kMaxGroup at run time; the per-head loops and accumulators have kHeads entries.
+  // kG: the CTA's query heads when known at compile time (1 or 4, launch_split), else 0 and up to
+  // kMaxGroup at run time; the per-head loops and accumulators have kHeads entries.
   constexpr int kHeads = kG > 0 ? kG : kMaxGroup;
-  __shared__ alignas(16) float qs[kMaxGroup][D];
+  // Query rows with kQsPad words between their halves: the score phase's threads 2j and 2j + 1 read
+  // halves 0 and 1 of a row at once, which without the pad start in the same bank (a 2-way conflict
+  // on every float4 read; ncu at depth 4096: 2.4-way over the kernel's shared loads).
+  constexpr int kQsPad = 4;
+  auto qcol = [](int i) { return i + (i / kHalf) * kQsPad; };
+  __shared__ alignas(16) float qs[kMaxGroup][D + kQsPad];
   __shared__ float sc[kMaxGroup][kSplit];
-  __shared__ float red[kSumSlots][kMaxGroup][D];
+  __shared__ alignas(16) float red[kSumSlots][kMaxGroup][D];
   __shared__ float2 ml[kMaxGroup];
   __shared__ bool last;
   pdl_trigger();
@@ -202,7 +223,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
       norm_rope_row<kPer>(ra, cq, ang, true,
                           ra.q + (int64_t{t} * n_head + h0 + warp) * (ra.q_stride ? ra.q_stride : D),
                           scratch + warp * D,
-                          lane, [&](int i, float v) { qs[warp][i] = v * scale; });
+                          lane, [&](int i, float v) { qs[warp][qcol(i)] = v * scale; });
     if (p / kSplit == s && warp == (G < kWarps ? G : 0)) {
       const int64_t kbase = p * kvw + g * D;
       float* ko = scratch + (kWarps + 1) * D;
@@ -211,7 +232,7 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
       store_kv_tail(ra, t, g, kbase, ko, lane);
     }
   } else {
-    for (int i = threadIdx.x; i < G * D; i += kThreads) qs[i / D][i % D] = q[(int64_t{t} * n_head + h0) * D + i] * scale;
+    for (int i = threadIdx.x; i < G * D; i += kThreads) qs[i / D][qcol(i % D)] = q[(int64_t{t} * n_head + h0) * D + i] * scale;
   }
   __syncthreads();
 
@@ -229,8 +250,8 @@ __global__ void __launch_bounds__(kThreads) split_kernel(float* out, float* part
 #pragma unroll
         for (int i = 0; i < kHeads; ++i)
           if (i < G) {
-            const float4 qa = *reinterpret_cast<const float4*>(&qs[i][h * kHalf + 8 * c]);
-            const float4 qb = *reinterpret_cast<const float4*>(&qs[i][h * kHalf + 8 * c + 4]);
+            const float4 qa = *reinterpret_cast<const float4*>(&qs[i][h * (kHalf + kQsPad) + 8 * c]);
+            const float4 qb = *reinterpret_cast<const float4*>(&qs[i][h * (kHalf + kQsPad) + 8 * c + 4]);
             acc[i] += qa.x * k[c][0] + qa.y * k[c][1] + qa.z * k[c][2] + qa.w * k[c][3] + qb.x * k[c][4] +
                       qb.y * k[c][5] + qb.z * k[c][6] + qb.w * k[c][7];
           }
@@ -430,10 +451,11 @@ template <typename Kv, int D>
 cudaError_t launch_split(dim3 grid, float* out, float* part_o, float2* part_ml, unsigned* done, const float* q, Kv kc,
                          Kv vc, int n_head, int n_head_kv, DevicePos pos, int window, float scale, int n_splits,
                          const QkRopeArgs& ra, bool fused, OutEpilogue ep, int groups, cudaStream_t stream) {
-  // One head a CTA (head groups of one, every short history of the Qwen3 shapes): the instance
-  // whose per-head loops are one head long, not kMaxGroup predicated ones. The same arithmetic.
-  const bool one = n_head == n_head_kv * groups;
-  return launch_pdl(one ? split_kernel<Kv, D, 1> : split_kernel<Kv, D, 0>, grid, dim3(kThreads), 0, stream, out, part_o,
+  // Instances whose per-head loops are as long as the CTA's heads, not kMaxGroup predicated ones
+  // (the same arithmetic): one head a CTA (head groups of one, every short history of the Qwen3
+  // shapes) and four (the Qwen3 / Qwen3.5 shapes' long histories: G = 4, or 8 in two groups).
+  const int heads = n_head / (n_head_kv * groups);
+  return launch_pdl(heads == 1 ? split_kernel<Kv, D, 1> : heads == 4 ? split_kernel<Kv, D, 4> : split_kernel<Kv, D, 0>, grid, dim3(kThreads), 0, stream, out, part_o,
                     part_ml, done, q, kc, vc, n_head, n_head_kv, pos, window, scale, n_splits, ra, fused, ep, groups);
 }
 
