@@ -1,6 +1,6 @@
 // Split-K decode attention (cuda/attention/flash.cuh, flash_decode).
 //
-// split_kernel, a CTA of 8 warps per (KV head g, head group c, split s, token t), keys [lo, hi] of
+// split_kernel, a CTA of 8 warps per (KV head g, head group hg, split s, token t), keys [lo, hi] of
 // the split (at most 128), query heads h0 .. h0 + G - 1 (G: the group's; head groups below):
 //  0. fused_rope (one token; qk_rope_store's work, its code): warp i < G normalizes and rotates
 //     query head h0 + i from the raw QKV product into shared memory; the split that holds the
@@ -157,11 +157,12 @@ __device__ __forceinline__ void o_epilogue(const OutEpilogue& ep, float* out, fl
 }
 
 // Kv: const float*, const __half* or KvQ8 (kv_load.cuh): the cache as a pointer-like value.
-// kMinCtas: the q8_0 cache's four-head instance is held to 80 registers, three CTAs an SM (8 x 37 CTAs
-// a Qwen3-8B layer at n_ctx 4,736 in one wave): H200, tg128 at depth 4096, two JSON runs each, 377.5 /
-// 379.1 -> 379.8 / 380.1 tok/s; the f16 one lost (371.7 / 372.5 -> 369.0 / 369.7) and has no bound.
+// kMinCtas: the q8_0 cache's four-head instance at D = 128 is held to 80 registers, three CTAs an SM
+// (8 x 37 CTAs a Qwen3-8B layer at n_ctx 4,736 in one wave): H200, tg128 at depth 4096, two JSON runs
+// each, 377.5 / 379.1 -> 379.8 / 380.1 tok/s; the f16 one lost (371.7 / 372.5 -> 369.0 / 369.7) and
+// has no bound, nor has D = 256 (80 registers would spill there: 200 bytes of stack against 40).
 // 0: no bound (an explicit 1 gave the compiler a larger register budget: 64 -> 84 for one head).
-template <typename Kv, int D, int kG, int kMinCtas = kG == 4 && std::is_same_v<Kv, KvQ8> ? 3 : 0>
+template <typename Kv, int D, int kG, int kMinCtas = kG == 4 && D == 128 && std::is_same_v<Kv, KvQ8> ? 3 : 0>
 __global__ void __launch_bounds__(kThreads, kMinCtas)
     split_kernel(float* out, float* part_o, float2* part_ml, unsigned* done, const float* q, Kv kc, Kv vc, int n_head,
                  int n_head_kv, DevicePos pos, int window, float scale, int n_splits, QkRopeArgs ra, bool fused,
