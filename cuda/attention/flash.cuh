@@ -72,10 +72,15 @@ struct OutEpilogue {
 // kFlashDecodeMergeFrom the merge launch is left out: a bound the device's positions break gives
 // wrong outputs. head_groups: CTAs a KV head's query heads are spread over in each split (a divisor
 // of n_head / n_head_kv; 0: the call's choice, up to two CTAs an SM). The outputs are the same bits
-// for every value; the kernel check compares them.
+// for every value; the kernel check compares them. history_ready: the cache rows below the call's
+// first position were complete when the call was launched (written before a stream synchronization
+// or a node that is not a PDL launch), so the kernel may read them before its PDL wait (keys ahead,
+// flash_decode.cu); false where a kernel still in flight may write them (a pass's later groups of
+// kFlashDecodeMaxTokens rows). The same bits either way.
 cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const void* v_cache, KvTypes kv,
                          float* scratch, int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos,
                          int window, float scale, int n_ctx, cudaStream_t stream, const QkRopeArgs* rope = nullptr,
-                         OutEpilogue out_ep = {}, int64_t max_pos = -1, int head_groups = 0);
+                         OutEpilogue out_ep = {}, int64_t max_pos = -1, int head_groups = 0,
+                         bool history_ready = false);
 
 }  // namespace bw24::cuda

@@ -161,12 +161,13 @@ __device__ __forceinline__ void o_epilogue(const OutEpilogue& ep, float* out, fl
 // (8 x 37 CTAs a Qwen3-8B layer at n_ctx 4,736 in one wave): H200, tg128 at depth 4096, two JSON runs
 // each, 377.5 / 379.1 -> 379.8 / 380.1 tok/s; the f16 one lost (371.7 / 372.5 -> 369.0 / 369.7) and
 // has no bound, nor has D = 256 (80 registers would spill there: 200 bytes of stack against 40).
-// 0: no bound (an explicit 1 gave the compiler a larger register budget: 64 -> 84 for one head).
+// With keys ahead (below) the bound still pays: 386.1 / 386.8 (8 bytes more stack) against 382.5 /
+// 382.6 without it (128 registers, two CTAs an SM; next84). 0: no bound (an explicit 1 gave the compiler a larger register budget: 64 -> 84 for one head).
 template <typename Kv, int D, int kG, int kMinCtas = kG == 4 && D == 128 && std::is_same_v<Kv, KvQ8> ? 3 : 0>
 __global__ void __launch_bounds__(kThreads, kMinCtas)
     split_kernel(float* out, float* part_o, float2* part_ml, unsigned* done, const float* q, Kv kc, Kv vc, int n_head,
                  int n_head_kv, DevicePos pos, int window, float scale, int n_splits, QkRopeArgs ra, bool fused,
-                 OutEpilogue ep, int groups) {
+                 OutEpilogue ep, int groups, bool history_ready) {
   constexpr int kPer = D / 32, kHalf = D / 2, kKeysPerStep = 8;
   // kG: the CTA's query heads when known at compile time (1 or 4, launch_split), else 0 and up to
   // kMaxGroup at run time; the per-head loops and accumulators have kHeads entries.
@@ -206,6 +207,23 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
     prefetch_kv(kc + e, kHalf);
     prefetch_kv(vc + e, kHalf);
   }
+  // Keys ahead (kKeysAhead: f16 / bf16 / q8_0 caches, four-head CTAs at D = 128, the long histories
+  // of Qwen3-8B and Qwen3-30B-A3B): the thread's half key (f16 128 bytes, q8_0 64 and 2 scales) into
+  // registers before the wait, so that the score phase after it does not start with a round trip to
+  // L2 or DRAM (the prefetch above only brings the lines to L2). Only rows below the call's first
+  // position p - t, and only where the caller says they were complete at launch (history_ready,
+  // flash.cuh): the kernels before the wait may still be writing others. Same values, same
+  // arithmetic. f16 127 registers (two CTAs an SM, as before), q8_0 80 (kMinCtas). H200, Qwen3-8B
+  // tg128 at depth 4096: f16 372.6 -> 387.7 tok/s, q8_0 380 -> 386.5 (-p 16 rows; next83, next84):
+  // ~2.9 us a layer, the score phase's first L2 round trip off the chain.
+  constexpr bool kKeysAhead = kG == 4 && D == 128 &&
+                              (std::is_same_v<Kv, const __half*> || std::is_same_v<Kv, const __nv_bfloat16*> ||
+                               std::is_same_v<Kv, KvQ8>);
+  struct NoKeyRegs {};
+  std::conditional_t<kKeysAhead, KeyRegs<Kv, kHalf>, NoKeyRegs> key;
+  const bool key_early = kKeysAhead && history_ready && threadIdx.x / 2 < n && lo + threadIdx.x / 2 < p - t;
+  if constexpr (kKeysAhead)
+    if (key_early) key.load(kc + ((lo + threadIdx.x / 2) * kvw + g * D + (threadIdx.x % 2) * kHalf));
   // Fused with qk_rope_store (one token): this lane's norm weights and angles (one double sincos a
   // rotation pair, the query's and the key's) before the wait.
   RopeLane<kPer> cq{}, ck{};
@@ -249,8 +267,14 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
     if (j < n) {
       const Kv row = kc + ((lo + j) * kvw + g * D + h * kHalf);
       float k[kHalf / 8][8];
+      if constexpr (kKeysAhead) {
+        if (!key_early) key.load(row);
 #pragma unroll
-      for (int c = 0; c < kHalf / 8; ++c) load8(row + 8 * c, k[c]);
+        for (int c = 0; c < kHalf / 8; ++c) key.unpack(c, k[c]);
+      } else {
+#pragma unroll
+        for (int c = 0; c < kHalf / 8; ++c) load8(row + 8 * c, k[c]);
+      }
 #pragma unroll
       for (int c = 0; c < kHalf / 8; ++c)
 #pragma unroll
@@ -456,7 +480,8 @@ int splits_for(int n_ctx) { return (n_ctx + kSplit - 1) / kSplit; }
 template <typename Kv, int D>
 cudaError_t launch_split(dim3 grid, float* out, float* part_o, float2* part_ml, unsigned* done, const float* q, Kv kc,
                          Kv vc, int n_head, int n_head_kv, DevicePos pos, int window, float scale, int n_splits,
-                         const QkRopeArgs& ra, bool fused, OutEpilogue ep, int groups, cudaStream_t stream) {
+                         const QkRopeArgs& ra, bool fused, OutEpilogue ep, int groups, bool history_ready,
+                         cudaStream_t stream) {
   // Instances whose per-head loops are as long as the CTA's heads, not kMaxGroup predicated ones
   // (the same arithmetic): one head a CTA (head groups of one, every short history of the Qwen3
   // shapes) and four (the long histories of Qwen3-8B, G = 4, and Qwen3-30B-A3B, G = 8 in two
@@ -465,7 +490,7 @@ cudaError_t launch_split(dim3 grid, float* out, float* part_o, float2* part_ml, 
   const auto kernel =
       heads == 1 ? split_kernel<Kv, D, 1> : heads == 4 ? split_kernel<Kv, D, 4> : split_kernel<Kv, D, 0>;
   return launch_pdl(kernel, grid, dim3(kThreads), 0, stream, out, part_o, part_ml, done, q, kc, vc, n_head, n_head_kv,
-                    pos, window, scale, n_splits, ra, fused, ep, groups);
+                    pos, window, scale, n_splits, ra, fused, ep, groups, history_ready);
 }
 
 }  // namespace
@@ -484,7 +509,7 @@ cudaError_t flash_decode_init_scratch(float* scratch) { return cudaMemset(scratc
 cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const void* v_cache, KvTypes kv,
                          float* scratch, int n_tokens, int n_head, int n_head_kv, int head_dim, DevicePos pos,
                          int window, float scale, int n_ctx, cudaStream_t stream, const QkRopeArgs* rope,
-                         OutEpilogue out_ep, int64_t max_pos, int head_groups) {
+                         OutEpilogue out_ep, int64_t max_pos, int head_groups, bool history_ready) {
   if (n_tokens <= 0) return cudaSuccess;
   if (!out_ep.q != !out_ep.ds || (out_ep.gate && out_ep.gate_stride < head_dim)) return cudaErrorInvalidValue;
   if (n_tokens > kFlashDecodeMaxTokens || !flash_decode_supports(head_dim, n_head, n_head_kv) || n_ctx <= 0)
@@ -528,7 +553,7 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
                   static_cast<unsigned>(n_tokens));
   auto go = [&](auto launcher, auto kc, auto vc) {
     return launcher(grid, out, part_o, part_ml, done, q, kc, vc, n_head, n_head_kv, pos, window, scale, n_splits, ra,
-                    rope != nullptr, out_ep, groups, stream);
+                    rope != nullptr, out_ep, groups, history_ready, stream);
   };
   const auto* kf = static_cast<const float*>(k_cache);
   const auto* vf = static_cast<const float*>(v_cache);

@@ -89,9 +89,9 @@ struct HalfPair<__nv_bfloat16> {
   using type = __nv_bfloat162;
   __device__ __forceinline__ static float2 to_float2(__nv_bfloat162 h) { return __bfloat1622float2(h); }
 };
+// 8 f16 / bf16 elements from their 16 bytes as loaded (load8, and flash decode's keys loaded early).
 template <class T, class P = HalfPair<T>, class = typename P::type>
-__device__ __forceinline__ void load8(const T* p, float (&v)[8]) {
-  const uint4 raw = *reinterpret_cast<const uint4*>(p);
+__device__ __forceinline__ void unpack8(uint4 raw, float (&v)[8]) {
   const typename P::type* h = reinterpret_cast<const typename P::type*>(&raw);
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
@@ -99,6 +99,13 @@ __device__ __forceinline__ void load8(const T* p, float (&v)[8]) {
     v[2 * i] = f.x;
     v[2 * i + 1] = f.y;
   }
+}
+template <class T, class P = HalfPair<T>, class = typename P::type>
+__device__ __forceinline__ void load8(const T* p, float (&v)[8]) {
+  // One 16-byte load into a register copy first: unpacking through a reference to global memory
+  // compiled to eight 4-byte loads (the one-head and generic instances ran 5-10 % slower, next82).
+  const uint4 raw = *reinterpret_cast<const uint4*>(p);
+  unpack8<T>(raw, v);
 }
 template <int n, class T, class P = HalfPair<T>, class = typename P::type>
 __device__ __forceinline__ void load_pairs(const T* p, float (&v)[n]) {
@@ -158,6 +165,42 @@ __device__ __forceinline__ void load_pairs(const KvQ8& p, float (&v)[n]) {
     v[e + 1] = s * c.y;
   }
 }
+
+// A thread's n elements of a key (n a multiple of 32, at a multiple of 32) held raw in registers
+// between their load and their use, which flash decode's keys ahead separate by the PDL wait:
+// f16 / bf16 the 2n bytes, q8_0 the n quants and their n / 32 scales. unpack(c) gives elements
+// 8c .. 8c + 7 with load8's arithmetic (the same bits).
+template <class Kv, int n>
+struct KeyRegs;
+template <class T, int n>
+struct KeyRegs<const T*, n> {
+  uint4 raw[n / 8];
+  __device__ __forceinline__ void load(const T* p) {
+#pragma unroll
+    for (int c = 0; c < n / 8; ++c) raw[c] = reinterpret_cast<const uint4*>(p)[c];
+  }
+  __device__ __forceinline__ void unpack(int c, float (&v)[8]) const { unpack8<T>(raw[c], v); }
+};
+template <int n>
+struct KeyRegs<KvQ8, n> {
+  uint4 q[n / 16];
+  __half d[n / 32];
+  __device__ __forceinline__ void load(const KvQ8& p) {
+#pragma unroll
+    for (int c = 0; c < n / 16; ++c) q[c] = reinterpret_cast<const uint4*>(p.q + p.e)[c];
+#pragma unroll
+    for (int b = 0; b < n / 32; ++b) d[b] = p.d[(p.e >> 5) + b];
+  }
+  __device__ __forceinline__ void unpack(int c, float (&v)[8]) const {
+    const uint4& w = q[c / 2];
+    const int2 raw = c % 2 ? make_int2(static_cast<int>(w.z), static_cast<int>(w.w))
+                           : make_int2(static_cast<int>(w.x), static_cast<int>(w.y));
+    const int8_t* b = reinterpret_cast<const int8_t*>(&raw);
+    const float s = __half2float(d[c / 4]);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) v[i] = s * b[i];
+  }
+};
 
 // A cache of a type known at run time (K and V of different types): the typed loaders behind one
 // switch per load, uniform across the CTA. elems = n_ctx kvw (where the scale planes start).

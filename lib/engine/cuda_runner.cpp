@@ -919,7 +919,9 @@ class CudaRunner final : public Runner {
                    "flash attention");
     } else {
       // Split-K flash decode (or version 1 for other head shapes); scratch for kStep rows, so
-      // longer passes go through in groups.
+      // longer passes go through in groups. The history below the first group is complete before
+      // the pass (every forward ends in a stream synchronization); a later group's is written by
+      // the kernels just before it (history_ready false).
       for (int t = 0; t < n && !ablate(kAblAttn, n); t += kStep) {
         const size_t off = size_t(t) * a.n_head * D;
         const int rows = std::min(kStep, n - t);
@@ -929,7 +931,7 @@ class CudaRunner final : public Runner {
                 ? cuda::flash_decode(o_.p + off, q_.p + off, kc, vc, kv_types(), flash_scratch_.p, rows, a.n_head,
                                      a.n_head_kv, D, p, a.sliding_window, a.scale, opt_.n_ctx, stream_,
                                      fuse_rope ? &r : nullptr, o_ep, step_max_pos_,
-                                     forced_head_groups(a.n_head / a.n_head_kv))
+                                     forced_head_groups(a.n_head / a.n_head_kv), /*history_ready=*/t == 0)
                 : cuda::attention(o_.p + off, q_.p + off, kc, vc, kv_types(), scores_.p, rows, a.n_head, a.n_head_kv, D, p,
                                   a.sliding_window, a.scale, opt_.n_ctx, stream_);
         BW24_CUDA_OK(e, "attention");

@@ -265,7 +265,7 @@ void check_attention(std::mt19937& rng, Result& r) {
         const cuda::DevicePos pos{nullptr, c.pos0};
         const cudaError_t e0 =
             flash ? cuda::flash_decode(dout.p, dq.p, dk.p, dv.p, {kv.k, kv.v}, dflash.p, c.nt, c.n_head, c.n_head_kv, c.D, pos,
-                                       c.window, d.scale, n_ctx, nullptr)
+                                       c.window, d.scale, n_ctx, nullptr, nullptr, {}, -1, 0, /*history_ready=*/true)
                   : cuda::attention(dout.p, dq.p, dk.p, dv.p, {kv.k, kv.v}, dscores.p, c.nt, c.n_head, c.n_head_kv, c.D, pos,
                                     c.window, d.scale, n_ctx, nullptr);
         bool good = ok(e0, "attention") && ok(cudaDeviceSynchronize(), "attention sync");
@@ -275,6 +275,7 @@ void check_attention(std::mt19937& rng, Result& r) {
         if (!flash) continue;
         // The same call writing O also as the O projection's int8 input: O the same bits, q8 and
         // ds those of rmsnorm_q8 without a norm over it (single split, inline merge, merge kernel).
+        // It leaves history_ready false: the keys read after the PDL wait, the same bits.
         const size_t n_o = d.q.size();
         DeviceBuffer<float> out2(n_o);
         DeviceBuffer<int8_t> q8(n_o), q8_ref(n_o);
@@ -300,7 +301,7 @@ void check_attention(std::mt19937& rng, Result& r) {
           cudaMemset(out2.p, 0xff, n_o * 4);
           all_ran = all_ran &&
                     ok(cuda::flash_decode(out2.p, dq.p, dk.p, dv.p, {kv.k, kv.v}, dflash.p, c.nt, c.n_head, c.n_head_kv,
-                                          c.D, pos, c.window, d.scale, n_ctx, nullptr, nullptr, {}, -1, groups),
+                                          c.D, pos, c.window, d.scale, n_ctx, nullptr, nullptr, {}, -1, groups, true),
                        "flash_decode head groups") &&
                     ok(cudaDeviceSynchronize(), "flash_decode head groups sync");
           const bool same_g = same_bits(o_auto, download(out2, n_o));
@@ -412,7 +413,7 @@ void check_flash_decode_rope(std::mt19937& rng, Result& r) {
       const cuda::QkRopeArgs a2 = args(kc2, vc2);
       good = good &&
              ok(cuda::flash_decode(dout2.p, dq.p, kc2.p, vc2.p, {kv.k, kv.v}, dscratch.p, 1, c.n_head, c.n_head_kv, D,
-                                   a2.pos, c.window, scale, n_ctx, nullptr, &a2),
+                                   a2.pos, c.window, scale, n_ctx, nullptr, &a2, {}, -1, 0, /*history_ready=*/true),
                 "flash_decode fused") &&
              ok(cudaDeviceSynchronize(), "sync");
       const std::vector<float> o1 = download(dout, q.size()), o2 = download(dout2, q.size());
@@ -435,7 +436,8 @@ void check_flash_decode_rope(std::mt19937& rng, Result& r) {
         upload(vc4, vb);
         const cuda::QkRopeArgs a4 = args(kc4, vc4);
         const bool ran4 = ok(cuda::flash_decode(dout4.p, dq.p, kc4.p, vc4.p, {kv.k, kv.v}, dscratch.p, 1, c.n_head,
-                                                c.n_head_kv, D, a4.pos, c.window, scale, n_ctx, nullptr, &a4, {}, -1, groups),
+                                                c.n_head_kv, D, a4.pos, c.window, scale, n_ctx, nullptr, &a4, {}, -1, groups,
+                                                true),
                              "flash_decode fused, head groups") &&
                           ok(cudaDeviceSynchronize(), "sync");
         const bool same4 = download(dout4, q.size()) == o2 && download(kc4, k_size) == download(kc2, k_size) &&
