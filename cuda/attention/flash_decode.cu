@@ -208,7 +208,7 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
     prefetch_kv(vc + e, kHalf);
   }
   // Keys ahead (kKeysAhead: f16 / bf16 / q8_0 caches, four-head CTAs at D = 128, the long histories
-  // of Qwen3-8B and Qwen3-30B-A3B): the thread's half key (f16 128 bytes, q8_0 64 and 2 scales) into
+  // of Qwen3-8B and Qwen3-30B-A3B, and one-head CTAs, their short ones): the thread's half key (f16 128 bytes, q8_0 64 and 2 scales) into
   // registers before the wait, so that the score phase after it does not start with a round trip to
   // L2 or DRAM (the prefetch above only brings the lines to L2). Only rows below the call's first
   // position p - t, and only where the caller says they were complete at launch (history_ready,
@@ -216,7 +216,7 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
   // arithmetic. f16 127 registers (two CTAs an SM, as before), q8_0 80 (kMinCtas). H200, Qwen3-8B
   // tg128 at depth 4096: f16 372.6 -> 387.7 tok/s, q8_0 380 -> 386.5 (-p 16 rows; next83, next84):
   // ~2.9 us a layer, the score phase's first L2 round trip off the chain.
-  constexpr bool kKeysAhead = kG == 4 && D == 128 &&
+  constexpr bool kKeysAhead = (kG == 4 || kG == 1) && D == 128 &&
                               (std::is_same_v<Kv, const __half*> || std::is_same_v<Kv, const __nv_bfloat16*> ||
                                std::is_same_v<Kv, KvQ8>);
   struct NoKeyRegs {};
