@@ -213,9 +213,10 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
   // L2 or DRAM (the prefetch above only brings the lines to L2). Only rows below the call's first
   // position p - t, and only where the caller says they were complete at launch (history_ready,
   // flash.cuh): the kernels before the wait may still be writing others. Same values, same
-  // arithmetic. f16 127 registers (two CTAs an SM, as before), q8_0 80 (kMinCtas). H200, Qwen3-8B
-  // tg128 at depth 4096: f16 372.6 -> 387.7 tok/s, q8_0 380 -> 386.5 (-p 16 rows; next83, next84):
-  // ~2.9 us a layer, the score phase's first L2 round trip off the chain.
+  // arithmetic. Four heads: f16 127 registers (two CTAs an SM, as before), q8_0 80 (kMinCtas); one
+  // head: f16 64 -> 94, bf16 / q8_0 114. H200, Qwen3-8B tg128 at depth 4096: f16 372.6 -> 387.7
+  // tok/s, q8_0 380 -> 386.5 (-p 16 rows; next83, next84), ~2.9 us a layer; at depth 0 (one head)
+  // 441 -> 456, q8_0 422 -> 429, Qwen3-30B-A3B 470.5 -> 490.8 (next89).
   constexpr bool kKeysAhead = (kG == 4 || kG == 1) && D == 128 &&
                               (std::is_same_v<Kv, const __half*> || std::is_same_v<Kv, const __nv_bfloat16*> ||
                                std::is_same_v<Kv, KvQ8>);
