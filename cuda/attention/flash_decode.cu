@@ -162,7 +162,8 @@ __device__ __forceinline__ void o_epilogue(const OutEpilogue& ep, float* out, fl
 // each, 377.5 / 379.1 -> 379.8 / 380.1 tok/s; the f16 one lost (371.7 / 372.5 -> 369.0 / 369.7) and
 // has no bound, nor has D = 256 (80 registers would spill there: 200 bytes of stack against 40).
 // With keys ahead (below) the bound still pays: 386.1 / 386.8 (8 bytes more stack) against 382.5 /
-// 382.6 without it (128 registers, two CTAs an SM; next84). 0: no bound (an explicit 1 gave the compiler a larger register budget: 64 -> 84 for one head).
+// 382.6 without it (128 registers, two CTAs an SM; next84). 0: no bound (an explicit 1 gave the
+// compiler a larger register budget: 64 -> 84 for one head).
 template <typename Kv, int D, int kG, int kMinCtas = kG == 4 && D == 128 && std::is_same_v<Kv, KvQ8> ? 3 : 0>
 __global__ void __launch_bounds__(kThreads, kMinCtas)
     split_kernel(float* out, float* part_o, float2* part_ml, unsigned* done, const float* q, Kv kc, Kv vc, int n_head,
@@ -207,16 +208,16 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
     prefetch_kv(kc + e, kHalf);
     prefetch_kv(vc + e, kHalf);
   }
-  // Keys ahead (kKeysAhead: f16 / bf16 / q8_0 caches, four-head CTAs at D = 128, the long histories
-  // of Qwen3-8B and Qwen3-30B-A3B, and one-head CTAs, their short ones): the thread's half key (f16 128 bytes, q8_0 64 and 2 scales) into
-  // registers before the wait, so that the score phase after it does not start with a round trip to
-  // L2 or DRAM (the prefetch above only brings the lines to L2). Only rows below the call's first
-  // position p - t, and only where the caller says they were complete at launch (history_ready,
-  // flash.cuh): the kernels before the wait may still be writing others. Same values, same
-  // arithmetic. Four heads: f16 127 registers (two CTAs an SM, as before), q8_0 80 (kMinCtas); one
-  // head: f16 64 -> 94, bf16 / q8_0 114. H200, Qwen3-8B tg128 at depth 4096: f16 372.6 -> 387.7
-  // tok/s, q8_0 380 -> 386.5 (-p 16 rows; next83, next84), ~2.9 us a layer; at depth 0 (one head)
-  // 441 -> 456, q8_0 422 -> 429, Qwen3-30B-A3B 470.5 -> 490.8 (next89).
+  // Keys ahead (kKeysAhead: f16 / bf16 / q8_0 caches at D = 128, four-head CTAs, the long histories
+  // of Qwen3-8B and Qwen3-30B-A3B, and one-head CTAs, their short ones): the thread's half key (f16
+  // 128 bytes, q8_0 64 and 2 scales) into registers before the wait, so that the score phase after
+  // it does not start with a round trip to L2 or DRAM (the prefetch above only brings the lines to
+  // L2). Only rows below the call's first position p - t, and only where the caller says they were
+  // complete at launch (history_ready, flash.cuh): the kernels before the wait may still be writing
+  // others. Same values, same arithmetic. Four heads: f16 127 registers (two CTAs an SM, as
+  // before), q8_0 80 (kMinCtas); one head: f16 64 -> 94, bf16 / q8_0 114. H200, Qwen3-8B tg128 at
+  // depth 4096: f16 372.6 -> 387.7 tok/s, q8_0 380 -> 386.5 (-p 16 rows; next83, next84), ~2.9 us a
+  // layer; at depth 0 (one head) 441 -> 456, q8_0 422 -> 429, Qwen3-30B-A3B 470.5 -> 490.8 (next89).
   constexpr bool kKeysAhead = (kG == 4 || kG == 1) && D == 128 &&
                               (std::is_same_v<Kv, const __half*> || std::is_same_v<Kv, const __nv_bfloat16*> ||
                                std::is_same_v<Kv, KvQ8>);
