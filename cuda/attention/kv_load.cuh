@@ -148,12 +148,16 @@ __device__ __forceinline__ void load_pairs(const KvFp8& p, float (&v)[n]) {
   for (int e = 0; e < n; ++e) v[e] = fp8_e4m3_value(p.p[p.e + e]);
 }
 
-__device__ __forceinline__ void load8(const KvQ8& p, float (&v)[8]) {
-  const int2 raw = *reinterpret_cast<const int2*>(p.q + p.e);
+// 8 q8_0 elements from their 8 quant bytes as loaded and their block's scale (load8, and flash
+// decode's keys loaded early).
+__device__ __forceinline__ void unpack8_q8(int2 raw, __half d, float (&v)[8]) {
   const int8_t* b = reinterpret_cast<const int8_t*>(&raw);
-  const float s = __half2float(p.d[p.e >> 5]);
+  const float s = __half2float(d);
 #pragma unroll
   for (int i = 0; i < 8; ++i) v[i] = s * b[i];
+}
+__device__ __forceinline__ void load8(const KvQ8& p, float (&v)[8]) {
+  unpack8_q8(*reinterpret_cast<const int2*>(p.q + p.e), p.d[p.e >> 5], v);
 }
 template <int n>
 __device__ __forceinline__ void load_pairs(const KvQ8& p, float (&v)[n]) {
@@ -195,10 +199,7 @@ struct KeyRegs<KvQ8, n> {
     const uint4& w = q[c / 2];
     const int2 raw = c % 2 ? make_int2(static_cast<int>(w.z), static_cast<int>(w.w))
                            : make_int2(static_cast<int>(w.x), static_cast<int>(w.y));
-    const int8_t* b = reinterpret_cast<const int8_t*>(&raw);
-    const float s = __half2float(d[c / 4]);
-#pragma unroll
-    for (int i = 0; i < 8; ++i) v[i] = s * b[i];
+    unpack8_q8(raw, d[c / 4], v);
   }
 };
 
