@@ -25,6 +25,14 @@
 namespace bw24::bench {  // benchmarks/bulk_probe.cu
 cudaError_t bulk_stream(const void* src, int64_t bytes, int stage_bytes, int copy_bytes, int stages, int ctas_per_sm,
                         unsigned* sink, cudaStream_t stream);
+// benchmarks/chain_probe.cu
+struct ChainProbe;
+ChainProbe* chain_probe_create();
+void chain_probe_destroy(ChainProbe* p);
+double chain_probe_bytes(const ChainProbe* p);
+int chain_probe_layers();
+cudaError_t chain_probe_run(ChainProbe* p, int mode, int ctas_per_sm, bool ahead, bool empty, cudaStream_t stream);
+cudaError_t chain_probe_output(const ChainProbe* p, std::vector<int>& out);
 }
 
 namespace {
@@ -299,6 +307,44 @@ void BM_BulkStream(benchmark::State& state) {
   cudaFree(sink);
 }
 
+// Kernel-boundary probe (benchmarks/chain_probe.cu): args mode (0 floor, 1 chain with PDL, 2 chain,
+// 3-6 persistent with a grid barrier: counter, release counter, flags, clusters), CTAs per SM, weights ahead
+// of the wait, empty phases (no rows: the boundaries alone). One step is 36 layers and lm_head of a
+// Qwen3-8B-like chain (4.42 GB). Counters: us_layer (the step's time over the layers) and same_ints
+// (1 when the last phase's output equals the plain chain's; the floor mode reads constant inputs: 0,
+// and empty phases write nothing, so their same_ints says nothing).
+void BM_DecodeChain(benchmark::State& state) {
+  static bench::ChainProbe* probe = bench::chain_probe_create();
+  static std::vector<int> reference;
+  const int mode = static_cast<int>(state.range(0)), per_sm = static_cast<int>(state.range(1));
+  const bool ahead = state.range(2) != 0, empty = state.range(3) != 0;
+  if (!probe) {
+    state.SkipWithError("decode_chain: out of device memory");
+    return;
+  }
+  if (reference.empty()) {
+    if (bench::chain_probe_run(probe, 2, 1, false, false, nullptr) != cudaSuccess ||
+        bench::chain_probe_output(probe, reference) != cudaSuccess) {
+      state.SkipWithError("decode_chain: not supported here (sm_90+)");
+      reference.clear();
+      return;
+    }
+  }
+  if (const cudaError_t e = bench::chain_probe_run(probe, mode, per_sm, ahead, empty, nullptr); e != cudaSuccess) {
+    state.SkipWithError((std::string("decode_chain: ") + cudaGetErrorString(e)).c_str());
+    return;
+  }
+  std::vector<int> out;
+  const bool same = bench::chain_probe_output(probe, out) == cudaSuccess && out == reference;
+  if (empty) bench::chain_probe_run(probe, 2, 1, false, false, nullptr);  // leaves the plain chain's outputs
+  timed(state, empty ? 0.0 : bench::chain_probe_bytes(probe),
+        [&] { bench::chain_probe_run(probe, mode, per_sm, ahead, empty, nullptr); });
+  state.counters["same_ints"] = same ? 1 : 0;
+  state.counters["us_layer"] = benchmark::Counter(bench::chain_probe_layers() * 1e-6,
+                                                  benchmark::Counter::kIsIterationInvariantRate |
+                                                      benchmark::Counter::kInvert);
+}
+
 void register_all() {
   // Qwen3-8B: QKV 6144 x 4096, O 4096 x 4096, gate+up 2 x 12288 x 4096, down 4096 x 12288,
   // lm_head 151936 x 4096 (Q6_K in Q4_K_M files).
@@ -333,6 +379,13 @@ void register_all() {
   for (int copy : {1152, 2304, 4608, 9216, 18432}) bulk->Args({copy, 18432, 3, 2});
   bulk->Args({2304, 18432, 5, 2})->Args({2304, 36864, 3, 2})->Args({36864, 36864, 3, 2})->Args({2304, 18432, 3, 1});
   bulk->UseManualTime()->Unit(benchmark::kMicrosecond);
+  auto* chain = benchmark::RegisterBenchmark("decode_chain", BM_DecodeChain);
+  for (int per_sm : {1, 2, 3})
+    for (int mode : {1, 3, 4, 5, 6}) chain->Args({mode, per_sm, 0, 1});
+  for (int ahead : {0, 1})
+    for (int per_sm : {2, 3})
+      for (int mode : {0, 1, 2, 3, 4, 5, 6}) chain->Args({mode, per_sm, ahead, 0});
+  chain->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(50);
   benchmark::RegisterBenchmark("flash_prefill", BM_FlashPrefill)
       ->Arg(0)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
