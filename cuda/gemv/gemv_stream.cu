@@ -168,9 +168,10 @@ struct KQuantStream {
 // Q6_K, planes ql[128] | qh[64] | scales[16] (int8) | d (f16), the lane split of gemv_q8.cu's
 // Q6_K: lane (n, l0) of a block's 8 takes half n and l in [l0, l0 + 8) (32 weights: elements
 // 128n + 32j + l, j = 0..3, scale 8n + 2j + l0 / 16); w = d sc (q - 32).
+template <int kChunkBlocks>
 struct Q6KStream {
   static constexpr bool kF32Act = false;
-  static constexpr int kBlockElems = 256, kChunk = 16, kLanes = 8, kPlanes = 4, kPlaneAlign = 8;
+  static constexpr int kBlockElems = 256, kChunk = kChunkBlocks, kLanes = 8, kPlanes = 4, kPlaneAlign = 8;
   __host__ __device__ static constexpr int plane_bytes(int p) { return p == 0 ? 128 : p == 1 ? 64 : p == 2 ? 16 : 2; }
   struct Act {
     int2 x[4];  // columns 128n + 32j + l0 + [0, 8)
@@ -473,6 +474,15 @@ StreamArgs stream_args(const Segments& seg, const uint8_t* w2, int64_t cols, Act
 
 }  // namespace
 
+// Q6_K rows of at most this many 256-weight blocks (K <= 2048: the hidden width of Qwen3-30B-A3B
+// and Qwen3.6-35B-A3B, their attn_v and lm_head) take pieces of 8 blocks, not 16. A 16-block piece
+// of such a row is half empty, so half of each 26.9 KB stage sits idle and two CTAs fit an SM; with
+// 13.4 KB stages three do. H200, tg128 (next96 / next97): Qwen3-30B-A3B 491.7 / 491.4 -> 496.2 /
+// 495.9, Qwen3.6-35B-A3B 437.1 -> 445.0. Not for longer rows: 8-block pieces on 4096-wide rows lost
+// 12.7 % (Qwen3-8B Q4_K_M 457 -> 399, twice the stages for the same bytes). Not for Q4_K / Q5_K
+// short rows either (the 30B's Q, K, V): 491.6 -> 487.7, 35B 437.1 -> 419.4 (next97).
+constexpr int kShortRowBlocks = 8;
+
 // The dispatch table of the streamed family: one entry per format.
 // The int8 formats the streamed kernel takes (Q6_K one matrix only: its gate-up streamed made a Q6_K
 // model slower, see the file comment); gemv_stream's switch and gemv_q8_streams both ask it.
@@ -487,10 +497,12 @@ cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, i
   for (int i = 0; i < seg.n; ++i) aligned = aligned && reinterpret_cast<uintptr_t>(seg.w[i]) % 16 == 0;
   if (!aligned || cols % 32 != 0 || !stream_format(type, out)) return cudaSuccess;
   const StreamArgs a = stream_args(seg, w2, cols, x, nullptr, act);
+  const bool short_rows = cols / 256 <= kShortRowBlocks;
   switch (type) {
     case kQ4_K: return launch_format<KQuantStream<false>>(a, out, s, taken);
     case kQ5_K: return launch_format<KQuantStream<true>>(a, out, s, taken);
-    case kQ6_K: return launch_format<Q6KStream>(a, out, s, taken);
+    case kQ6_K: return short_rows ? launch_format<Q6KStream<8>>(a, out, s, taken)
+                                  : launch_format<Q6KStream<16>>(a, out, s, taken);
     default: return cudaSuccess;
   }
 }
