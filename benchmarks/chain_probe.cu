@@ -237,6 +237,7 @@ struct ChainProbe {
   unsigned* sync = nullptr;  // the barriers' words: one, or one a CTA
   double bytes = 0;
   cudaGraphExec_t graphs[2][8][2][2] = {};  // [pdl][ctas_per_sm - 1][ahead][empty]
+  signed char cluster_fits[8] = {};          // [ctas_per_sm - 1]: 0 not asked yet, 1 resident, -1 not
 };
 
 namespace {
@@ -308,8 +309,9 @@ ChainProbe* chain_probe_create() {
 double chain_probe_bytes(const ChainProbe* p) { return p->bytes; }
 int chain_probe_layers() { return kLayers; }
 
-// One decode step of the stand-in in `mode` with ctas_per_sm CTAs an SM (1-8). Returns the launch error;
-// cudaErrorNotSupported below sm_90 or where the cooperative grid cannot be resident.
+// One decode step of the stand-in in `mode` with ctas_per_sm CTAs an SM (1-8). Returns the launch error
+// (cudaErrorCooperativeLaunchTooLarge where a persistent grid cannot be resident); cudaErrorNotSupported
+// below sm_90 or where the cluster grid cannot be resident.
 cudaError_t chain_probe_run(ChainProbe* p, int mode, int ctas_per_sm, bool ahead, bool empty, cudaStream_t stream) {
   if (!pdl_supported()) return cudaErrorNotSupported;
   if (ctas_per_sm < 1 || ctas_per_sm > 8 || mode < kFloor || mode > kPersistentCluster) return cudaErrorInvalidValue;
@@ -322,29 +324,32 @@ cudaError_t chain_probe_run(ChainProbe* p, int mode, int ctas_per_sm, bool ahead
                                            : mode == kPersistentRelease ? chain_persistent_kernel<kRelease>
                                            : mode == kPersistentFlags   ? chain_persistent_kernel<kFlags>
                                                                         : chain_persistent_kernel<kCluster>);
-    int resident = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, kThreads, 0) != cudaSuccess ||
-        resident < ctas_per_sm)
-      return cudaErrorNotSupported;
     void* args[] = {&p->d_phases, &n, &p->x_const, &p->sync, &ahead_arg, &empty_arg};
-    if (const cudaError_t e = cudaMemsetAsync(p->sync, 0, 4 * size_t(grid), stream); e != cudaSuccess) return e;
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(grid);
     cfg.blockDim = dim3(kThreads);
     cfg.stream = stream;
-    cudaLaunchAttribute attr[2];
-    attr[0].id = cudaLaunchAttributeCooperative;
-    attr[0].val.cooperative = 1;
-    attr[1].id = cudaLaunchAttributeClusterDimension;
-    attr[1].val.clusterDim = {kClusterCtas, 1, 1};
-    cfg.attrs = attr;
+    cudaLaunchAttribute attr;
+    cfg.attrs = &attr;
     cfg.numAttrs = 1;
-    if (mode == kPersistentCluster) {  // cooperative and cluster launches do not combine: check residency here
-      cfg.attrs = attr + 1;
-      int clusters = 0;
-      if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess || clusters * kClusterCtas < grid)
-        return cudaErrorNotSupported;
+    if (mode == kPersistentCluster) {
+      // Cooperative and cluster launches do not combine, so the driver does not check that every
+      // CTA is resident (a spin on one that is not would never end): checked here, once a grid size.
+      attr.id = cudaLaunchAttributeClusterDimension;
+      attr.val.clusterDim = {kClusterCtas, 1, 1};
+      signed char& fits = p->cluster_fits[ctas_per_sm - 1];
+      if (fits == 0) {
+        int clusters = 0;
+        fits = cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) == cudaSuccess && clusters * kClusterCtas >= grid
+                   ? 1
+                   : -1;
+      }
+      if (fits < 0) return cudaErrorNotSupported;
+    } else {  // a cooperative launch: the driver refuses a grid that cannot be resident
+      attr.id = cudaLaunchAttributeCooperative;
+      attr.val.cooperative = 1;
     }
+    if (const cudaError_t e = cudaMemsetAsync(p->sync, 0, 4 * size_t(grid), stream); e != cudaSuccess) return e;
     return cudaLaunchKernelExC(&cfg, kernel, args);
   }
   const bool pdl = mode == kChainPdl;

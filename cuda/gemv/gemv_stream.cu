@@ -497,12 +497,12 @@ cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, i
   for (int i = 0; i < seg.n; ++i) aligned = aligned && reinterpret_cast<uintptr_t>(seg.w[i]) % 16 == 0;
   if (!aligned || cols % 32 != 0 || !stream_format(type, out)) return cudaSuccess;
   const StreamArgs a = stream_args(seg, w2, cols, x, nullptr, act);
-  const bool short_rows = cols / 256 <= kShortRowBlocks;
   switch (type) {
     case kQ4_K: return launch_format<KQuantStream<false>>(a, out, s, taken);
     case kQ5_K: return launch_format<KQuantStream<true>>(a, out, s, taken);
-    case kQ6_K: return short_rows ? launch_format<Q6KStream<8>>(a, out, s, taken)
-                                  : launch_format<Q6KStream<16>>(a, out, s, taken);
+    case kQ6_K: return cols / Q6KStream<16>::kBlockElems <= kShortRowBlocks
+                           ? launch_format<Q6KStream<8>>(a, out, s, taken)
+                           : launch_format<Q6KStream<16>>(a, out, s, taken);
     default: return cudaSuccess;
   }
 }
