@@ -426,7 +426,7 @@ struct Q6_K {
           const int8_t* sc = reinterpret_cast<const int8_t*>(w[m] + n_blocks * 192) + gbm * 16 + 8 * n + l0 / 16;
           const float s[4] = {d * sc[0], d * sc[2], d * sc[4], d * sc[6]};
           int q[4][2];
-          q6k_unpack(a[m][u], bq[m][u], hh[m][u], q);
+          q6k_unpack<false>(a[m][u], bq[m][u], hh[m][u], q);
 #pragma unroll
           for (int t = 0; t < nt; ++t) {
             int2 xv[4];
@@ -436,7 +436,7 @@ struct Q6_K {
               xv[j] = act8(x, cols, t, b * 256 + 128 * n + 32 * j + l0);
               dx[j] = act_ds(x, cols, t, b * 8 + 4 * n + j).x;
             }
-            acc[m][t] += q6k_lane_dot(q, s, xv, dx);
+            acc[m][t] += q6k_lane_dot<false>(q, s, xv, dx);
           }
         }
       }

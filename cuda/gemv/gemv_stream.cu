@@ -68,6 +68,13 @@ namespace {
 // staged activations: 61-71 KB for K = 4096-12288) fits three times; Q6_K's (3 x 26.9 KB) twice,
 // hence its small gain.
 constexpr int kCtasPerSm = 3;
+// F16 / BF16 (f32 activations read through L1, 45 registers, 3 stages of 16 KB) fit four an SM, and
+// need them: their warps wait on L1 loads (ncu, a BF16 down projection at three an SM: achieved
+// occupancy 36 % of 56 %, 9.7 of 16.7 cycles between a warp's instructions on L1). H200, Qwen3-8B
+// BF16 tg128 (883aad4, two rounds): 182.5 / 182.1 at three -> 204.9 / 203.2 at four.
+constexpr int kHalfCtasPerSm = 4;
+template <class F>
+constexpr int ctas_per_sm() { return F::kF32Act ? kHalfCtasPerSm : kCtasPerSm; }
 // Ring stages: as many as fit beside the activations in a quarter of an SM's shared memory (227 KB
 // for CTAs, 1 KB of it per CTA the driver's): three CTAs of this kernel and one CTA of the next,
 // which under PDL issues its own first stages while these drain; at least kMinStages. That is 3
@@ -77,7 +84,7 @@ constexpr int kCtasPerSm = 3;
 // GEMV's first copies with its predecessor is worth more than deeper rings. The copy engine is
 // not the limit: cp.async.bulk alone streams 4.4-4.5 TB/s in this configuration, copies of 1.1 KB
 // included (bw24-microbench bulk_stream), so the ~2.1 TB/s of gate-up is the consumers' time.
-constexpr int kMinStages = 3, kMaxStages = 8, kResidentCtas = kCtasPerSm + 1;
+constexpr int kMinStages = 3, kMaxStages = 8;
 constexpr int64_t kSmemPerSm = 227 * 1024, kSmemReservedPerCta = 1024;
 constexpr int kRingHeader = 128;  // the stages' mbarriers (full, then empty), ahead of the ring
 static_assert(kRingHeader >= 2 * kMaxStages * 8, "two mbarriers per stage");
@@ -214,8 +221,8 @@ struct Q6KStream {
                         d * static_cast<float>(static_cast<int8_t>(sc2.y >> sh)),
                         d * static_cast<float>(static_cast<int8_t>(sc2.y >> (16 + sh)))};
     int q[4][2];
-    q6k_unpack(av2, bv2, hv2, q);
-    return q6k_lane_dot(q, s, a.x, a.d);
+    q6k_unpack<true>(av2, bv2, hv2, q);
+    return q6k_lane_dot<true>(q, s, a.x, a.d);
   }
 };
 
@@ -297,7 +304,7 @@ __host__ __device__ constexpr int64_t stream_act_bytes(int64_t cols) { return F:
 constexpr int kStreamThreads = kThreads + 32, kProducer = kWarpsPerCta;
 
 template <class F, GemvOut kOut>
-__global__ void __launch_bounds__(kStreamThreads, kCtasPerSm) gemv_stream_kernel(StreamArgs a) {
+__global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_kernel(StreamArgs a) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kMats = kOut == GemvOut::kGateUp ? 2 : 1;
   using Shape = StreamShape<F, kMats>;
@@ -423,15 +430,15 @@ __global__ void __launch_bounds__(kStreamThreads, kCtasPerSm) gemv_stream_kernel
 
 template <class F, GemvOut kOut>
 cudaError_t launch(const StreamArgs& a, size_t smem, cudaStream_t s) {
-  // kCtasPerSm of them per SM where their shared memory fits (Q6_K's stages may not).
+  // ctas_per_sm<F>() of them per SM where their shared memory fits (Q6_K's stages may not).
   const int fit = static_cast<int>(kSmemPerSm / (static_cast<int64_t>(smem) + kSmemReservedPerCta));
-  const unsigned slots = static_cast<unsigned>(std::min(kCtasPerSm, fit) * sm_count());
+  const unsigned slots = static_cast<unsigned>(std::min(ctas_per_sm<F>(), fit) * sm_count());
   // The int8 formats take as few CTAs as keep the most row groups a CTA takes (512 groups on 396
   // slots: 256 CTAs of two, not 116 of two and 280 of one), so the slots left free hold the
   // successor's CTAs from the start (H200, 7ef0d1a beside this, two rounds: Qwen3.5-9B Q4_K_M tg128
   // 398.8 -> 407.4, Qwen3-8B Q4_K_M 409.6 -> 411.9). F16 / BF16 keep every slot: their consumers read
-  // the f32 activations through L1 and need the third CTA's warps (the even grid there: Qwen3-8B
-  // BF16 165 -> 158.5).
+  // the f32 activations through L1 and need every CTA's warps (the even grid there, at three an
+  // SM: Qwen3-8B BF16 165 -> 158.5).
   const unsigned per = (a.groups + slots - 1) / slots;
   const unsigned grid = F::kF32Act ? std::min(a.groups, slots) : (a.groups + per - 1) / per;
   // The shared-memory opt-in is a property of the kernel on each device (allow_smem keeps a bit a
@@ -447,7 +454,8 @@ cudaError_t launch_format(StreamArgs a, GemvOut out, cudaStream_t s, bool* taken
   if (a.cols % F::kBlockElems != 0 || blocks % F::kPlaneAlign != 0) return cudaSuccess;
   const int64_t stage = out == GemvOut::kGateUp ? StreamShape<F, 2>::kStage : StreamShape<F, 1>::kStage;
   const int64_t fixed = kRingHeader + stream_act_bytes<F>(a.cols);
-  const int64_t budget = kSmemPerSm / kResidentCtas - kSmemReservedPerCta - fixed;
+  const int64_t resident = ctas_per_sm<F>() + 1;  // and the successor's first CTA
+  const int64_t budget = kSmemPerSm / resident - kSmemReservedPerCta - fixed;
   a.stages = static_cast<int>(std::clamp<int64_t>(budget / stage, kMinStages, kMaxStages));
   const int64_t smem = fixed + a.stages * stage;
   if (smem > 200 * 1024) return cudaSuccess;

@@ -35,8 +35,14 @@ __device__ __forceinline__ float2 act_ds(const ActQ8& x, int64_t cols, int t, in
 }
 
 // Q6_K: the 16 six-bit weights of one lane from 8 bytes of ql at half n, l0 (a), the 8 at + 32 (b)
-// and 8 of qh (h), as signed int8 q - 32, four per word: q[j] holds elements 128n + 32j + l,
-// l in [l0, l0 + 8) (words k = 0, 1: l0 + 4k .. + 3). Both int8 GEMVs use it.
+// and 8 of qh (h), four per word: q[j] holds elements 128n + 32j + l, l in [l0, l0 + 8) (words k =
+// 0, 1: l0 + 4k .. + 3). As signed int8 q - 32, or (kBiased) as the unsigned bytes q in [0, 64),
+// with the -32 applied to the integer sums by q6k_lane_dot<true>: __vsub4 is three instructions a
+// word on sm_90 (LOP3, IADD3, LOP3), eight words a lane and block, where the biased form pays two
+// dp4a and an IMAD a scale group for each token. So the one-token streamed kernel takes the biased
+// form and the warp-per-row kernel (up to 8 tokens a weight) the signed one; the integer sums, and
+// so the outputs, are the same.
+template <bool kBiased>
 __device__ __forceinline__ void q6k_unpack(uint2 a, uint2 b, uint2 h, int (&q)[4][2]) {
   constexpr int kLo = 0x0F0F0F0F, kHi = 0x30303030;
   const int av[2] = {static_cast<int>(a.x), static_cast<int>(a.y)};
@@ -44,22 +50,39 @@ __device__ __forceinline__ void q6k_unpack(uint2 a, uint2 b, uint2 h, int (&q)[4
   const int hv[2] = {static_cast<int>(h.x), static_cast<int>(h.y)};
 #pragma unroll
   for (int k = 0; k < 2; ++k) {
-    q[0][k] = __vsub4((av[k] & kLo) | ((hv[k] << 4) & kHi), 0x20202020);
-    q[1][k] = __vsub4((bv[k] & kLo) | ((hv[k] << 2) & kHi), 0x20202020);
-    q[2][k] = __vsub4(((av[k] >> 4) & kLo) | (hv[k] & kHi), 0x20202020);
-    q[3][k] = __vsub4(((bv[k] >> 4) & kLo) | ((hv[k] >> 2) & kHi), 0x20202020);
+    if constexpr (kBiased) {
+      q[0][k] = (av[k] & kLo) | ((hv[k] << 4) & kHi);
+      q[1][k] = (bv[k] & kLo) | ((hv[k] << 2) & kHi);
+      q[2][k] = ((av[k] >> 4) & kLo) | (hv[k] & kHi);
+      q[3][k] = ((bv[k] >> 4) & kLo) | ((hv[k] >> 2) & kHi);
+    } else {
+      q[0][k] = __vsub4((av[k] & kLo) | ((hv[k] << 4) & kHi), 0x20202020);
+      q[1][k] = __vsub4((bv[k] & kLo) | ((hv[k] << 2) & kHi), 0x20202020);
+      q[2][k] = __vsub4(((av[k] >> 4) & kLo) | (hv[k] & kHi), 0x20202020);
+      q[3][k] = __vsub4(((bv[k] >> 4) & kLo) | ((hv[k] >> 2) & kHi), 0x20202020);
+    }
   }
 }
 
-// One Q6_K lane's 32 weights (q6k_unpack's q, the four block-of-32 scales s = d sc) times its int8
-// activations x[j] (8 per j) with their scales dx[j]. Both int8 GEMVs sum in this order, so their
-// Q6_K outputs are equal bit for bit.
+// One Q6_K lane's 32 weights (q6k_unpack<kBiased>'s q, the four block-of-32 scales s = d sc) times
+// its int8 activations x[j] (8 per j) with their scales dx[j]. Biased: sum (q - 32) x = sum q x -
+// 32 sum x, the same integer (|sum| < 2^16), so the same float. Both int8 GEMVs sum in this order,
+// so their Q6_K outputs are equal bit for bit.
+template <bool kBiased>
 __device__ __forceinline__ float q6k_lane_dot(const int (&q)[4][2], const float (&s)[4], const int2 (&x)[4],
                                               const float (&dx)[4]) {
+  constexpr int kOnes = 0x01010101;
   float v = 0.0f;
 #pragma unroll
-  for (int j = 0; j < 4; ++j)
-    v += s[j] * dx[j] * static_cast<float>(__dp4a(q[j][1], x[j].y, __dp4a(q[j][0], x[j].x, 0)));
+  for (int j = 0; j < 4; ++j) {
+    if constexpr (kBiased) {
+      const int qx = __dp4a(q[j][1], x[j].y, __dp4a(q[j][0], x[j].x, 0));
+      const int sx = __dp4a(kOnes, x[j].y, __dp4a(kOnes, x[j].x, 0));
+      v += s[j] * dx[j] * static_cast<float>(qx - 32 * sx);
+    } else {
+      v += s[j] * dx[j] * static_cast<float>(__dp4a(q[j][1], x[j].y, __dp4a(q[j][0], x[j].x, 0)));
+    }
+  }
   return v;
 }
 
