@@ -10,7 +10,7 @@ SHA=$1
 source tools/wip/lib.sh
 begin $SHA
 kc_one $SHA gemv_float gemv_q8_streamed gemv_q8_multi
-BW24_HALF_CTAS=5 BW24_HALF_STAGES=2 timeout 100 ./build-h5/bw24-kernel-check gemv_float > /tmp/kc.txt 2>&1
+[ -x ./build-h5/bw24-kernel-check ] && BW24_HALF_CTAS=5 BW24_HALF_STAGES=2 timeout 100 ./build-h5/bw24-kernel-check gemv_float > /tmp/kc.txt 2>&1
 echo "h5 5x2 kernel-check gemv_float rc=$? $(tail -n 1 /tmp/kc.txt)"; grep -E "FAIL|rror" /tmp/kc.txt | head -5
 cat /tmp/kc.txt >> "$OUT/kc-gemv_float-$SHA.txt"
 gpu_tests $SHA
