@@ -105,8 +105,8 @@ struct StagedAct {
 // of each plane, in plane order; a piece holds plane p at kChunk x the bytes of the planes before
 // it); kPlaneAlign (blocks per row must be a multiple of it for the small planes' copies to stay
 // 16-byte multiples); Act + load_act (the lane's activations of block b, from shared memory staged
-// with act_slot: where int4 i of the activation row is put); kAheadSteps (how many warp steps'
-// activations the consumers load before a stage's wait); dot (the lane's part of block bb of a piece).
+// with act_slot: where int4 i of the activation row is put); dot (the lane's part of
+// block bb of a piece).
 // ---------------------------------------------------------------------------------------------
 
 // Q4_K / Q5_K: lane c of a block's four takes the sub-block pair 2c, 2c + 1: the 32 quant bytes
@@ -117,7 +117,6 @@ template <bool kFifth>
 struct KQuantStream {
   static constexpr bool kF32Act = false;
   static constexpr int kBlockElems = 256, kChunk = 16, kLanes = 4, kPlanes = 1, kPlaneAlign = 1;
-  static constexpr int kAheadSteps = 2;  // both steps' activations (40 registers) before the wait
   __host__ __device__ static constexpr int plane_bytes(int) { return kFifth ? 176 : 144; }
   static constexpr int kQs = kFifth ? 48 : 16;
   struct Act {
@@ -180,7 +179,6 @@ template <int kChunkBlocks>
 struct Q6KStream {
   static constexpr bool kF32Act = false;
   static constexpr int kBlockElems = 256, kChunk = kChunkBlocks, kLanes = 8, kPlanes = 4, kPlaneAlign = 8;
-  static constexpr int kAheadSteps = 0;  // after the wait (all four ahead, 48 registers: -1.4 %, next103)
   __host__ __device__ static constexpr int plane_bytes(int p) { return p == 0 ? 128 : p == 1 ? 64 : p == 2 ? 16 : 2; }
   struct Act {
     int2 x[4];  // columns 128n + 32j + l0 + [0, 8)
@@ -235,7 +233,6 @@ template <bool kBf16>
 struct HalfStream {
   static constexpr bool kF32Act = true;
   static constexpr int kBlockElems = 256, kChunk = 4, kLanes = 32, kPlanes = 1, kPlaneAlign = 1;
-  static constexpr int kAheadSteps = 4;  // all four blocks' f32 activations (32 registers) before the wait
   __host__ __device__ static constexpr int plane_bytes(int) { return 512; }
   __device__ static int64_t act_slot(int64_t i) { return i; }
   struct Act {
@@ -396,11 +393,13 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   const StagedAct x{reinterpret_cast<const int8_t*>(act), act_ds, a.xf};
   float acc[kMats] = {};
   constexpr int kSteps = (kChunk + kBlocksPerStep - 1) / kBlocksPerStep;
-  // A piece's activations (F16 / BF16: f32 from L1; the int8 formats: the staged row in shared
-  // memory) are loaded before the stage's wait, up to kAheadSteps warp steps of them, so their
-  // latency runs beside the wait and the previous piece's sums rather than after them (ncu, a BF16
-  // down at three CTAs an SM: 9.7 of 16.7 cycles between a warp's instructions waited on those loads).
-  constexpr int kAhead = F::kAheadSteps < kSteps ? F::kAheadSteps : kSteps;
+  // F16 / BF16 load their f32 activations (L1 hits, the piece's columns) before the stage's wait, so
+  // that latency runs beside the wait and the previous piece's sums rather than after them (ncu: 9.7
+  // of 16.7 cycles between a warp's instructions waited on those loads). H200, Qwen3-8B tg128: BF16
+  // 205.0 / 204.4 -> 218.0 / 218.4, F16 203.8 / 203.4 -> 217.5 / 216.0 (155b7c3, next102). The int8
+  // formats read theirs from shared memory after the wait: ahead they lost (Qwen3-30B-A3B -1.4 %
+  // with Q4_K / Q5_K ahead, Qwen3-8B Q6_K -1.4 % with Q6_K ahead; next103, next104).
+  constexpr int kAhead = F::kF32Act ? kSteps : 0;
   typename F::Act ahead[kAhead > 0 ? kAhead : 1];
   for (int i = 0; i < items; ++i) {
     const Item it = item(i);
@@ -418,7 +417,7 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
         const int bb = slot_b + kBlocksPerStep * u;
         if (bb < it.nb) {
           typename F::Act xa;
-          if (u < kAhead) xa = ahead[u < kAhead ? u : 0];
+          if constexpr (kAhead > 0) xa = ahead[u];
           else xa = F::load_act(x, int64_t{it.kc} * kChunk + bb, sub);
 #pragma unroll
           for (int m = 0; m < kMats; ++m)
