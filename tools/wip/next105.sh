@@ -5,7 +5,7 @@
 # barrier phase stepped by compares) instead of i / chunks, i % chunks, i % stages, i / stages: two 32-bit divisions
 # (~20 dependent instructions each) an item in the consumers' loop, ahead of their loads' addresses. The consumer loop
 # of the BF16 store instance: 286 -> 240 instructions; static counts 1559 -> 1445 (BF16 store), 1924 -> 1841 (Q4_K
-# store), 2085 -> 2001 (Q6_K store). Registers unchanged or fewer (Q4_K 60 -> 62 is the one rise), no spills.
+# store), 2085 -> 2001 (Q6_K store). Registers: F16 / BF16 and Q6_K unchanged, Q4_K / Q5_K 60-66 -> 62-64, no spills.
 # Outputs: the same sums in the same order (kernel check bit-equal to the warp-per-row / multi-token kernels).
 # Prediction: Qwen3-8B BF16 217 -> ~222 (+2 %, over the 220 target), Q4_K_M +1 %, Qwen3-30B-A3B +0.5 %.
 SHA=$1
