@@ -1,6 +1,7 @@
-// The streamed one-token GEMV (sm_90): persistent CTAs, up to three per SM, each walking an even share of
-// the row groups (8 rows, a consumer warp each) in K chunks. Stage = the group's 8 row pieces of a
-// chunk (per matrix: two for gate + up), every plane of a piece one bulk copy, into a ring of
+// The streamed one-token GEMV (sm_90): persistent CTAs, up to three per SM (four for F16 / BF16),
+// each walking an even share of the row groups (8 rows, a consumer warp each) in K chunks. Stage =
+// the group's 8 row pieces of a chunk (per matrix: two for gate + up), every plane of a piece one
+// bulk copy, into a ring of
 // stages (as many as fit, see kMinStages) completed on mbarriers (cuda/common/bulk.cuh). A ninth
 // warp only issues the copies: it refills a stage once all 8 consumer warps have arrived on its
 // empty barrier, so no warp waits at a CTA barrier for another. Formats: Q4_K and Q5_K (file
