@@ -1,15 +1,14 @@
 // The streamed one-token GEMV (sm_90): persistent CTAs, up to three per SM (four for F16 / BF16),
 // each walking an even share of the row groups (8 rows, a consumer warp each) in K chunks. Stage =
 // the group's 8 row pieces of a chunk (per matrix: two for gate + up), every plane of a piece one
-// bulk copy, into a ring of
-// stages (as many as fit, see kMinStages) completed on mbarriers (cuda/common/bulk.cuh). A ninth
-// warp only issues the copies: it refills a stage once all 8 consumer warps have arrived on its
-// empty barrier, so no warp waits at a CTA barrier for another. Formats: Q4_K and Q5_K (file
-// layout, one plane), Q6_K (planes, lib/quant/repack.h) without gate-up, and F16 / BF16 rows
-// (store / add, f32 activations read through L1; gemv.cu hands them over, one matrix or Q, K and V
-// as segments of one launch: gemv_multi). Other formats, several
-// tokens and routed (MoE) launches stay on the warp-per-row kernels. Measured on the
-// H200 (tg128, same build, A/B by environment; docs/performance.md):
+// bulk copy, into a ring of stages (as many as fit, see kMinStages) completed on mbarriers
+// (cuda/common/bulk.cuh). A ninth warp only issues the copies: it refills a stage once all 8
+// consumer warps have arrived on its empty barrier, so no warp waits at a CTA barrier for another.
+// Formats: Q4_K and Q5_K (file layout, one plane), Q6_K (planes, lib/quant/repack.h) without
+// gate-up, and F16 / BF16 rows (store / add, f32 activations read through L1; gemv.cu hands them
+// over, one matrix or Q, K and V as segments of one launch: gemv_multi). Other formats, several
+// tokens and routed (MoE) launches stay on the warp-per-row kernels. Measured on the H200 (tg128,
+// same build, A/B by environment; docs/performance.md):
 //  - Q6_K one-matrix launches (attn_v, half the downs and lm_head of Q4_K_M): Qwen3-8B Q4_K_M
 //    319.5 -> 328.2, a Q6_K model 260.1 -> 262.4 (17f4499). Q6_K gate-up streamed (two 13 KB
 //    pieces per row group: 86 KB a CTA with three stages, no room for a PDL successor) took the
