@@ -68,10 +68,11 @@ namespace {
 // staged activations: 61-71 KB for K = 4096-12288) fits three times; Q6_K's (3 x 26.9 KB) twice,
 // hence its small gain.
 constexpr int kCtasPerSm = 3;
-// F16 / BF16 (f32 activations read through L1, 45 registers, 3 stages of 16 KB) fit four an SM, and
-// need them: their warps wait on L1 loads (ncu, a BF16 down projection at three an SM: achieved
-// occupancy 36 % of 56 %, 9.7 of 16.7 cycles between a warp's instructions on L1). H200, Qwen3-8B
-// BF16 tg128 (883aad4, two rounds): 182.5 / 182.1 at three -> 204.9 / 203.2 at four.
+// F16 / BF16 (f32 activations read through L1, 3 stages of 16 KB; 45-48 registers, 56 once the
+// activations are loaded ahead of the wait, the cap at four) fit four an SM, and need them: their
+// warps wait on L1 loads (ncu, a BF16 down projection at three an SM: achieved occupancy 36 % of
+// 56 %, 9.7 of 16.7 cycles between a warp's instructions on L1). H200, Qwen3-8B BF16 tg128
+// (883aad4, two rounds): 182.5 / 182.1 at three -> 204.9 / 203.2 at four.
 constexpr int kHalfCtasPerSm = 4;
 template <class F>
 constexpr int ctas_per_sm() { return F::kF32Act ? kHalfCtasPerSm : kCtasPerSm; }
