@@ -25,8 +25,5 @@ for i in 1 2; do for m in qwen3-8b:BF16 qwen3-8b:Q4_K_M; do
   row base base $m tg128 "$A"; row new new $m tg128 "$A"; row contig new $m tg128 "$A" BW24_STREAM_CONTIG=1; done
   row base base qwen3-30b-a3b:Q4_K_M tg128 "$A"; row new new qwen3-30b-a3b:Q4_K_M tg128 "$A"; done
 echo "t=$(el)"
-J="-p 512 -n 128 -d 0,4096 -r 2 --device 0"
-js() { local m=$1 tag=$2; shift 2; [ $(el) -lt 480 ] && timeout 60 ./build-new/bw24-bench -m synthetic:$m $J "$@" \
-  --json "$OUT/$SHA-${m/:/-}$tag-h200.json" | grep -E "tg128" | sed "s/^/$m$tag /"; }
-js qwen3-8b:BF16 ""; js qwen3-8b:Q4_K_M ""
+json $SHA 480 qwen3-8b:BF16 ""; json $SHA 480 qwen3-8b:Q4_K_M ""
 echo "end t=$(el)"
