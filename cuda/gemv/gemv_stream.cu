@@ -1,9 +1,10 @@
 // The streamed one-token GEMV (sm_90): persistent CTAs, up to three per SM (four for F16 / BF16),
-// each walking an even share of the row groups (8 rows, a consumer warp each) in K chunks. Stage =
-// the group's 8 row pieces of a chunk (per matrix: two for gate + up), every plane of a piece one
-// bulk copy, into a ring of stages (as many as fit, see kMinStages) completed on mbarriers
-// (cuda/common/bulk.cuh). A ninth warp only issues the copies: it refills a stage once all 8
-// consumer warps have arrived on its empty barrier, so no warp waits at a CTA barrier for another.
+// each walking its share of the row groups (8 rows, a consumer warp each; dealt out in turn) in K
+// chunks. Stage = the group's 8 row pieces of a chunk (per matrix: two for gate + up), every plane
+// of a piece one bulk copy, into a ring of stages (as many as fit, see kMinStages) completed on
+// mbarriers (cuda/common/bulk.cuh). A ninth warp only issues the copies: it refills a stage once
+// all 8 consumer warps have arrived on its empty barrier, so no warp waits at a CTA barrier for
+// another.
 // Formats: Q4_K and Q5_K (file layout, one plane), Q6_K (planes, lib/quant/repack.h) without
 // gate-up, and F16 / BF16 rows (store / add, f32 activations read through L1; gemv.cu hands them
 // over, one matrix or Q, K and V as segments of one launch: gemv_multi). Other formats, several
@@ -317,31 +318,51 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t blocks = a.cols / F::kBlockElems;
   const int chunks = static_cast<int>((blocks + kChunk - 1) / kChunk);
-  const unsigned g0 = static_cast<unsigned>(uint64_t{blockIdx.x} * a.groups / gridDim.x);
-  const unsigned g1 = static_cast<unsigned>(uint64_t{blockIdx.x + 1} * a.groups / gridDim.x);
-  const int items = static_cast<int>(g1 - g0) * chunks;
-  // Item i: row group g0 + i / chunks (segment s, rows [r0, r0 + nr)), K chunk i % chunks.
+  // CTA b takes row groups b, b + grid, b + 2 grid, ... (grid <= groups, see launch_format). The CTAs
+  // an SM holds at once are b, b + n_sm, ... (the block scheduler deals a launch's CTAs out over the
+  // SMs in order); with a contiguous run each (groups / grid, rounded either way) they all rounded
+  // the same way where grid / n_sm divides evenly: F16 / BF16 Q, K, V of Qwen3-8B, 768 groups on 528
+  // CTAs, put 8 groups on one SM and 4 on the next (5.8 on average); dealt out in turn, 6 and 5.
+  // Measured (H200, tg128, same binary, A/B by environment): Qwen3-8B BF16 222.6 -> 223.7, Q4_K_M
+  // 465.0 -> 468.5 (218a5bd).
+  const unsigned g_step = gridDim.x;
+  const int items = static_cast<int>((a.groups - blockIdx.x + g_step - 1) / g_step) * chunks;
+  // Item i: row group g = b + (i / chunks) grid (segment s, rows [r0, r0 + nr)), K chunk kc = i % chunks,
+  // in ring slot i % stages with barrier phase (i / stages) % 2. Producer and consumers walk the
+  // items with a Cursor, which steps those four without a division: a 32-bit division is ~20
+  // dependent instructions on the GPU, and the consumers' loop did two an item, ahead of the
+  // addresses of their loads (BF16 store instance: 286 -> 240 instructions in that loop). Measured
+  // (H200, tg128, next105, two rounds): Qwen3-8B BF16 220.8 -> 222.6, Q4_K_M 456.0 -> 465.0.
+  struct Cursor {
+    unsigned g;
+    int kc, slot;
+    uint32_t phase;
+    __device__ void next(int n_chunks, int n_stages, unsigned g_step) {
+      if (++kc == n_chunks) kc = 0, g += g_step;
+      if (++slot == n_stages) slot = 0, phase ^= 1u;
+    }
+  };
   struct Item {
     int s, nr, kc, nb;
     int64_t r0, rows;
   };
-  auto item = [&](int i) {
+  auto item = [&](const Cursor& c) {
     Item it;
-    const unsigned g = g0 + static_cast<unsigned>(i / chunks);
+    const unsigned g = c.g;
     it.s = (a.seg.n > 1 && g >= a.group_end[0]) + (a.seg.n > 2 && g >= a.group_end[1]);
     const unsigned first = it.s == 0 ? 0u : it.s == 1 ? a.group_end[0] : a.group_end[1];
     it.rows = it.s == 0 ? a.seg.rows[0] : it.s == 1 ? a.seg.rows[1] : a.seg.rows[2];
     it.r0 = int64_t{g - first} * kWarpsPerCta;
     it.nr = static_cast<int>(min(int64_t{kWarpsPerCta}, it.rows - it.r0));
-    it.kc = i % chunks;
+    it.kc = c.kc;
     it.nb = static_cast<int>(min(int64_t{kChunk}, blocks - int64_t{it.kc} * kChunk));
     return it;
   };
   // The producer warp: item i's row pieces into its stage, one bulk copy per (matrix, row, plane), spread
   // over the lanes after lane 0 has announced the stage's bytes.
-  auto issue = [&](int i, uint64_t policy) {
-    const Item it = item(i);
-    const int slot = i % a.stages;
+  auto issue = [&](const Cursor& c, uint64_t policy) {
+    const Item it = item(c);
+    const int slot = c.slot;
     if (lane == 0) {
       uint32_t bytes = 0;
       for (int p = 0; p < F::kPlanes; ++p) bytes += static_cast<uint32_t>(it.nb * F::plane_bytes(p));
@@ -361,6 +382,7 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
     }
   };
   uint64_t policy = 0;
+  Cursor pc{blockIdx.x, 0, 0, 0u};  // the producer's
   if (warp == kProducer) {
     policy = l2_evict_first_policy();
     if (lane == 0) {
@@ -371,7 +393,7 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
       mbar_init_fence();
     }
     __syncwarp();
-    for (int i = 0; i < min(items, a.stages); ++i) issue(i, policy);
+    for (int i = 0; i < min(items, a.stages); ++i, pc.next(chunks, a.stages, g_step)) issue(pc, policy);
   }
   pdl_begin();
   // The activations into shared memory behind the ring (every warp reads all of them; none for
@@ -383,9 +405,9 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   for (int64_t i = threadIdx.x; i < q16 / 2; i += kStreamThreads) act_ds[i] = __ldg(a.x.ds + i);
   __syncthreads();  // the activations, and the barriers' initialisation, seen by every warp
   if (warp == kProducer) {  // refill stage i % stages once the consumers released item i - stages
-    for (int i = a.stages; i < items; ++i) {
-      mbar_wait(&empty[i % a.stages], static_cast<uint32_t>(i / a.stages - 1) & 1u);
-      issue(i, policy);
+    for (int i = a.stages; i < items; ++i, pc.next(chunks, a.stages, g_step)) {
+      mbar_wait(&empty[pc.slot], pc.phase ^ 1u);  // released: phase (i - stages) / stages
+      issue(pc, policy);
     }
     return;
   }
@@ -402,15 +424,16 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   // with Q4_K / Q5_K ahead, Qwen3-8B Q6_K -1.4 % with Q6_K ahead; next103, next104).
   constexpr int kAhead = F::kF32Act ? kSteps : 0;
   typename F::Act ahead[kAhead > 0 ? kAhead : 1];
-  for (int i = 0; i < items; ++i) {
-    const Item it = item(i);
-    const int slot = i % a.stages;
+  Cursor cc{blockIdx.x, 0, 0, 0u};
+  for (int i = 0; i < items; ++i, cc.next(chunks, a.stages, g_step)) {
+    const Item it = item(cc);
+    const int slot = cc.slot;
 #pragma unroll
     for (int u = 0; u < kAhead; ++u) {
       const int bb = slot_b + kBlocksPerStep * u;
       if (bb < it.nb) ahead[u] = F::load_act(x, int64_t{it.kc} * kChunk + bb, sub);
     }
-    mbar_wait(&full[slot], static_cast<uint32_t>(i / a.stages) & 1u);
+    mbar_wait(&full[slot], cc.phase);
     if (warp < it.nr) {
       const uint8_t* stage = ring + slot * kStage + warp * kPiece;
 #pragma unroll
