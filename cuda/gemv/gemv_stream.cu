@@ -6,7 +6,7 @@
 // all 8 consumer warps have arrived on its empty barrier, so no warp waits at a CTA barrier for
 // another.
 // Formats: Q4_K and Q5_K (file layout, one plane), Q6_K (planes, lib/quant/repack.h) without
-// gate-up, and F16 / BF16 rows (store / add, f32 activations read through L1; gemv.cu hands them
+// gate-up, Q8_0 (planes, 8 blocks a "block"), and F16 / BF16 rows (store / add, f32 activations read through L1; gemv.cu hands them
 // over, one matrix or Q, K and V as segments of one launch: gemv_multi). Other formats, several
 // tokens and routed (MoE) launches stay on the warp-per-row kernels. Measured on the H200 (tg128,
 // same build, A/B by environment; docs/performance.md):
@@ -14,8 +14,11 @@
 //    319.5 -> 328.2, a Q6_K model 260.1 -> 262.4 (17f4499). Q6_K gate-up streamed (two 13 KB
 //    pieces per row group: 86 KB a CTA with three stages, no room for a PDL successor) took the
 //    Q6_K model to 246.7, and a chunk of 8 blocks (more, smaller stages) to 208.6 (a6231ee).
-//  - Q8_0 streamed was slower than its warp-per-row kernel (Qwen3-8B Q8_0 262.3 against 287.7,
-//    4d117d8): its rows need no decode, so that kernel already keeps enough bytes in flight.
+//  - Q8_0 streamed was slower than its warp-per-row kernel before the producer warp (Qwen3-8B Q8_0
+//    262.3 against 287.7, 4d117d8) and even with it (290.4 -> 288.0, cf3ab7d). With three CTAs an
+//    SM, the cursor and the bank-conflict-free reads of Q80Stream (next106 / next107, same binary,
+//    two rounds): 330.3 / 329.8 -> 376.6 / 377.3 with pieces of 8 blocks, 398.6 / 400.4 with
+//    pieces of 16 (34.8 KB stages, two CTAs an SM); without gate-up streamed 363.5 / 361.6.
 //  - The producer warp (it was warp 0 doing both, with a __syncthreads per stage: ncu of the
 //    gate-up launch had warps stalled at that barrier 45 % of their time, waiting for warp 0's
 //    copy issue): Qwen3-8B Q4_K_M 333.1 -> 354.7, Q6_K 271.1 -> 273.3 (6880500 beside 4ad9eb2).
@@ -67,7 +70,7 @@ namespace {
 // registers (72 at most under these launch bounds, no spills): 352.5 / 354.7 -> 381.6, Q6_K 271.6
 // -> 274.0 (06b48e5 beside 04deedd). A Q4_K CTA (3 stages of 18.4 KB, gate-up or not, plus the
 // staged activations: 61-71 KB for K = 4096-12288) fits three times; Q6_K's (3 x 26.9 KB) twice,
-// hence its small gain.
+// hence its small gain; Q8_0's with pieces of 16 blocks (3 x 34.8 KB) twice.
 constexpr int kCtasPerSm = 3;
 // F16 / BF16 (f32 activations read through L1, 3 stages of 16 KB; 45-48 registers, 56 once the
 // activations are loaded ahead of the wait, the cap at four) fit four an SM, and need them: their
@@ -225,6 +228,46 @@ struct Q6KStream {
     int q[4][2];
     q6k_unpack<true>(av2, bv2, hv2, q);
     return q6k_lane_dot<true>(q, s, a.x, a.d);
+  }
+};
+
+// Q8_0, planes qs[32] | d (f16), taken 8 blocks at a time: a "block" here is 256 weights (plane 0:
+// 8 x 32 quant bytes, plane 1: 8 x 2 bytes of d; lib/quant/repack.h's planes read 8 blocks at a
+// time). Lane c of a block's four takes Q8_0 blocks 2c and 2c + 1 (64 weights; the (d, d sum q)
+// pairs of Q4_K / Q5_K's lane). The stage holds the quants as copied, 256 bytes a block, so lane c
+// reading its 16-byte piece k would put lanes c and c + 2 of blocks bb and bb + 1 on the same banks
+// (4-way). Lane c reads piece k ^ f instead (f = Q4_K's swizzle), of the quants and of the
+// activations, which are staged as they are (act_slot: none): the 8 lanes of a phase read 8
+// different 16-byte bank groups. Pieces 0-1 of the lane's 64 bytes are block 2c, 2-3 block 2c + 1,
+// so load k (piece k ^ f) is in block 2c + (k / 2 ^ b % 2).
+template <int kChunkBlocks>
+struct Q80Stream {
+  static constexpr bool kF32Act = false;
+  static constexpr int kBlockElems = 256, kChunk = kChunkBlocks, kLanes = 4, kPlanes = 2, kPlaneAlign = 1;
+  __host__ __device__ static constexpr int plane_bytes(int p) { return p == 0 ? 256 : 16; }
+  using Act = KQuantStream<false>::Act;  // lo: loads 0-1, hi: loads 2-3
+  __device__ static int64_t act_slot(int64_t i) { return i; }
+  __device__ static Act load_act(const StagedAct& x, int64_t b, int c) {
+    const int4* q = reinterpret_cast<const int4*>(x.q + b * 256 + 64 * c);
+    const int f = KQuantStream<false>::swizzle(b, c);
+    return {{q[0 ^ f], q[1 ^ f]}, {q[2 ^ f], q[3 ^ f]}, reinterpret_cast<const float4*>(x.ds)[b * 4 + c]};
+  }
+  template <int kCh>
+  __device__ static float dot(const uint8_t* piece, int bb, const Act& a, int c) {
+    const int f = KQuantStream<false>::swizzle(bb, c);
+    const uint4* qs = reinterpret_cast<const uint4*>(piece + bb * 256 + 64 * c);
+    const uint4 w0 = qs[0 ^ f], w1 = qs[1 ^ f], w2 = qs[2 ^ f], w3 = qs[3 ^ f];
+    const int s01 = dp4a4(int(w1.x), int(w1.y), int(w1.z), int(w1.w), a.lo[1],
+                          dp4a4(int(w0.x), int(w0.y), int(w0.z), int(w0.w), a.lo[0], 0));
+    const int s23 = dp4a4(int(w3.x), int(w3.y), int(w3.z), int(w3.w), a.hi[1],
+                          dp4a4(int(w2.x), int(w2.y), int(w2.z), int(w2.w), a.hi[0], 0));
+    // d of blocks 2c and 2c + 1 (4 bytes); loads 0-1 are block 2c + b % 2, loads 2-3 the other.
+    const uint32_t d2 = *reinterpret_cast<const uint32_t*>(piece + kCh * 256 + bb * 16 + 4 * c);
+    const float d_lo = half_lo(d2), d_hi = half_hi(d2);
+    const bool odd = bb & 1;
+    const float da = odd ? d_hi : d_lo, db = odd ? d_lo : d_hi;
+    const float xa = odd ? a.ds.z : a.ds.x, xb = odd ? a.ds.x : a.ds.z;
+    return da * xa * static_cast<float>(s01) + db * xb * static_cast<float>(s23);
   }
 };
 
@@ -528,14 +571,17 @@ StreamArgs stream_args(const Segments& seg, const uint8_t* w2, int64_t cols, Act
 // 13.4 KB stages three do. H200, tg128 (next96 / next97): Qwen3-30B-A3B 491.7 / 491.4 -> 496.2 /
 // 495.9, Qwen3.6-35B-A3B 437.1 -> 445.0. Not for longer rows: 8-block pieces on 4096-wide rows lost
 // 12.7 % (Qwen3-8B Q4_K_M 457 -> 399, twice the stages for the same bytes). Not for Q4_K / Q5_K
-// short rows either (the 30B's Q, K, V): 491.6 -> 487.7, 35B 437.1 -> 419.4 (next97).
+// short rows either (the 30B's Q, K, V): 491.6 -> 487.7, 35B 437.1 -> 419.4 (next97). Q8_0 takes
+// the same rule (Qwen3-0.6B Q8_0, K = 1024 and 3072: 1485.8 with pieces of 8 everywhere, 1393.7 with
+// 16 everywhere; Qwen3-8B Q8_0: 377 with 8, 399.5 with 16; next107).
 constexpr int kShortRowBlocks = 8;
 
 // The dispatch table of the streamed family: one entry per format.
 // The int8 formats the streamed kernel takes (Q6_K one matrix only: its gate-up streamed made a Q6_K
-// model slower, see the file comment); gemv_stream's switch and gemv_q8_streams both ask it.
+// model slower, see the file comment; Q8_0 gate-up streamed is faster, 363 -> 377 at pieces of 8);
+// gemv_stream's switch and gemv_q8_streams both ask it.
 bool stream_format(uint32_t type, GemvOut out) {
-  return type == kQ4_K || type == kQ5_K || (type == kQ6_K && out != GemvOut::kGateUp);
+  return type == kQ4_K || type == kQ5_K || (type == kQ6_K && out != GemvOut::kGateUp) || type == kQ8_0;
 }
 
 cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, int64_t cols, ActQ8 x, GemvOut out,
@@ -551,6 +597,9 @@ cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, i
     case kQ6_K: return cols / Q6KStream<16>::kBlockElems <= kShortRowBlocks
                            ? launch_format<Q6KStream<8>>(a, out, s, taken)
                            : launch_format<Q6KStream<16>>(a, out, s, taken);
+    case kQ8_0: return cols / Q80Stream<16>::kBlockElems <= kShortRowBlocks
+                           ? launch_format<Q80Stream<8>>(a, out, s, taken)
+                           : launch_format<Q80Stream<16>>(a, out, s, taken);
     default: return cudaSuccess;
   }
 }

@@ -337,7 +337,7 @@ void check_gemv_q8_streamed(std::mt19937& rng, Result& r) {
   const Shape shapes[] = {{{1}, 1, 256},    {{33}, 1, 2304},  {{33}, 1, 6144},  {{4096}, 1, 4096},
                           {{4096}, 1, 12288}, {{1000}, 1, 4096}, {{37}, 1, 4096},    {{8192}, 1, 4096}, {{4096, 1024, 1024}, 3, 4096},
                           {{64, 17, 16}, 3, 512},  {{4096, 512, 512}, 3, 2048}, {{8192}, 1, 2048}};
-  for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K}) {
+  for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::Q8_0}) {
     for (const Shape& sh : shapes) {
       // Weights and activations once per shape (the host quantizers are the slow part: Q6_K at
       // 4096 x 12288 takes seconds), then every epilogue.
