@@ -11,8 +11,10 @@ begin $SHA
 kc_one $SHA gemv_q8_streamed gemv_q8_multi gemv_float gemv_float_multi
 gpu_tests $SHA
 A="-p 16 -n 128 -r 3"
-for i in 1 2; do for m in qwen3-30b-a3b:Q4_K_M qwen3.6-35b-a3b:Q4_K_M qwen3.5-9b:Q4_K_M qwen3-0.6b:Q4_K_M; do
+for i in 1 2; do for m in qwen3-30b-a3b:Q4_K_M qwen3.6-35b-a3b:Q4_K_M; do
   row base base $m tg128 "$A"; row new new $m tg128 "$A"; done; done
+for m in qwen3.5-9b:Q4_K_M qwen3-0.6b:Q4_K_M; do row base base $m tg128 "$A"; row new new $m tg128 "$A"; done
 echo "t=$(el)"
-json $SHA 440 qwen3-30b-a3b:Q4_K_M ""; json $SHA 480 qwen3.6-35b-a3b:Q4_K_M ""
+# Issue 5's Qwen3.5-9B Q8_0 bar (>= 375; 320.7 in round 17, before Q8_0 was streamed: cfea0d5, in base and new alike)
+json $SHA 420 qwen3.5-9b:Q8_0 ""; json $SHA 470 qwen3-30b-a3b:Q4_K_M ""
 echo "end t=$(el)"
