@@ -6,10 +6,10 @@
 // all 8 consumer warps have arrived on its empty barrier, so no warp waits at a CTA barrier for
 // another.
 // Formats: Q4_K and Q5_K (file layout, one plane), Q6_K (planes, lib/quant/repack.h) without
-// gate-up, Q8_0 (planes, 8 blocks a "block"), and F16 / BF16 rows (store / add, f32 activations read through L1; gemv.cu hands them
-// over, one matrix or Q, K and V as segments of one launch: gemv_multi). Other formats, several
-// tokens and routed (MoE) launches stay on the warp-per-row kernels. Measured on the H200 (tg128,
-// same build, A/B by environment; docs/performance.md):
+// gate-up, Q8_0 (planes, 8 blocks a "block"), and F16 / BF16 rows (store / add, f32 activations
+// read through L1; gemv.cu hands them over, one matrix or Q, K and V as segments of one launch:
+// gemv_multi). Other formats, several tokens and routed (MoE) launches stay on the warp-per-row
+// kernels. Measured on the H200 (tg128, same build, A/B by environment; docs/performance.md):
 //  - Q6_K one-matrix launches (attn_v, half the downs and lm_head of Q4_K_M): Qwen3-8B Q4_K_M
 //    319.5 -> 328.2, a Q6_K model 260.1 -> 262.4 (17f4499). Q6_K gate-up streamed (two 13 KB
 //    pieces per row group: 86 KB a CTA with three stages, no room for a PDL successor) took the
@@ -247,10 +247,9 @@ struct Q80Stream {
   __host__ __device__ static constexpr int plane_bytes(int p) { return p == 0 ? 256 : 16; }
   using Act = KQuantStream<false>::Act;  // lo: loads 0-1, hi: loads 2-3
   __device__ static int64_t act_slot(int64_t i) { return i; }
+  // Q4_K's load: slot k ^ f, which holds piece k ^ f here (Q4_K's staging put piece k there).
   __device__ static Act load_act(const StagedAct& x, int64_t b, int c) {
-    const int4* q = reinterpret_cast<const int4*>(x.q + b * 256 + 64 * c);
-    const int f = KQuantStream<false>::swizzle(b, c);
-    return {{q[0 ^ f], q[1 ^ f]}, {q[2 ^ f], q[3 ^ f]}, reinterpret_cast<const float4*>(x.ds)[b * 4 + c]};
+    return KQuantStream<false>::load_act(x, b, c);
   }
   template <int kCh>
   __device__ static float dot(const uint8_t* piece, int bb, const Act& a, int c) {
