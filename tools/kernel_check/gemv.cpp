@@ -315,14 +315,15 @@ void check_gemv_q8_multi(std::mt19937& rng, Result& r) {
   }
 }
 
-// The streamed one-token kernel (sm_90: Q4_K, Q5_K, Q6_K) against the warp-per-row kernel
+// The streamed one-token kernel (sm_90: Q4_K, Q5_K, Q6_K, Q8_0) against the warp-per-row kernel
 // over the same int8 activations: the same integer dot products, summed in another order (a
-// K-quant lane takes 64 weights, not 32), so the outputs agree to float rounding (normalized error
-// < 1e-6, 1e-5 for shapes of fewer than 64 outputs; each output finite). Shapes cover partial K
-// chunks (9 and 1 blocks of 256, where Q6_K falls back to the warp-per-row kernel: blocks per row
-// not a multiple of 8, as does its gate-up; 24 blocks: a chunk of 16 and one of 8), several
-// chunks per row (48 blocks), partial row groups, CTAs with more items than ring stages
-// (4096 x 12288, 8192 x 4096), and a three-segment launch.
+// K-quant lane takes 64 weights, not 32; a Q8_0 lane adds its two blocks before its accumulator),
+// so the outputs agree to float rounding (normalized error < 1e-6, 1e-5 for shapes of fewer than
+// 64 outputs; each output finite). Shapes cover partial K chunks (9 and 1 blocks of 256, where
+// Q6_K falls back to the warp-per-row kernel: blocks per row not a multiple of 8, as does its
+// gate-up; 24 blocks: a chunk of 16 and one of 8), several chunks per row (48 blocks), rows of 8
+// blocks or fewer (Q6_K and Q8_0 pieces of 8), partial row groups, CTAs with more items than ring
+// stages (4096 x 12288, 8192 x 4096), and three-segment launches.
 void check_gemv_q8_streamed(std::mt19937& rng, Result& r) {
   if (!cuda::gemv_q8_streamed()) {
     std::printf("SKIPPED gemv_q8_streamed: turned off (BW24_GEMV_STREAM=0)\n");
