@@ -360,7 +360,7 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t blocks = a.cols / F::kBlockElems;
   const int chunks = static_cast<int>((blocks + kChunk - 1) / kChunk);
-  // CTA b takes row groups b, b + grid, b + 2 grid, ... (grid <= groups, see launch). The CTAs
+  // CTA b takes row groups b, b + grid, b + 2 grid, ... (grid <= groups, see launch_format). The CTAs
   // an SM holds at once are b, b + n_sm, ... (the block scheduler deals a launch's CTAs out over the
   // SMs in order); with a contiguous run each (groups / grid, rounded either way) they all rounded
   // the same way where grid / n_sm divides evenly: F16 / BF16 Q, K, V of Qwen3-8B, 768 groups on 528
@@ -439,12 +439,21 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   }
   pdl_begin();
   // The activations into shared memory behind the ring (every warp reads all of them; none for
-  // the f32 activations of F16 / BF16).
+  // the f32 activations of F16 / BF16): a thread's int8 quads and (d, d sum q) pairs loaded in one
+  // round trip (K / 16 quads, K / 32 pairs: pair i travels with quad i). As two loops, the pairs'
+  // loads issued only after the quads' stores, which wait for their loads: two L2 round trips
+  // (~0.4 us each) between the PDL wait and the first sum of every launch.
   int4* act = reinterpret_cast<int4*>(ring + a.stages * kStage);
   const int64_t q16 = F::kF32Act ? 0 : a.cols / 16;
-  for (int64_t i = threadIdx.x; i < q16; i += kStreamThreads) act[F::act_slot(i)] = __ldg(reinterpret_cast<const int4*>(a.x.q) + i);
   float2* act_ds = reinterpret_cast<float2*>(act + q16);
-  for (int64_t i = threadIdx.x; i < q16 / 2; i += kStreamThreads) act_ds[i] = __ldg(a.x.ds + i);
+  for (int64_t i = threadIdx.x; i < q16; i += kStreamThreads) {
+    const int4 q = __ldg(reinterpret_cast<const int4*>(a.x.q) + i);
+    const bool pair = i < q16 / 2;
+    float2 ds{};
+    if (pair) ds = __ldg(a.x.ds + i);
+    act[F::act_slot(i)] = q;
+    if (pair) act_ds[i] = ds;
+  }
   __syncthreads();  // the activations, and the barriers' initialisation, seen by every warp
   if (warp == kProducer) {  // refill stage i % stages once the consumers released item i - stages
     for (int i = a.stages; i < items; ++i, pc.next(chunks, a.stages, g_step)) {
@@ -574,12 +583,6 @@ StreamArgs stream_args(const Segments& seg, const uint8_t* w2, int64_t cols, Act
 // the same rule (Qwen3-0.6B Q8_0, K = 1024 and 3072: 1485.8 with pieces of 8 everywhere, 1393.7 with
 // 16 everywhere; Qwen3-8B Q8_0: 377 with 8, 399.5 with 16; next107).
 constexpr int kShortRowBlocks = 8;
-// A format whose piece length is its template argument (Q6KStream, Q80Stream): by that rule.
-template <template <int> class F>
-cudaError_t launch_by_row(const StreamArgs& a, GemvOut out, cudaStream_t s, bool* taken) {
-  return a.cols / F<16>::kBlockElems <= kShortRowBlocks ? launch_format<F<8>>(a, out, s, taken)
-                                                        : launch_format<F<16>>(a, out, s, taken);
-}
 
 // The dispatch table of the streamed family: one entry per format.
 // The int8 formats the streamed kernel takes (Q6_K one matrix only: its gate-up streamed made a Q6_K
@@ -599,8 +602,12 @@ cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, i
   switch (type) {
     case kQ4_K: return launch_format<KQuantStream<false>>(a, out, s, taken);
     case kQ5_K: return launch_format<KQuantStream<true>>(a, out, s, taken);
-    case kQ6_K: return launch_by_row<Q6KStream>(a, out, s, taken);
-    case kQ8_0: return launch_by_row<Q80Stream>(a, out, s, taken);
+    case kQ6_K: return cols / Q6KStream<16>::kBlockElems <= kShortRowBlocks
+                           ? launch_format<Q6KStream<8>>(a, out, s, taken)
+                           : launch_format<Q6KStream<16>>(a, out, s, taken);
+    case kQ8_0: return cols / Q80Stream<16>::kBlockElems <= kShortRowBlocks
+                           ? launch_format<Q80Stream<8>>(a, out, s, taken)
+                           : launch_format<Q80Stream<16>>(a, out, s, taken);
     default: return cudaSuccess;
   }
 }
