@@ -492,6 +492,13 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
       const int bb = slot_b + kBlocksPerStep * u;
       if (bb < it.nb) ahead[u] = F::load_act(x, int64_t{it.kc} * kChunk + bb, sub);
     }
+    // An add launch's old output (the residual, written kernels ago) of a row this item completes,
+    // read before the stage's wait: its L2 round trip runs beside the wait and the sums instead of
+    // after them (the last items' epilogues end the launch, and the next kernel waits for that).
+    float y_old = 0.0f;
+    if constexpr (kOut == GemvOut::kAdd)
+      if (it.kc == chunks - 1 && lane == 0 && warp < it.nr)
+        y_old = (it.s == 0 ? a.seg.y[0] : it.s == 1 ? a.seg.y[1] : a.seg.y[2])[it.r0 + warp];
     mbar_wait(&full[slot], cc.phase);
     if (warp < it.nr) {
       const uint8_t* stage = ring + slot * kStage + warp * kPiece;
@@ -515,7 +522,7 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
           if (lane == 0) y[row] = gate_activation(g, a.act) * u;
         } else {
           const float v = warp_sum(acc[0]);
-          if (lane == 0) y[row] = kOut == GemvOut::kAdd ? y[row] + v : v;
+          if (lane == 0) y[row] = kOut == GemvOut::kAdd ? y_old + v : v;
         }
 #pragma unroll
         for (int m = 0; m < kMats; ++m) acc[m] = 0.0f;
