@@ -458,19 +458,9 @@ __host__ __device__ constexpr int64_t staged_bytes(int64_t cols, int nt) { retur
 __device__ __forceinline__ void stage_act(ActQ8& x, int64_t cols, int nt) {
   extern __shared__ int4 staged[];
   if (staged_bytes(cols, nt) <= kMaxStagedBytes) {
-    // A thread's int8 quads and (d, d sum q) pairs in one L2 round trip (q16 quads, q16 / 2 pairs:
-    // pair i travels with quad i); as two loops the pairs' loads waited for the quads' stores.
     const int64_t q16 = nt * cols / 16;  // int4 units of the int8 part (cols % 32 == 0)
-    const int4* src_q = reinterpret_cast<const int4*>(x.q);
-    float2* dst_ds = reinterpret_cast<float2*>(staged + q16);
-    for (int64_t i = threadIdx.x; i < q16; i += kThreads) {
-      const int4 q = __ldg(src_q + i);
-      const bool pair = i < q16 / 2;
-      float2 ds{};
-      if (pair) ds = __ldg(x.ds + i);
-      staged[i] = q;
-      if (pair) dst_ds[i] = ds;
-    }
+    stage_q8_rows<kThreads>(staged, reinterpret_cast<float2*>(staged + q16), x.q, x.ds, q16,
+                            [](int64_t i) { return i; });
     __syncthreads();
     x = ActQ8{reinterpret_cast<const int8_t*>(staged), reinterpret_cast<const float2*>(staged + q16)};
   }

@@ -441,23 +441,13 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   }
   pdl_begin();
   // The activations into shared memory behind the ring (every warp reads all of them; none for
-  // the f32 activations of F16 / BF16): a thread's int8 quads and (d, d sum q) pairs loaded in one
-  // round trip (K / 16 quads, K / 32 pairs: pair i travels with quad i). As two loops, the pairs'
-  // loads issued only after the quads' stores, which wait for their loads: two L2 round trips
-  // (~0.4 us each) between the PDL wait and the first sum of every launch. Q8_0 keeps the two
+  // the f32 activations of F16 / BF16), in one L2 round trip (stage_q8_rows). Q8_0 keeps the two
   // loops (kOneTripStaging, measured there).
   int4* act = reinterpret_cast<int4*>(ring + a.stages * kStage);
   const int64_t q16 = F::kF32Act ? 0 : a.cols / 16;
   float2* act_ds = reinterpret_cast<float2*>(act + q16);
   if constexpr (F::kOneTripStaging) {
-    for (int64_t i = threadIdx.x; i < q16; i += kStreamThreads) {
-      const int4 q = __ldg(reinterpret_cast<const int4*>(a.x.q) + i);
-      const bool pair = i < q16 / 2;
-      float2 ds{};
-      if (pair) ds = __ldg(a.x.ds + i);
-      act[F::act_slot(i)] = q;
-      if (pair) act_ds[i] = ds;
-    }
+    stage_q8_rows<kStreamThreads>(act, act_ds, a.x.q, a.x.ds, q16, [](int64_t i) { return F::act_slot(i); });
   } else {
     for (int64_t i = threadIdx.x; i < q16; i += kStreamThreads) act[F::act_slot(i)] = __ldg(reinterpret_cast<const int4*>(a.x.q) + i);
     for (int64_t i = threadIdx.x; i < q16 / 2; i += kStreamThreads) act_ds[i] = __ldg(a.x.ds + i);

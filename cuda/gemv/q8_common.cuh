@@ -22,6 +22,24 @@ __device__ __forceinline__ int dp4a4(int a0, int a1, int a2, int a3, const int4&
   return __dp4a(a3, x.w, acc);
 }
 
+// The int8 activation rows into shared memory: n16 int4 of quads (quad i to dst_q[slot(i)]) and
+// n16 / 2 (d, d sum q) pairs (pair i to dst_ds[i]), a thread's pair i loaded with its quad i in one
+// loop. As two loops, the pairs' loads issued only after the quads' stores, which wait for their
+// loads: two L2 round trips between a launch's PDL wait and its first sum (~0.4 us each).
+template <int kCtaThreads, class Slot>
+__device__ __forceinline__ void stage_q8_rows(int4* dst_q, float2* dst_ds, const int8_t* q, const float2* ds,
+                                              int64_t n16, Slot slot) {
+  const int4* src_q = reinterpret_cast<const int4*>(q);
+  for (int64_t i = threadIdx.x; i < n16; i += kCtaThreads) {
+    const int4 qv = __ldg(src_q + i);
+    const bool pair = i < n16 / 2;
+    float2 dv{};
+    if (pair) dv = __ldg(ds + i);
+    dst_q[slot(i)] = qv;
+    if (pair) dst_ds[i] = dv;
+  }
+}
+
 // Activations of token t: 16 (8) int8 at column c, and block k's (d, d * sum q). Plain (generic)
 // loads: x points into shared memory when the CTA staged it there (see the kernel shell).
 __device__ __forceinline__ int4 act16(const ActQ8& x, int64_t cols, int t, int64_t c) {
