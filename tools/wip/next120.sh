@@ -1,7 +1,7 @@
 #!/bin/bash
 # next120 (carry .carry only): bash tools/wip/next120.sh SHA  (timeout 560)
-# new = wip/stage-ahead SHA (from main b14b0ac), packed from its clean HEAD; base = main's bench. Pack first (next119's
-# programs out): rm .carry/bins/new--*; git checkout wip/stage-ahead && tools/wip/pack-bins.sh new HEAD bw24-bench
+# new = wip/stage-ahead2 SHA (from main 2c70fac), packed from its clean HEAD; base = main's bench. Pack first (next119's
+# programs out): rm .carry/bins/new--*; git checkout wip/stage-ahead2 && tools/wip/pack-bins.sh new HEAD bw24-bench
 # bw24-kernel-check libbw24.so.0 tests/bw24_model_tests tests/bw24_gpu_vs_cpu_tests (base--bw24-bench stays).
 # One change: the int8 activation staging (streamed kernel, warp-per-row stage_act) through stage_q8_rows: up to six
 # quads and pairs a thread loaded before any store (a warp-uniform bound and a __syncwarp keep ptxas from pulling a
