@@ -76,10 +76,12 @@ __global__ void rmsnorm_q8_kernel(float* y, int8_t* q, float2* ds, const float* 
   pdl_begin();
   const size_t r = blockIdx.y;
   const float* xr = x + r * n;
+  // The lane's own element loaded beside the sum's loads, not after the sum: read there, its L2
+  // round trip (~0.5 us) came after the one the sum of squares waits for.
+  const int i = 32 * blk + lane;
+  float v = blk < n / 32 ? xr[i] : 0.0f;
   const float inv = w ? row_inv_rms(xr, n, eps) : 1.0f;
   if (blk < n / 32) {
-    const int i = 32 * blk + lane;
-    float v = xr[i];
     if (w) v = v * inv * ws;
     if (y) y[r * n + i] = v;
     float amax = warp_max(fabsf(v));
