@@ -608,12 +608,35 @@ __global__ void __launch_bounds__(kThreads, 4) gemv_q8_combine_kernel(const uint
   const int64_t row = int64_t{blockIdx.x} * kRows, blocks = cols / F::kBlockElems, n_blocks = rows * blocks;
   pdl_begin();  // the experts come from the router's output
   const int64_t pair0 = int64_t{t} * k;
+  // Everything the warps and the epilogue read besides the activations is loaded here, beside the
+  // staging's loads: the pair's expert, the routing weights and, for threads 0-3, the residual and
+  // the shared expert's output and gate. Read after the staging and the sums, as before, each was
+  // one more L2 round trip between the wait and the output. The epilogue's values wait in shared
+  // memory (stored after the staging), not in registers across the dot (64 a thread at most here).
+  __shared__ float epi_w[kMoeMaxUsed], epi_resid[kRows], epi_shared[kRows], epi_gate;
+  const int64_t expert = warp < k ? route.ids[pair0 + warp] : 0;
+  const int64_t out_i = int64_t{t} * rows + row + (threadIdx.x < kRows ? threadIdx.x : 0);
+  const float wv = static_cast<int>(threadIdx.x) < k ? c.weights[pair0 + threadIdx.x] : 0.0f;
+  float resid = 0.0f, shared = 0.0f, gate = 0.0f;
+  if (threadIdx.x < kRows) {
+    resid = c.x[out_i];
+    if (c.shared_out) {
+      shared = c.shared_out[out_i];
+      gate = c.shared_gate[t];
+    }
+  }
   x.q += pair0 * cols;
   x.ds += pair0 * (cols / 32);
   stage_act(x, cols, k);  // the token's k activation rows
+  if (static_cast<int>(threadIdx.x) < k) epi_w[threadIdx.x] = wv;
+  if (threadIdx.x < kRows) {
+    epi_resid[threadIdx.x] = resid;
+    epi_shared[threadIdx.x] = shared;
+    if (threadIdx.x == 0) epi_gate = gate;
+  }
   if (warp < k) {
     const int j = warp;
-    const uint8_t* base = w + route.ids[pair0 + j] * route.expert_bytes;
+    const uint8_t* base = w + expert * route.expert_bytes;
     const uint8_t* wj[kRows] = {base, base, base, base};
     const ActQ8 xj{x.q + j * cols, x.ds + j * (cols / 32)};
     float acc[kRows][1] = {};
@@ -627,10 +650,8 @@ __global__ void __launch_bounds__(kThreads, 4) gemv_q8_combine_kernel(const uint
   __syncthreads();
   if (threadIdx.x < kRows) {
     const int m = threadIdx.x;
-    const int64_t i = int64_t{t} * rows + row + m;
-    c.x[i] = moe_combine_value(
-        c.x[i], c.weights + pair0, [&](int j) { return value[j][m]; }, k, c.shared_out ? c.shared_out + i : nullptr,
-        c.shared_out ? c.shared_gate[t] : 0.0f);
+    c.x[out_i] = moe_combine_value(
+        epi_resid[m], epi_w, [&](int j) { return value[j][m]; }, k, c.shared_out ? &epi_shared[m] : nullptr, epi_gate);
   }
 }
 
