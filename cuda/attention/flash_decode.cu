@@ -412,9 +412,9 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
 // head, token): O = sum_s e^(m_s - M) O_s / L, L = sum_s e^(m_s - M) l_s, over the visible splits
 // only (the grid covers n_ctx). Every warp finds (M, L) itself (lanes over the splits, an online
 // max / rescaled sum, then a butterfly: the same order in every warp, so the same values); warp w
-// then sums splits lo + w + 8 k, lanes over the row (D / 32 elements), four splits' loads issued
-// before any is used (32 splits in flight a CTA), and the eight warps' rows are added in a fixed
-// order. The previous form, a thread per element walking the splits four at a time, waited ~9 L2
+// then sums splits lo + w + 8 k, lanes over the row (D / 32 elements), six splits' loads issued
+// before any is used (48 splits in flight a CTA, the first six beside the (M, L) loads), and the
+// eight warps' rows are added in a fixed order. The previous form, a thread per element walking the splits four at a time, waited ~9 L2
 // round trips at depth 4096 (33 splits): 8.8 us a Qwen3-8B layer (nsys, 06367c5), more than the
 // split kernel's 11 us of reading 16.8 MB of cache beyond depth 0.
 __device__ __forceinline__ void ml_combine(float& m, float& l, float om, float ol) {
@@ -426,29 +426,25 @@ __device__ __forceinline__ void ml_combine(float& m, float& l, float om, float o
 template <int D>
 __global__ void __launch_bounds__(kThreads) merge_kernel(float* out, const float* part_o, const float2* part_ml,
                                                          int n_head, int n_splits, DevicePos pos, int window, OutEpilogue ep) {
-  constexpr int kPer = D / 32, kUnroll = 4;
+  constexpr int kPer = D / 32, kRun = 6, kMlLoads = 4;
   __shared__ float red[kWarps][D];
-  pdl_begin();
   const int h = blockIdx.x, t = blockIdx.y, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t slot0 = (int64_t{t} * n_head + h) * n_splits;
+  // The position before the wait (split_kernel's reason: the step's host copy writes pos.dev); the
+  // early return after it, so that this grid completes only after the split kernel has (the next
+  // kernel's wait covers split_kernel's partials and O through this grid's completion).
   const Visible vis = visible_splits(pos.base + t + (pos.dev ? *pos.dev : 0), window, n_splits);
+  pdl_begin();
   if (vis.end - vis.lo <= kInlineMergeSplits) return;  // split_kernel merged (or wrote O)
-  float m = -INFINITY, l = 0.0f;  // an empty split (l = 0: none of its keys in range) adds nothing
-  for (int s = vis.lo + lane; s < vis.end; s += 32) {
-    const float2 v = __ldcg(&part_ml[slot0 + s]);
-    if (v.y > 0) ml_combine(m, l, v.x, v.y);
-  }
+  // A run: kRun splits of this warp (lo + warp + 8 u), their (m, l) and the lane's kPer elements
+  // of O_s, every load issued before any is used. The first run goes out here, beside the (M, L)
+  // loads below, which it does not need: at depth 4096 (33-34 splits) one L2 round trip for the
+  // whole merge, where loading it after (M, L), and (M, L) a pair at a time, took about five.
+  float2 v[kRun];
+  float po[kRun][kPer];
+  auto load_run = [&](int s0) {
 #pragma unroll
-  for (int o = 16; o > 0; o /= 2) {
-    const float om = __shfl_xor_sync(0xffffffffu, m, o), ol = __shfl_xor_sync(0xffffffffu, l, o);
-    ml_combine(m, l, om, ol);
-  }
-  float acc[kPer] = {};
-  for (int s0 = vis.lo + warp; s0 < vis.end; s0 += kWarps * kUnroll) {
-    float2 v[kUnroll];
-    float po[kUnroll][kPer];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
+    for (int u = 0; u < kRun; ++u) {
       const int s = s0 + kWarps * u;
       v[u] = s < vis.end ? __ldcg(&part_ml[slot0 + s]) : make_float2(0.0f, 0.0f);
 #pragma unroll
@@ -459,12 +455,38 @@ __global__ void __launch_bounds__(kThreads) merge_kernel(float* out, const float
         po[u][e + 1] = x.y;
       }
     }
+  };
+  load_run(vis.lo + warp);  // more than kInlineMergeSplits splits: every warp has one
+  // (M, L): a lane's splits lo + lane + 32 i, kMlLoads loaded before any is combined (the same
+  // order of combines as one at a time, so the same values).
+  float m = -INFINITY, l = 0.0f;  // an empty split (l = 0: none of its keys in range) adds nothing
+  for (int s0 = vis.lo + lane; s0 < vis.end; s0 += 32 * kMlLoads) {
+    float2 ml[kMlLoads];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
+    for (int u = 0; u < kMlLoads; ++u) {
+      const int s = s0 + 32 * u;
+      ml[u] = s < vis.end ? __ldcg(&part_ml[slot0 + s]) : make_float2(0.0f, 0.0f);
+    }
+#pragma unroll
+    for (int u = 0; u < kMlLoads; ++u)
+      if (ml[u].y > 0) ml_combine(m, l, ml[u].x, ml[u].y);
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2) {
+    const float om = __shfl_xor_sync(0xffffffffu, m, o), ol = __shfl_xor_sync(0xffffffffu, l, o);
+    ml_combine(m, l, om, ol);
+  }
+  float acc[kPer] = {};
+  for (int s0 = vis.lo + warp;;) {
+#pragma unroll
+    for (int u = 0; u < kRun; ++u) {
       const float w = v[u].y > 0 ? expf(v[u].x - m) : 0.0f;
 #pragma unroll
       for (int e = 0; e < kPer; ++e) acc[e] += v[u].y > 0 ? w * po[u][e] : 0.0f;
     }
+    s0 += kWarps * kRun;
+    if (s0 >= vis.end) break;
+    load_run(s0);
   }
 #pragma unroll
   for (int e = 0; e < kPer; ++e) red[warp][lane * kPer + e] = acc[e];

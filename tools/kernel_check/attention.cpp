@@ -241,13 +241,14 @@ void check_qk_rope(std::mt19937& rng, Result& r) {
 
 // Decode attention against ref::attend_head, GQA, causal, windowed, every cache type (the
 // reference reads the same rounded values): version 1 (any head size) and split-K flash decode
-// (64/128/256, across split boundaries).
+// (64/128/256, across split boundaries; position 17,000, 133 visible splits, walks the merge
+// kernel's later (m, l) rounds and runs of partials).
 void check_attention(std::mt19937& rng, Result& r) {
   for (AttnCase c : {AttnCase{32, 8, 128, 0, 1, 0}, AttnCase{32, 8, 128, 700, 1, 0}, AttnCase{32, 8, 128, 300, 8, 0},
                      AttnCase{32, 4, 128, 50, 1, 0}, AttnCase{16, 4, 256, 90, 3, 0},
                      AttnCase{4, 1, 256, 1000, 3, 512}, AttnCase{6, 2, 80, 37, 2, 0}, AttnCase{16, 2, 64, 4095, 2, 0},
                      AttnCase{64, 8, 128, 1536, 1, 300}, AttnCase{32, 8, 128, 4200, 1, 0},
-                     AttnCase{8, 2, 256, 2100, 2, 0}}) {
+                     AttnCase{8, 2, 256, 2100, 2, 0}, AttnCase{8, 2, 128, 17000, 1, 0}}) {
     for (const KvPair& kv : kKvPairs) {
       if (kv.blocked() && c.D % 32 != 0) continue;
       const int n_ctx = static_cast<int>(c.pos0) + c.nt + 100;  // slack: splits past the end
