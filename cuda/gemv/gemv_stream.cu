@@ -111,7 +111,7 @@ struct StagedAct {
 // it); kPlaneAlign (blocks per row must be a multiple of it for the small planes' copies to stay
 // 16-byte multiples); Act + load_act (the lane's activations of block b, from shared memory staged
 // with act_slot: where int4 i of the activation row is put); dot (the lane's part of
-// block bb of a piece); kOneTripStaging (the kernel's activation staging as one loop, see there).
+// block bb of a piece).
 // ---------------------------------------------------------------------------------------------
 
 // Q4_K / Q5_K: lane c of a block's four takes the sub-block pair 2c, 2c + 1: the 32 quant bytes
@@ -120,7 +120,7 @@ struct StagedAct {
 // the budget of ~2, kernels-hopper.md §1.3).
 template <bool kFifth>
 struct KQuantStream {
-  static constexpr bool kF32Act = false, kOneTripStaging = true;
+  static constexpr bool kF32Act = false;
   static constexpr int kBlockElems = 256, kChunk = 16, kLanes = 4, kPlanes = 1, kPlaneAlign = 1;
   __host__ __device__ static constexpr int plane_bytes(int) { return kFifth ? 176 : 144; }
   static constexpr int kQs = kFifth ? 48 : 16;
@@ -182,7 +182,7 @@ struct KQuantStream {
 // 128n + 32j + l, j = 0..3, scale 8n + 2j + l0 / 16); w = d sc (q - 32).
 template <int kChunkBlocks>
 struct Q6KStream {
-  static constexpr bool kF32Act = false, kOneTripStaging = true;
+  static constexpr bool kF32Act = false;
   static constexpr int kBlockElems = 256, kChunk = kChunkBlocks, kLanes = 8, kPlanes = 4, kPlaneAlign = 8;
   __host__ __device__ static constexpr int plane_bytes(int p) { return p == 0 ? 128 : p == 1 ? 64 : p == 2 ? 16 : 2; }
   struct Act {
@@ -242,9 +242,7 @@ struct Q6KStream {
 // so load k (piece k ^ f) is in block 2c + (k / 2 ^ b % 2).
 template <int kChunkBlocks>
 struct Q80Stream {
-  // Two staging loops: with one, this kernel compiled to 64 / 56 registers (from 72) and Qwen3-8B
-  // Q8_0 decoded 0.9 % slower (next112: 398.4 against 402.0 tok/s).
-  static constexpr bool kF32Act = false, kOneTripStaging = false;
+  static constexpr bool kF32Act = false;
   static constexpr int kBlockElems = 256, kChunk = kChunkBlocks, kLanes = 4, kPlanes = 2, kPlaneAlign = 1;
   __host__ __device__ static constexpr int plane_bytes(int p) { return p == 0 ? 256 : 16; }
   using Act = KQuantStream<false>::Act;  // lo: loads 0-1, hi: loads 2-3
@@ -277,7 +275,7 @@ struct Q80Stream {
 // order inside a 16-byte piece.
 template <bool kBf16>
 struct HalfStream {
-  static constexpr bool kF32Act = true, kOneTripStaging = false;  // nothing staged
+  static constexpr bool kF32Act = true;  // nothing staged
   static constexpr int kBlockElems = 256, kChunk = 4, kLanes = 32, kPlanes = 1, kPlaneAlign = 1;
   __host__ __device__ static constexpr int plane_bytes(int) { return 512; }
   __device__ static int64_t act_slot(int64_t i) { return i; }
@@ -441,17 +439,11 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   }
   pdl_begin();
   // The activations into shared memory behind the ring (every warp reads all of them; none for
-  // the f32 activations of F16 / BF16), in one L2 round trip (stage_q8_rows). Q8_0 keeps the two
-  // loops (kOneTripStaging, measured there).
+  // the f32 activations of F16 / BF16), in one L2 round trip (stage_q8_rows).
   int4* act = reinterpret_cast<int4*>(ring + a.stages * kStage);
   const int64_t q16 = F::kF32Act ? 0 : a.cols / 16;
   float2* act_ds = reinterpret_cast<float2*>(act + q16);
-  if constexpr (F::kOneTripStaging) {
-    stage_q8_rows<kStreamThreads>(act, act_ds, a.x.q, a.x.ds, q16, [](int64_t i) { return F::act_slot(i); });
-  } else {
-    for (int64_t i = threadIdx.x; i < q16; i += kStreamThreads) act[F::act_slot(i)] = __ldg(reinterpret_cast<const int4*>(a.x.q) + i);
-    for (int64_t i = threadIdx.x; i < q16 / 2; i += kStreamThreads) act_ds[i] = __ldg(a.x.ds + i);
-  }
+  stage_q8_rows<kStreamThreads>(act, act_ds, a.x.q, a.x.ds, q16, [](int64_t i) { return F::act_slot(i); });
   __syncthreads();  // the activations, and the barriers' initialisation, seen by every warp
   if (warp == kProducer) {  // refill stage i % stages once the consumers released item i - stages
     for (int i = a.stages; i < items; ++i, pc.next(chunks, a.stages, g_step)) {

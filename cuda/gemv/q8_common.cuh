@@ -23,20 +23,50 @@ __device__ __forceinline__ int dp4a4(int a0, int a1, int a2, int a3, const int4&
 }
 
 // The int8 activation rows into shared memory: n16 int4 of quads (quad i to dst_q[slot(i)]) and
-// n16 / 2 (d, d sum q) pairs (pair i to dst_ds[i]), a thread's pair i loaded with its quad i in one
-// loop. As two loops, the pairs' loads issued only after the quads' stores, which wait for their
-// loads: two L2 round trips between a launch's PDL wait and its first sum (~0.4 us each).
-template <int kCtaThreads, class Slot>
+// n16 / 2 (d, d sum q) pairs (pair i to dst_ds[i]). A thread loads up to kAhead quads and their
+// pairs before it stores any: one L2 round trip (~0.4 us) between a launch's PDL wait and its first
+// sum up to kAhead x kCtaThreads quads (K = 27,648 at 288 threads). A load-then-store loop paid one
+// a pass: ptxas peels a remainder loop that runs an iteration at a time, so the streamed kernel's
+// K = 12,288 launches (three quads a thread) staged in three round trips, and the pairs loaded in a
+// second loop after the quads' stores paid one more. The rounds' bound is the same for the whole
+// CTA, and the __syncwarp keeps ptxas from pulling a store (which waits for its load) up among the
+// loads. kAhead = 1 is the plain loop (registers for launches whose rows fit one pass).
+template <int kCtaThreads, int kAhead = 6, class Slot>
 __device__ __forceinline__ void stage_q8_rows(int4* dst_q, float2* dst_ds, const int8_t* q, const float2* ds,
                                               int64_t n16, Slot slot) {
   const int4* src_q = reinterpret_cast<const int4*>(q);
-  for (int64_t i = threadIdx.x; i < n16; i += kCtaThreads) {
-    const int4 qv = __ldg(src_q + i);
-    const bool pair = i < n16 / 2;
-    float2 dv{};
-    if (pair) dv = __ldg(ds + i);
-    dst_q[slot(i)] = qv;
-    if (pair) dst_ds[i] = dv;
+  const int64_t n_pairs = n16 / 2;
+  if constexpr (kAhead == 1) {  // a quad and its pair a pass, as many passes as it takes
+    for (int64_t i = threadIdx.x; i < n16; i += kCtaThreads) {
+      const int4 qv = __ldg(src_q + i);
+      const bool pair = i < n_pairs;
+      float2 dv{};
+      if (pair) dv = __ldg(ds + i);
+      dst_q[slot(i)] = qv;
+      if (pair) dst_ds[i] = dv;
+    }
+  } else {
+    for (int64_t base = 0; base < n16; base += int64_t{kAhead} * kCtaThreads) {
+      int4 qv[kAhead];
+      float2 dv[kAhead];
+#pragma unroll
+      for (int u = 0; u < kAhead; ++u) {
+        const int64_t i = base + u * kCtaThreads + threadIdx.x;
+        if (base + u * kCtaThreads < n16) {  // the same for every thread of the CTA
+          if (i < n16) qv[u] = __ldg(src_q + i);
+          if (i < n_pairs) dv[u] = __ldg(ds + i);
+        }
+      }
+      __syncwarp();
+#pragma unroll
+      for (int u = 0; u < kAhead; ++u) {
+        const int64_t i = base + u * kCtaThreads + threadIdx.x;
+        if (base + u * kCtaThreads < n16) {
+          if (i < n16) dst_q[slot(i)] = qv[u];
+          if (i < n_pairs) dst_ds[i] = dv[u];
+        }
+      }
+    }
   }
 }
 
