@@ -148,52 +148,25 @@ __device__ __forceinline__ void load_pairs(const KvFp8& p, float (&v)[n]) {
   for (int e = 0; e < n; ++e) v[e] = fp8_e4m3_value(p.p[p.e + e]);
 }
 
-// The four int8 of a word as exact floats, without I2F: on sm_90 a conversion issues at 16 a clock
-// an SM, a quarter of FADD's rate, and a q8_0 cache converts every element it reads (at depth 4096
-// ~300 M a Qwen3-8B token, ~70 us of I2F issue). Byte b, its sign bit flipped (u = b + 128), is put
-// under the exponent of 2^23 by a byte permute: that float is 2^23 + u, and subtracting 2^23 + 128
-// leaves b exactly. PRMT and FADD instead of I2F; the same values.
-__device__ __forceinline__ void s8x4_to_float(uint32_t w, float (&f)[4]) {
-  const uint32_t u = w ^ 0x80808080u;
-#pragma unroll
-  for (int i = 0; i < 4; ++i) f[i] = __uint_as_float(__byte_perm(u, 0x4B000000u, 0x7540u | i)) - 8388736.0f;
-}
-
 // 8 q8_0 elements from their 8 quant bytes as loaded and their block's scale (load8, and flash
 // decode's keys loaded early).
 __device__ __forceinline__ void unpack8_q8(int2 raw, __half d, float (&v)[8]) {
+  const int8_t* b = reinterpret_cast<const int8_t*>(&raw);
   const float s = __half2float(d);
-  float lo[4], hi[4];
-  s8x4_to_float(static_cast<uint32_t>(raw.x), lo);
-  s8x4_to_float(static_cast<uint32_t>(raw.y), hi);
 #pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    v[i] = s * lo[i];
-    v[i + 4] = s * hi[i];
-  }
+  for (int i = 0; i < 8; ++i) v[i] = s * b[i];
 }
 __device__ __forceinline__ void load8(const KvQ8& p, float (&v)[8]) {
   unpack8_q8(*reinterpret_cast<const int2*>(p.q + p.e), p.d[p.e >> 5], v);
 }
-// n a multiple of 4: a word a load (e is a multiple of n), else char2 loads.
 template <int n>
 __device__ __forceinline__ void load_pairs(const KvQ8& p, float (&v)[n]) {
   const float s = __half2float(p.d[p.e >> 5]);
-  if constexpr (n % 4 == 0) {
 #pragma unroll
-    for (int e = 0; e < n; e += 4) {
-      float f[4];
-      s8x4_to_float(*reinterpret_cast<const uint32_t*>(p.q + p.e + e), f);
-#pragma unroll
-      for (int i = 0; i < 4; ++i) v[e + i] = s * f[i];
-    }
-  } else {
-#pragma unroll
-    for (int e = 0; e < n; e += 2) {
-      const char2 c = *reinterpret_cast<const char2*>(p.q + p.e + e);
-      v[e] = s * c.x;
-      v[e + 1] = s * c.y;
-    }
+  for (int e = 0; e < n; e += 2) {
+    const char2 c = *reinterpret_cast<const char2*>(p.q + p.e + e);
+    v[e] = s * c.x;
+    v[e + 1] = s * c.y;
   }
 }
 

@@ -454,18 +454,16 @@ __host__ __device__ constexpr int64_t staged_bytes(int64_t cols, int nt) { retur
 
 // The nt activation rows of x (int8 and their (d, d sum q) pairs) into the CTA's dynamic shared
 // memory where they fit (kMaxStagedBytes; the launch sized it), and x pointed there: every warp
-// reads all of them. Both kernel shells below call it. kStageAhead: the quads a thread loads before
-// it stores (stage_q8_rows). The warp-per-row kernel keeps the plain loop (1): six for every
-// instance raised the one-token routed gate-up from 64 to 78 registers (4 -> 3 CTAs an SM) and
-// Qwen3-30B-A3B decoded 2.9 % slower (next121); the multi-token instances' registers moved too,
-// unmeasured. The combine's k rows of the 30B (8 x 768) take two passes: two ahead.
-template <int kStageAhead>
+// reads all of them. Both kernel shells below call it. The plain loop (stage_q8_rows one ahead):
+// six ahead took the one-token routed gate-up from 64 to 78 registers (4 -> 3 CTAs an SM), and two
+// in the combine (its 8 x 768 rows take 1.5 passes) measured no different from one (next122 /
+// next123); the multi-token rows, up to 8 x 4096, are unmeasured either way.
 __device__ __forceinline__ void stage_act(ActQ8& x, int64_t cols, int nt) {
   extern __shared__ int4 staged[];
   if (staged_bytes(cols, nt) <= kMaxStagedBytes) {
     const int64_t q16 = nt * cols / 16;  // int4 units of the int8 part (cols % 32 == 0)
-    stage_q8_rows<kThreads, kStageAhead>(staged, reinterpret_cast<float2*>(staged + q16), x.q, x.ds, q16,
-                                         [](int64_t i) { return i; });
+    stage_q8_rows<kThreads, 1>(staged, reinterpret_cast<float2*>(staged + q16), x.q, x.ds, q16,
+                               [](int64_t i) { return i; });
     __syncthreads();
     x = ActQ8{reinterpret_cast<const int8_t*>(staged), reinterpret_cast<const float2*>(staged + q16)};
   }
@@ -511,7 +509,7 @@ __global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const u
     x.q += xr * cols;
     x.ds += xr * (cols / 32);
   }
-  stage_act<1>(x, cols, nt);
+  stage_act(x, cols, nt);
   if (row >= rows) return;
   float acc[kMats][nt] = {};
   F::template row_dot<nt, kMats, kRows>(w, n_blocks, row, blocks, x, cols, lane, acc);
@@ -632,7 +630,7 @@ __global__ void __launch_bounds__(kThreads, 4) gemv_q8_combine_kernel(const uint
   }
   x.q += pair0 * cols;
   x.ds += pair0 * (cols / 32);
-  stage_act<2>(x, cols, k);  // the token's k activation rows
+  stage_act(x, cols, k);  // the token's k activation rows
   if (static_cast<int>(threadIdx.x) < k) epi_w[threadIdx.x] = wv;
   if (threadIdx.x < kRows) {
     epi_resid[threadIdx.x] = resid;

@@ -31,7 +31,7 @@ __device__ __forceinline__ int dp4a4(int a0, int a1, int a2, int a3, const int4&
 // second loop after the quads' stores paid one more. The rounds' bound is the same for the whole
 // CTA, and the __syncwarp keeps ptxas from pulling a store (which waits for its load) up among the
 // loads. kAhead = 1 is the plain loop (registers for launches whose rows fit one pass).
-template <int kCtaThreads, int kAhead = 6, class Slot>
+template <int kCtaThreads, int kAhead, class Slot>
 __device__ __forceinline__ void stage_q8_rows(int4* dst_q, float2* dst_ds, const int8_t* q, const float2* ds,
                                               int64_t n16, Slot slot) {
   const int4* src_q = reinterpret_cast<const int4*>(q);
