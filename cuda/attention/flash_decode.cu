@@ -414,9 +414,10 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
 // max / rescaled sum, then a butterfly: the same order in every warp, so the same values); warp w
 // then sums splits lo + w + 8 k, lanes over the row (D / 32 elements), six splits' loads issued
 // before any is used (48 splits in flight a CTA, the first six beside the (M, L) loads), and the
-// eight warps' rows are added in a fixed order. The previous form, a thread per element walking the splits four at a time, waited ~9 L2
-// round trips at depth 4096 (33 splits): 8.8 us a Qwen3-8B layer (nsys, 06367c5), more than the
-// split kernel's 11 us of reading 16.8 MB of cache beyond depth 0.
+// eight warps' rows are added in a fixed order. The previous form, a thread per element walking
+// the splits four at a time, waited ~9 L2 round trips at depth 4096 (33 splits): 8.8 us a Qwen3-8B
+// layer (nsys, 06367c5), more than the split kernel's 11 us of reading 16.8 MB of cache beyond
+// depth 0.
 __device__ __forceinline__ void ml_combine(float& m, float& l, float om, float ol) {
   const float nm = fmaxf(m, om);
   if (nm == -INFINITY) return;  // both empty

@@ -447,10 +447,11 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   // trip); where they fit one (every Qwen3-30B-A3B launch, the K = 4096 ones) the plain loop, whose
   // kernel measured 526.9 / 528.0 tok/s on Qwen3-30B-A3B against 512.6 / 517.6 with six ahead for
   // every launch (next123).
+  const auto slot_of = [](int64_t i) { return F::act_slot(i); };
   if (q16 <= kStreamThreads)
-    stage_q8_rows<kStreamThreads, 1>(act, act_ds, a.x.q, a.x.ds, q16, [](int64_t i) { return F::act_slot(i); });
+    stage_q8_rows<kStreamThreads, 1>(act, act_ds, a.x.q, a.x.ds, q16, slot_of);
   else
-    stage_q8_rows<kStreamThreads, 6>(act, act_ds, a.x.q, a.x.ds, q16, [](int64_t i) { return F::act_slot(i); });
+    stage_q8_rows<kStreamThreads, 6>(act, act_ds, a.x.q, a.x.ds, q16, slot_of);
   __syncthreads();  // the activations, and the barriers' initialisation, seen by every warp
   if (warp == kProducer) {  // refill stage i % stages once the consumers released item i - stages
     for (int i = a.stages; i < items; ++i, pc.next(chunks, a.stages, g_step)) {
