@@ -4,20 +4,22 @@
 //
 // Layouts as the int8 GEMV reads them (cuda/gemv/gemv_q8.cu, lib/quant/repack.h): planes for
 // Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q6_K, IQ4_XS (plane p of a tensor of N blocks starts at N * bytes
-// before it), file layout for Q4_K and Q5_K. gb = row * blocks_per_row + block indexes a block.
+// before it; Q6_K's planes cut by tiles, cuda/common/q6k_tiles.cuh), file layout for Q4_K and Q5_K.
+// gb = row * blocks_per_row + block indexes a block.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include "cuda/common/check.cuh"
 #include "cuda/common/ggml_types.cuh"
 #include "cuda/common/launch.cuh"
+#include "cuda/common/q6k_tiles.cuh"
 #include "cuda/gemm/expand.cuh"
 #include "cuda/gemm/gemm.cuh"
 
 namespace bw24::cuda {
 namespace {
 
-// Each format: kBlockElems, and get8(w, n_blocks, gb, e, v): weights [e, e + 8) of block gb as
+// Each format: kBlockElems, and get8(w, n_blocks, row_blocks, gb, e, v): weights [e, e + 8) of block gb as
 // floats (e a multiple of 8). A thread makes 8 outputs, one 16-byte store: a warp writes 512
 // contiguous bytes per store instruction (a thread per 32 weights with four stores at a 64-byte
 // stride measured 1.5 TB/s of writes, ncu).
@@ -26,7 +28,7 @@ __device__ __forceinline__ void bytes8(uint2 v, uint8_t* b) { *reinterpret_cast<
 
 struct Q4_0 {  // qs[16] | d. Byte j: element j (low nibble), j + 16 (high). w = (q - 8) d
   static constexpr int kBlockElems = 32;
-  __device__ static void get8(const uint8_t* w, int64_t n, int64_t gb, int e, float* v) {
+  __device__ static void get8(const uint8_t* w, int64_t n, int64_t, int64_t gb, int e, float* v) {
     uint8_t q[8];
     bytes8(load8(w + gb * 16 + (e & 15)), q);
     const float d = half_at(w + n * 16 + gb * 2);
@@ -37,7 +39,7 @@ struct Q4_0 {  // qs[16] | d. Byte j: element j (low nibble), j + 16 (high). w =
 
 struct Q4_1 {  // qs[16] | (d, m). w = q d + m
   static constexpr int kBlockElems = 32;
-  __device__ static void get8(const uint8_t* w, int64_t n, int64_t gb, int e, float* v) {
+  __device__ static void get8(const uint8_t* w, int64_t n, int64_t, int64_t gb, int e, float* v) {
     uint8_t q[8];
     bytes8(load8(w + gb * 16 + (e & 15)), q);
     const float d = half_at(w + n * 16 + gb * 4), m = half_at(w + n * 16 + gb * 4 + 2);
@@ -48,7 +50,7 @@ struct Q4_1 {  // qs[16] | (d, m). w = q d + m
 
 struct Q5_0 {  // qs[16] | qh (u32, bit j = fifth bit of element j) | d. w = (q - 16) d
   static constexpr int kBlockElems = 32;
-  __device__ static void get8(const uint8_t* w, int64_t n, int64_t gb, int e, float* v) {
+  __device__ static void get8(const uint8_t* w, int64_t n, int64_t, int64_t gb, int e, float* v) {
     uint8_t q[8];
     bytes8(load8(w + gb * 16 + (e & 15)), q);
     const uint32_t qh = __ldg(reinterpret_cast<const uint32_t*>(w + n * 16) + gb) >> e;
@@ -60,7 +62,7 @@ struct Q5_0 {  // qs[16] | qh (u32, bit j = fifth bit of element j) | d. w = (q 
 
 struct Q5_1 {  // qs[16] | qh (u32) | (d, m). w = q d + m, q in [0, 31]
   static constexpr int kBlockElems = 32;
-  __device__ static void get8(const uint8_t* w, int64_t n, int64_t gb, int e, float* v) {
+  __device__ static void get8(const uint8_t* w, int64_t n, int64_t, int64_t gb, int e, float* v) {
     uint8_t q[8];
     bytes8(load8(w + gb * 16 + (e & 15)), q);
     const uint32_t qh = __ldg(reinterpret_cast<const uint32_t*>(w + n * 16) + gb) >> e;
@@ -72,7 +74,7 @@ struct Q5_1 {  // qs[16] | qh (u32) | (d, m). w = q d + m, q in [0, 31]
 
 struct Q8_0 {  // qs[32] | d. w = q d
   static constexpr int kBlockElems = 32;
-  __device__ static void get8(const uint8_t* w, int64_t n, int64_t gb, int e, float* v) {
+  __device__ static void get8(const uint8_t* w, int64_t n, int64_t, int64_t gb, int e, float* v) {
     int8_t q[8];
     bytes8(load8(w + gb * 32 + e), reinterpret_cast<uint8_t*>(q));
     const float d = half_at(w + n * 32 + gb * 2);
@@ -87,7 +89,7 @@ struct Q8_0 {  // qs[32] | d. w = q d
 template <bool kFifth>
 struct KQuant {
   static constexpr int kBlockElems = 256;
-  __device__ static void get8(const uint8_t* w, int64_t, int64_t gb, int e, float* v) {
+  __device__ static void get8(const uint8_t* w, int64_t, int64_t, int64_t gb, int e, float* v) {
     const uint8_t* blk = w + gb * (kFifth ? 176 : 144);
     const int s = e / 32, l0 = e % 32;
     const uint4 head = __ldg(reinterpret_cast<const uint4*>(blk));
@@ -105,13 +107,14 @@ using Q5_K = KQuant<true>;
 // qh[32 half + l] bits 2j; scale index 8 half + 2j + l / 16; w = d sc (q - 32).
 struct Q6_K {
   static constexpr int kBlockElems = 256;
-  __device__ static void get8(const uint8_t* w, int64_t n, int64_t gb, int e, float* v) {
+  __device__ static void get8(const uint8_t* w, int64_t n, int64_t row_blocks, int64_t gb, int e, float* v) {
     const int s = e / 32, l0 = e % 32, half = s / 4, j = s % 4;
+    const Q6KTiles t(n, row_blocks);  // planes cut by tiles (cuda/common/q6k_tiles.cuh)
     uint8_t ql[8], qh[8];
-    bytes8(load8(w + gb * 128 + 64 * half + 32 * (j & 1) + l0), ql);
-    bytes8(load8(w + n * 128 + gb * 64 + 32 * half + l0), qh);
-    const int8_t sc = reinterpret_cast<const int8_t*>(w + n * 192)[gb * 16 + 8 * half + 2 * j + l0 / 16];
-    q6k_expand8(ql, qh, j, half_at(w + n * 208 + gb * 2) * sc, v);
+    bytes8(load8(w + t.ql(gb) + 64 * half + 32 * (j & 1) + l0), ql);
+    bytes8(load8(w + t.qh(gb) + 32 * half + l0), qh);
+    const int8_t sc = reinterpret_cast<const int8_t*>(w + t.sc(gb))[8 * half + 2 * j + l0 / 16];
+    q6k_expand8(ql, qh, j, half_at(w + t.d(gb)) * sc, v);
   }
 };
 
@@ -119,7 +122,7 @@ struct Q6_K {
 // elements j (low nibble) and j + 16 (high) as level indices; w = d (ls - 32) level.
 struct IQ4_XS {
   static constexpr int kBlockElems = 256;
-  __device__ static void get8(const uint8_t* w, int64_t n, int64_t gb, int e, float* v) {
+  __device__ static void get8(const uint8_t* w, int64_t n, int64_t, int64_t gb, int e, float* v) {
     const int ib = e / 32, l0 = e % 32;
     const uint2 q = load8(w + gb * 128 + 16 * ib + (l0 & 15));
     const uint8_t* hb = w + n * 128 + gb * 8;
@@ -137,7 +140,7 @@ struct IQ4_XS {
 template <typename H>
 struct Float16 {
   static constexpr int kBlockElems = 8;
-  __device__ static void get8(const uint8_t* w, int64_t, int64_t gb, int, float* v) {
+  __device__ static void get8(const uint8_t* w, int64_t, int64_t, int64_t gb, int, float* v) {
     const uint4 raw = __ldg(reinterpret_cast<const uint4*>(w) + gb);
     const H* h = reinterpret_cast<const H*>(&raw);
     for (int j = 0; j < 8; ++j) v[j] = static_cast<float>(h[j]);
@@ -149,7 +152,7 @@ using BF16 = Float16<bf16>;
 // F32 (MoE routers, which llama-quantize leaves in F32): 8 values, two 16-byte loads.
 struct F32 {
   static constexpr int kBlockElems = 8;
-  __device__ static void get8(const uint8_t* w, int64_t, int64_t gb, int, float* v) {
+  __device__ static void get8(const uint8_t* w, int64_t, int64_t, int64_t gb, int, float* v) {
     const float4 lo = __ldg(reinterpret_cast<const float4*>(w) + 2 * gb), hi = __ldg(reinterpret_cast<const float4*>(w) + 2 * gb + 1);
     v[0] = lo.x, v[1] = lo.y, v[2] = lo.z, v[3] = lo.w, v[4] = hi.x, v[5] = hi.y, v[6] = hi.z, v[7] = hi.w;
   }
@@ -166,7 +169,7 @@ __global__ void dequant_kernel(const uint8_t* w, int64_t rows, int64_t cols, int
   const int64_t per_row = cols / 8, blocks = cols / F::kBlockElems;
   const int64_t r = i / per_row, c = (i % per_row) * 8;
   float v[8];
-  F::get8(w, rows * blocks, (row0 + r) * blocks + c / F::kBlockElems, static_cast<int>(c % F::kBlockElems), v);
+  F::get8(w, rows * blocks, blocks, (row0 + r) * blocks + c / F::kBlockElems, static_cast<int>(c % F::kBlockElems), v);
   alignas(16) bf16 b[8];
 #pragma unroll
   for (int j = 0; j < 8; ++j) b[j] = __float2bfloat16_rn(v[j]);

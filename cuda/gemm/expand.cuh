@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "cuda/common/check.cuh"
+#include "cuda/common/q6k_tiles.cuh"
 
 namespace bw24::cuda {
 
@@ -43,7 +44,5 @@ __device__ __forceinline__ void q6k_expand8(const uint8_t* ql, const uint8_t* qh
   for (int k = 0; k < 8; ++k) v[k] = d_sc * ((((ql[k] >> (4 * (j / 2))) & 15) | (((qh[k] >> (2 * j)) & 3) << 4)) - 32);
 }
 
-// Byte offset of block gb's d in Q6_K planes of n blocks (after ql, qh and the scales).
-__device__ __forceinline__ int64_t q6k_d_offset(int64_t n, int64_t gb) { return n * 208 + gb * 2; }
 
 }  // namespace bw24::cuda

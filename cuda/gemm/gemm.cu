@@ -148,8 +148,8 @@ struct LoadQ4K {
   }
 };
 
-// Q6_K planes (lib/quant/repack.h: ql[128] | qh[64] | scales[16] | d of every block in turn):
-// stage kt is sub-block s = kt % 8 = 4 half + j of block kt / 8. Per row 96 bytes: the 32 ql and
+// Q6_K planes (lib/quant/repack.h: ql[128] | qh[64] | scales[16] | d of every block in turn, cut by
+// tiles: cuda/common/q6k_tiles.cuh): stage kt is sub-block s = kt % 8 = 4 half + j of block kt / 8. Per row 96 bytes: the 32 ql and
 // 32 qh bytes of s, the block's 16 scales and the aligned 16 bytes that hold its d (the weight
 // allocations carry 16 bytes of slack for the last block's window, DeviceWeights::upload).
 template <int kBN, int kThreads>
@@ -157,22 +157,24 @@ struct LoadQ6K {
   static constexpr int kRowBytes = 96, kStageBytes = kBN * kRowBytes;
   static constexpr bool kExpands = true;
   __device__ static void issue(uint8_t* st, const uint8_t* w, int64_t n0, int64_t N, int64_t K, int kt) {
-    const int64_t bpr = K / 256, kb = kt / 8, n = N * bpr;
+    const int64_t bpr = K / 256, kb = kt / 8;
+    const Q6KTiles t(N * bpr, bpr);  // planes cut by tiles (cuda/common/q6k_tiles.cuh)
     const int s = kt % 8, half = s / 4, j = s % 4;
     for (int i = threadIdx.x; i < kBN * 6; i += kThreads) {
       const int r = i / 6, part = i % 6;
       const int64_t row = n0 + r;
       const bool in = row < N;
       const int64_t gb = (in ? row : 0) * bpr + kb;
-      const int64_t off = part < 2    ? gb * 128 + 64 * half + 32 * (j & 1) + 16 * part
-                          : part < 4  ? n * 128 + gb * 64 + 32 * half + 16 * (part - 2)
-                          : part == 4 ? n * 192 + gb * 16
-                                      : q6k_d_offset(n, gb) & ~int64_t{15};
+      const int64_t off = part < 2    ? t.ql(gb) + 64 * half + 32 * (j & 1) + 16 * part
+                          : part < 4  ? t.qh(gb) + 32 * half + 16 * (part - 2)
+                          : part == 4 ? t.sc(gb)
+                                      : t.d(gb) & ~int64_t{15};
       cp_async16(st + r * kRowBytes + part * 16, w + off, in ? 16 : 0);
     }
   }
   __device__ static void expand(const uint8_t* st, bf16* tile, int64_t n0, int64_t N, int64_t K, int kt) {
-    const int64_t bpr = K / 256, kb = kt / 8, n = N * bpr;
+    const int64_t bpr = K / 256, kb = kt / 8;
+    const Q6KTiles t(N * bpr, bpr);
     const int s = kt % 8, half = s / 4, j = s % 4;
     for (int i = threadIdx.x; i < kBN * 4; i += kThreads) {
       const int r = i / 4, c = i % 4, l0 = 8 * c;
@@ -180,7 +182,7 @@ struct LoadQ6K {
       const int64_t gb = (n0 + r < N ? n0 + r : 0) * bpr + kb;
       const int8_t sc = static_cast<int8_t>(row[64 + 8 * half + 2 * j + l0 / 16]);
       float v[8];
-      q6k_expand8(row + l0, row + 32 + l0, j, half_at(row + 80 + (q6k_d_offset(n, gb) & 15)) * sc, v);
+      q6k_expand8(row + l0, row + 32 + l0, j, half_at(row + 80 + (t.d(gb) & 15)) * sc, v);
       store8(tile + swz(r, c), v);
     }
   }

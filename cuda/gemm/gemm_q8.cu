@@ -62,7 +62,7 @@ struct Q8Row {
 struct Q8LoadQ4K {
   static constexpr int kRowBytes = 48, kScales = 4;  // floats a row: 2 sub-blocks x (d sc, dmin m)
   static constexpr int kParts = 3;                    // 16-byte copies a row and stage: head, qs, qs
-  __device__ static void issue(uint8_t* st, const uint8_t* w, const Q8Row& row, int64_t, int kt) {
+  __device__ static void issue(uint8_t* st, const uint8_t* w, const Q8Row& row, const Q6KTiles&, int kt) {
     const uint8_t* blk = w + (row.rb + kt / 4) * 144;
 #pragma unroll
     for (int c = 0; c < (kParts + 1) / 2; ++c) {
@@ -72,7 +72,7 @@ struct Q8LoadQ4K {
     }
   }
   // The thread's row, sub-block 2 (kt % 4) + p0.
-  __device__ static void scales(const uint8_t* st, float* wsc, const Q8Row& row, int64_t, int kt) {
+  __device__ static void scales(const uint8_t* st, float* wsc, const Q8Row& row, const Q6KTiles&, int kt) {
     const int h = row.p0;
     const uint8_t* head = st + row.r * kRowBytes;
     int sc, mn;
@@ -97,7 +97,8 @@ struct Q8LoadQ4K {
   }
 };
 
-// Q6_K planes (lib/quant/repack.h: ql[128] | qh[64] | scales[16] | d of every block in turn):
+// Q6_K planes (lib/quant/repack.h: ql[128] | qh[64] | scales[16] | d of every block in turn, cut by
+// tiles: cuda/common/q6k_tiles.cuh):
 // stage kt is sub-blocks s = 4 half + j, j = 2 (p % 2) + h (p = kt % 4, half = p / 2, h = 0, 1) of
 // block kt / 4: both read the same qh bytes (bit pairs j) and the 64 ql bytes of half (nibble
 // p % 2, 32 bytes each). Staged row: ql[64] | qh[32] | the block's 16 scales | the aligned 16
@@ -105,8 +106,8 @@ struct Q8LoadQ4K {
 // Scales: d sc of the stage's four 16-column groups (scale 4p + g).
 struct Q8LoadQ6K {
   static constexpr int kRowBytes = 144, kScales = 4;
-  // n_blocks: N K / 256, the superblocks of a plane (where the next plane starts).
-  __device__ static void issue(uint8_t* st, const uint8_t* w, const Q8Row& row, int64_t n_blocks, int kt) {
+  // planes: where each field of a block is (cuda/common/q6k_tiles.cuh).
+  __device__ static void issue(uint8_t* st, const uint8_t* w, const Q8Row& row, const Q6KTiles& planes, int kt) {
     const int64_t gb = row.rb + kt / 4;
     const int half = (kt % 4) / 2;
     uint8_t* dst = st + row.r * kRowBytes;
@@ -115,15 +116,15 @@ struct Q8LoadQ6K {
 #pragma unroll
     for (int c = 0; c < 2; ++c) {
       const int p = row.p0 + 2 * c;
-      cp_async16(dst + 16 * p, w + gb * 128 + 64 * half + 16 * p, sz);
+      cp_async16(dst + 16 * p, w + planes.ql(gb) + 64 * half + 16 * p, sz);
     }
-    cp_async16(dst + 16 * (4 + row.p0), w + n_blocks * 128 + gb * 64 + 32 * half + 16 * row.p0, sz);
-    cp_async16(dst + 16 * (6 + row.p0), w + (row.p0 == 0 ? n_blocks * 192 + gb * 16 : q6k_d_offset(n_blocks, gb) & ~int64_t{15}), sz);
+    cp_async16(dst + 16 * (4 + row.p0), w + planes.qh(gb) + 32 * half + 16 * row.p0, sz);
+    cp_async16(dst + 16 * (6 + row.p0), w + (row.p0 == 0 ? planes.sc(gb) : planes.d(gb) & ~int64_t{15}), sz);
   }
   // The thread's row, groups 2 p0 and 2 p0 + 1 of the stage's four.
-  __device__ static void scales(const uint8_t* st, float* wsc, const Q8Row& row, int64_t n_blocks, int kt) {
+  __device__ static void scales(const uint8_t* st, float* wsc, const Q8Row& row, const Q6KTiles& planes, int kt) {
     const uint8_t* staged = st + row.r * kRowBytes;
-    const float d = half_at(staged + 112 + (q6k_d_offset(n_blocks, row.rb + kt / 4) & 15));
+    const float d = half_at(staged + 112 + (planes.d(row.rb + kt / 4) & 15));
 #pragma unroll
     for (int q = 0; q < 2; ++q) {
       const int g = 2 * row.p0 + q;
@@ -222,12 +223,12 @@ __global__ void __launch_bounds__(Q8Tiles<Q>::kThreads, 2) gemm_q8_grouped_kerne
   row.p0 = tid / T::kBN;
   row.in = n0 + row.r < N;
   row.rb = row.in ? (n0 + row.r) * (K / 256) : 0;
-  const int64_t n_blocks = N * (K / 256);
+  const Q6KTiles planes(N * (K / 256), K / 256);  // Q6_K's field offsets (Q4_K: unused)
   auto load_stage = [&](int slot, int kt) {
     uint8_t* st = smem + slot * T::kStageBytes;
     cp_async16(reinterpret_cast<bf16*>(st) + swz(ar, ac), a_src + (arow >= 0 ? 64 * kt : 0), arow >= 0 ? 16 : 0);
     if (tid < T::kBM) cp_async16(st + T::kABytes + 16 * tid, d_src + (drow >= 0 ? 2 * kt : 0), drow >= 0 ? 16 : 0);
-    Q::issue(st + T::kABytes + T::kDsBytes, w, row, n_blocks, kt);
+    Q::issue(st + T::kABytes + T::kDsBytes, w, row, planes, kt);
   };
 
   static_assert(T::kMT == 2, "multiply(): one or two 16-row fragments a warp");
@@ -244,7 +245,7 @@ __global__ void __launch_bounds__(Q8Tiles<Q>::kThreads, 2) gemm_q8_grouped_kerne
     __syncthreads();  // stage kt landed for everyone; stage kt - 1 and the scales no longer read
     const uint8_t* st = smem + (kt % T::kStages) * T::kStageBytes;
     const uint8_t* sb = st + T::kABytes + T::kDsBytes;
-    Q::scales(sb, wsc, row, n_blocks, kt);
+    Q::scales(sb, wsc, row, planes, kt);
     __syncthreads();
     if (kt + T::kStages - 1 < kt_count) load_stage((kt + T::kStages - 1) % T::kStages, kt + T::kStages - 1);
     cp_async_commit();
@@ -306,7 +307,7 @@ struct Q8sQ4K {
   static constexpr int kBRow = 144, kGroups = 8;  // staged bytes a row; scale groups
   static constexpr bool kMin = true;
   // Thread half p0 of a row's two: 16-byte parts p0, p0 + 2, ... of the 9 (superblock gb).
-  __device__ static void copy_row(uint8_t* dst, const uint8_t* w, int64_t gb, int64_t, int p0, int sz) {
+  __device__ static void copy_row(uint8_t* dst, const uint8_t* w, int64_t gb, const Q6KTiles&, int p0, int sz) {
     const uint8_t* src = w + gb * 144;
 #pragma unroll
     for (int c = 0; c < 5; ++c)
@@ -341,7 +342,7 @@ struct Q8sQ4K {
   }
 };
 
-// Q6_K planes (lib/quant/repack.h): a row's superblock staged as ql[128] | qh[64] | scales[16] | the
+// Q6_K planes (lib/quant/repack.h, cut by tiles: cuda/common/q6k_tiles.cuh): a row's superblock staged as ql[128] | qh[64] | scales[16] | the
 // 16 bytes holding d (240-byte stride). Sub-block sbk: half h = sbk / 4, quarter u = sbk % 4,
 // elements l + 32 u of the half (l < 32): ql[64 h + 32 (u % 2) + l] nibble u / 2, qh[32 h + l]
 // bits 2u; signed q - 32. Groups 2 sbk, 2 sbk + 1 (16 columns each). Tables: sc [16][kBN].
@@ -350,10 +351,10 @@ struct Q8sQ6K {
   static constexpr bool kMin = false;
   // Thread half p0 of a row's two: ql chunks 4 p0 .. 4 p0 + 3, qh chunks 2 p0, 2 p0 + 1, then the
   // scales (p0 = 0) or d's 16-byte window (p0 = 1): seven copies each, their planes fixed.
-  __device__ static void copy_row(uint8_t* dst, const uint8_t* w, int64_t gb, int64_t nb, int p0, int sz) {
-    const uint8_t* ql = w + gb * 128 + 64 * p0;
-    const uint8_t* qh = w + nb * 128 + gb * 64 + 32 * p0;
-    const uint8_t* last = p0 == 0 ? w + nb * 192 + gb * 16 : w + (q6k_d_offset(nb, gb) & ~int64_t{15});
+  __device__ static void copy_row(uint8_t* dst, const uint8_t* w, int64_t gb, const Q6KTiles& planes, int p0, int sz) {
+    const uint8_t* ql = w + planes.ql(gb) + 64 * p0;
+    const uint8_t* qh = w + planes.qh(gb) + 32 * p0;
+    const uint8_t* last = p0 == 0 ? w + planes.sc(gb) : w + (planes.d(gb) & ~int64_t{15});
 #pragma unroll
     for (int c = 0; c < 4; ++c) cp_async16(dst + 64 * p0 + 16 * c, sz ? ql + 16 * c : w, sz);
 #pragma unroll
@@ -426,7 +427,8 @@ __global__ void __launch_bounds__(Q8sTiles<W>::kThreads, 2) gemm_q8s_grouped_ker
   const int64_t m0 = tl.y, m_end = g.offsets[tl.x + 1], N = pick_field(seg.n, s);
   const uint8_t* w = pick_field(seg.w, s) + (tl.x - g.e0) * pick_field(seg.w_stride, s);
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, wm = warp / T::kWarpsN, wn = warp % T::kWarpsN;
-  const int64_t nblk = K / 32, n_blocks = N * (K / 256);
+  const int64_t nblk = K / 32;
+  const Q6KTiles planes(N * (K / 256), K / 256);  // Q6_K's field offsets (Q4_K: unused)
   auto a_row = [&](int64_t m) { return m < m_end ? (g.a_div ? g.sorted[m] / g.a_div : m) : int64_t{-1}; };
   // This thread's copies of a stage: A row tid / 4, chunks tid % 4 + 4 c (c < 4), and 16 bytes of
   // that row's (d, d sum q); weight row tid % 128, its 16-byte parts p0 + 2 c.
@@ -443,7 +445,7 @@ __global__ void __launch_bounds__(Q8sTiles<W>::kThreads, 2) gemm_q8s_grouped_ker
     for (int c = 0; c < 4; ++c)
       cp_async16(st + a_off(ar, ac + 4 * c), a_src + (arow >= 0 ? 256 * kt + 64 * c : 0), arow >= 0 ? 16 : 0);
     cp_async16(st + T::kABytes + ar * 64 + 16 * ac, d_src + (arow >= 0 ? 8 * kt : 0), arow >= 0 ? 16 : 0);
-    W::copy_row(st + T::kABytes + T::kDsBytes + br * W::kBRow, w, rb + kt, n_blocks, p0, b_in ? 16 : 0);
+    W::copy_row(st + T::kABytes + T::kDsBytes + br * W::kBRow, w, rb + kt, planes, p0, b_in ? 16 : 0);
   };
 
   static_assert(T::kMT == 2, "one or two 16-row fragments a warp");
@@ -464,7 +466,7 @@ __global__ void __launch_bounds__(Q8sTiles<W>::kThreads, 2) gemm_q8s_grouped_ker
     if constexpr (W::kMin)
       W::decode(sb + br * W::kBRow, br, p0, sc_tab, min_tab, d_tab, T::kBN);
     else
-      W::decode6(sb + br * W::kBRow, br, p0, sc_tab, d_tab, T::kBN, static_cast<int>(q6k_d_offset(n_blocks, rb + kt) & 15));
+      W::decode6(sb + br * W::kBRow, br, p0, sc_tab, d_tab, T::kBN, static_cast<int>(planes.d(rb + kt) & 15));
     __syncthreads();
     const uint8_t* ta = st;
     // kLive: the warp's 16-row fragments that hold pairs (1 or 2: two instances, no predicated MMAs).

@@ -392,6 +392,11 @@ struct IQ4_XS {
 struct Q6_K {
   static constexpr int kBlockElems = 256;
   __device__ static void prefetch(const uint8_t* w, int64_t n_blocks, int64_t row, int64_t blocks, int lane) {
+    const Q6KTiles t(n_blocks, blocks);
+    if (t.sh != kQ6KWhole) {  // the row is whole tiles: one run of bytes
+      prefetch_l2(w + t.base(row * blocks), blocks * 210, lane);
+      return;
+    }
     prefetch_l2(w + row * blocks * 128, blocks * 128, lane);                 // ql
     prefetch_l2(w + n_blocks * 128 + row * blocks * 64, blocks * 64, lane);  // qh
   }
@@ -400,6 +405,7 @@ struct Q6_K {
                                  const ActQ8& x, int64_t cols, int lane, float (&acc)[kMats][nt]) {
     constexpr int kDepth = 4 / kMats;
     const int sub = lane % 8, grp = lane / 8, n = sub / 4, l0 = 8 * (sub % 4);
+    const Q6KTiles t6(n_blocks, blocks);  // where each field is (cuda/common/q6k_tiles.cuh)
     for (int64_t b0 = grp; b0 < blocks; b0 += 4 * kDepth) {
       uint2 a[kMats][kDepth], bq[kMats][kDepth], hh[kMats][kDepth];
 #pragma unroll
@@ -409,9 +415,10 @@ struct Q6_K {
         for (int m = 0; m < kMats; ++m) {
           if (b < blocks) {
             const int64_t gbm = gb + piece_row<kMats, kRows>(m) * blocks;
-            a[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + gbm * 128 + 64 * n + l0));
-            bq[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + gbm * 128 + 64 * n + 32 + l0));
-            hh[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + n_blocks * 128 + gbm * 64 + 32 * n + l0));
+            const uint8_t* ql = w[m] + t6.ql(gbm) + 64 * n + l0;
+            a[m][u] = __ldg(reinterpret_cast<const uint2*>(ql));
+            bq[m][u] = __ldg(reinterpret_cast<const uint2*>(ql + 32));
+            hh[m][u] = __ldg(reinterpret_cast<const uint2*>(w[m] + t6.qh(gbm) + 32 * n + l0));
           }
         }
       }
@@ -422,8 +429,8 @@ struct Q6_K {
 #pragma unroll
         for (int m = 0; m < kMats; ++m) {
           const int64_t gbm = gb + piece_row<kMats, kRows>(m) * blocks;
-          const float d = half_at(w[m] + n_blocks * 208 + gbm * 2);
-          const int8_t* sc = reinterpret_cast<const int8_t*>(w[m] + n_blocks * 192) + gbm * 16 + 8 * n + l0 / 16;
+          const float d = half_at(w[m] + t6.d(gbm));
+          const int8_t* sc = reinterpret_cast<const int8_t*>(w[m] + t6.sc(gbm)) + 8 * n + l0 / 16;
           const float s[4] = {d * sc[0], d * sc[2], d * sc[4], d * sc[6]};
           int q[4][2];
           q6k_unpack<false>(a[m][u], bq[m][u], hh[m][u], q);

@@ -120,7 +120,7 @@ struct StagedAct {
 // the budget of ~2, kernels-hopper.md §1.3).
 template <bool kFifth>
 struct KQuantStream {
-  static constexpr bool kF32Act = false;
+  static constexpr bool kF32Act = false, kTiles = false;
   static constexpr int kBlockElems = 256, kChunk = 16, kLanes = 4, kPlanes = 1, kPlaneAlign = 1;
   __host__ __device__ static constexpr int plane_bytes(int) { return kFifth ? 176 : 144; }
   static constexpr int kQs = kFifth ? 48 : 16;
@@ -182,7 +182,7 @@ struct KQuantStream {
 // 128n + 32j + l, j = 0..3, scale 8n + 2j + l0 / 16); w = d sc (q - 32).
 template <int kChunkBlocks>
 struct Q6KStream {
-  static constexpr bool kF32Act = false;
+  static constexpr bool kF32Act = false, kTiles = true;  // planes cut by tiles (cuda/common/q6k_tiles.cuh)
   static constexpr int kBlockElems = 256, kChunk = kChunkBlocks, kLanes = 8, kPlanes = 4, kPlaneAlign = 8;
   __host__ __device__ static constexpr int plane_bytes(int p) { return p == 0 ? 128 : p == 1 ? 64 : p == 2 ? 16 : 2; }
   struct Act {
@@ -242,7 +242,7 @@ struct Q6KStream {
 // so load k (piece k ^ f) is in block 2c + (k / 2 ^ b % 2).
 template <int kChunkBlocks>
 struct Q80Stream {
-  static constexpr bool kF32Act = false;
+  static constexpr bool kF32Act = false, kTiles = false;
   static constexpr int kBlockElems = 256, kChunk = kChunkBlocks, kLanes = 4, kPlanes = 2, kPlaneAlign = 1;
   __host__ __device__ static constexpr int plane_bytes(int p) { return p == 0 ? 256 : 16; }
   using Act = KQuantStream<false>::Act;  // lo: loads 0-1, hi: loads 2-3
@@ -275,7 +275,7 @@ struct Q80Stream {
 // order inside a 16-byte piece.
 template <bool kBf16>
 struct HalfStream {
-  static constexpr bool kF32Act = true;  // nothing staged
+  static constexpr bool kF32Act = true, kTiles = false;  // nothing staged
   static constexpr int kBlockElems = 256, kChunk = 4, kLanes = 32, kPlanes = 1, kPlaneAlign = 1;
   __host__ __device__ static constexpr int plane_bytes(int) { return 512; }
   __device__ static int64_t act_slot(int64_t i) { return i; }
@@ -413,14 +413,27 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
     __syncwarp();
     const uint8_t* w0 = it.s == 0 ? a.seg.w[0] : it.s == 1 ? a.seg.w[1] : a.seg.w[2];
     const int64_t n_blocks = it.rows * blocks;
+    // Q6_K's planes are cut by tiles (cuda/common/q6k_tiles.cuh): where a tile is the row piece, the
+    // piece (its four planes, as the stage holds them) is one copy, not four.
+    const Q6KTiles tiles(n_blocks, blocks);
+    if (F::kTiles && tiles.stride == kChunk && it.nb == kChunk) {
+      for (int k = lane; k < kMats * it.nr; k += 32) {
+        const int r = k % it.nr, m = k / it.nr;
+        const int64_t gb = (it.r0 + r) * blocks + int64_t{it.kc} * kChunk;
+        bulk_copy_g2s(ring + slot * kStage + (m * kWarpsPerCta + r) * kPiece, (m == 0 ? w0 : a.w2) + tiles.base(gb),
+                      static_cast<uint32_t>(kPiece), &full[slot], policy);
+      }
+      return;
+    }
     for (int k = lane; k < kMats * it.nr * F::kPlanes; k += 32) {
       const int p = k % F::kPlanes, r = (k / F::kPlanes) % it.nr, m = k / (F::kPlanes * it.nr);
-      int64_t plane_base = 0;  // plane p of the matrix starts after the planes before it
-      for (int q = 0; q < p; ++q) plane_base += n_blocks * F::plane_bytes(q);
       const int64_t gb = (it.r0 + r) * blocks + int64_t{it.kc} * kChunk;
+      // Plane p of block gb: after the planes before it, of the tensor (or of gb's tile)
+      int64_t src = F::kTiles ? tiles.base(gb) : 0, per_plane = F::kTiles ? tiles.stride : n_blocks;
+      for (int q = 0; q < p; ++q) src += per_plane * F::plane_bytes(q);
+      src += (F::kTiles ? tiles.local(gb) : gb) * F::plane_bytes(p);
       bulk_copy_g2s(ring + slot * kStage + (m * kWarpsPerCta + r) * kPiece + Shape::plane_offset(p),
-                    (m == 0 ? w0 : a.w2) + plane_base + gb * F::plane_bytes(p),
-                    static_cast<uint32_t>(it.nb * F::plane_bytes(p)), &full[slot], policy);
+                    (m == 0 ? w0 : a.w2) + src, static_cast<uint32_t>(it.nb * F::plane_bytes(p)), &full[slot], policy);
     }
   };
   uint64_t policy = 0;

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda/common/ggml_types.cuh"
+#include "cuda/common/q6k_tiles.cuh"
 #include "cuda/gemv/gemv.cuh"
 
 namespace bw24::cuda::gemv_detail {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cuda/attention/flash.cuh"
+#include "cuda/common/q6k_tiles.cuh"
 #include "cuda/deltanet/gdn.cuh"
 #include "cuda/gemm/gemm.cuh"
 #include "cuda/gemv/gemv.cuh"
@@ -101,9 +102,10 @@ absl::StatusOr<std::unique_ptr<DeviceWeights>> DeviceWeights::upload(
       // expert at a time: expert e stays the slice at e * bytes / n_expert (cuda/gemv GemvRoute).
       staging.resize(t.n_bytes);
       const uint64_t slices = t.n_dims == 3 ? static_cast<uint64_t>(t.ne[2]) : 1, slice = t.n_bytes / slices;
+      const auto slice_blocks = static_cast<int64_t>(slice / planes->block_bytes);
+      const int64_t tile = cuda::device_plane_tile(t.type, t.ne[0], slice_blocks);  // Q6_K: a tile a row piece
       for (uint64_t e = 0; e < slices; ++e)
-        quant::to_planes(*planes, t.data + e * slice, static_cast<int64_t>(slice / planes->block_bytes),
-                         staging.data() + e * slice);
+        quant::to_planes(*planes, t.data + e * slice, slice_blocks, staging.data() + e * slice, tile);
       src = staging.data();
     }
     void* p = nullptr;

@@ -1,5 +1,6 @@
 #include "lib/quant/repack.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace bw24::quant {
@@ -28,7 +29,8 @@ const PlaneLayout* plane_layout(uint32_t type) {
   return nullptr;
 }
 
-void to_planes(const PlaneLayout& l, const uint8_t* src, int64_t n, uint8_t* dst) {
+namespace {
+void to_planes_one(const PlaneLayout& l, const uint8_t* src, int64_t n, uint8_t* dst) {
   uint64_t plane = 0;  // byte offset of the current plane
   for (const PlaneField& f : l.fields) {
     for (int64_t b = 0; b < n; ++b) std::memcpy(dst + plane + uint64_t(b) * f.bytes, src + uint64_t(b) * l.block_bytes + f.offset, f.bytes);
@@ -36,11 +38,28 @@ void to_planes(const PlaneLayout& l, const uint8_t* src, int64_t n, uint8_t* dst
   }
 }
 
-void from_planes(const PlaneLayout& l, const uint8_t* src, int64_t n, uint8_t* dst) {
+void from_planes_one(const PlaneLayout& l, const uint8_t* src, int64_t n, uint8_t* dst) {
   uint64_t plane = 0;
   for (const PlaneField& f : l.fields) {
     for (int64_t b = 0; b < n; ++b) std::memcpy(dst + uint64_t(b) * l.block_bytes + f.offset, src + plane + uint64_t(b) * f.bytes, f.bytes);
     plane += uint64_t(n) * f.bytes;
+  }
+}
+}  // namespace
+
+void to_planes(const PlaneLayout& l, const uint8_t* src, int64_t n, uint8_t* dst, int64_t tile) {
+  if (tile <= 0 || tile > n) tile = n;
+  for (int64_t t = 0; t < n; t += tile) {
+    const uint64_t at = uint64_t(t) * l.block_bytes;
+    to_planes_one(l, src + at, std::min(tile, n - t), dst + at);
+  }
+}
+
+void from_planes(const PlaneLayout& l, const uint8_t* src, int64_t n, uint8_t* dst, int64_t tile) {
+  if (tile <= 0 || tile > n) tile = n;
+  for (int64_t t = 0; t < n; t += tile) {
+    const uint64_t at = uint64_t(t) * l.block_bytes;
+    from_planes_one(l, src + at, std::min(tile, n - t), dst + at);
   }
 }
 

@@ -12,7 +12,8 @@
 //   Q5_1 [d m | qh[4] | qs[16]]          -> qs | qh | dm
 //   IQ4_XS [d sh sl[4] | qs[128]]        -> qs | (d, scales_h, scales_l)
 // Plane p starts at N * (bytes of the planes before it): with N blocks, a plane of 16-byte fields
-// is 16-byte aligned, the rest is aligned to its field size.
+// is 16-byte aligned, the rest is aligned to its field size. With tiles (below), the same within each
+// tile.
 #pragma once
 
 #include <cstdint>
@@ -34,8 +35,11 @@ struct PlaneLayout {
 // nullptr: the type keeps its file layout on the device.
 const PlaneLayout* plane_layout(uint32_t ggml_type);
 
-// n_blocks blocks of `layout` between file order (src) and plane order (dst); src != dst.
-void to_planes(const PlaneLayout& layout, const uint8_t* src, int64_t n_blocks, uint8_t* dst);
-void from_planes(const PlaneLayout& layout, const uint8_t* src, int64_t n_blocks, uint8_t* dst);
+// n_blocks blocks of `layout` between file order (src) and plane order (dst); src != dst. The planes
+// are cut by tiles of tile_blocks consecutive blocks (0: one tile, the n_blocks), each tile its own
+// planes, tiles in turn (a divisor of n_blocks): the device's Q6_K takes a tile per row piece of the
+// streamed GEMV (cuda/common/q6k_tiles.cuh says which).
+void to_planes(const PlaneLayout& layout, const uint8_t* src, int64_t n_blocks, uint8_t* dst, int64_t tile_blocks = 0);
+void from_planes(const PlaneLayout& layout, const uint8_t* src, int64_t n_blocks, uint8_t* dst, int64_t tile_blocks = 0);
 
 }  // namespace bw24::quant

@@ -135,6 +135,20 @@ TEST_CASE("plane repack is a bijection that covers every byte of a block", "[qua
                         f0.bytes) == 0);
     }
   }
+  // Planes cut by tiles (the device's Q6_K, a tile per row piece): each tile is the planes of its
+  // blocks, and the round trip holds.
+  {
+    const quant::PlaneLayout* l = quant::plane_layout(14);
+    const int64_t n = 48, tile = 16;
+    std::vector<uint8_t> file(size_t(n) * l->block_bytes), planes(file.size()), one(size_t(tile) * l->block_bytes),
+        back(file.size());
+    for (auto& b : file) b = static_cast<uint8_t>(rng());
+    quant::to_planes(*l, file.data(), n, planes.data(), tile);
+    quant::from_planes(*l, planes.data(), n, back.data(), tile);
+    CHECK(back == file);
+    quant::to_planes(*l, file.data() + 2 * one.size(), tile, one.data());  // the third tile alone
+    CHECK(std::memcmp(planes.data() + 2 * one.size(), one.data(), one.size()) == 0);
+  }
   CHECK(quant::plane_layout(12) == nullptr);  // Q4_K: 144-byte blocks stay as they are
   CHECK(quant::plane_layout(13) == nullptr);  // Q5_K: 176-byte blocks too
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cuda/attention/flash.cuh"
+#include "cuda/common/q6k_tiles.cuh"
 #include "cuda/common/device.h"
 #include "cuda/deltanet/gdn.cuh"
 #include "cuda/gemm/gemm.cuh"
@@ -120,8 +121,10 @@ inline loaders::TensorInfo random_weights(std::mt19937& rng, GgmlType t, int64_t
 // The device copy of a weight in its kernel-native layout (as DeviceWeights::upload makes it).
 inline std::vector<uint8_t> native_bytes(const loaders::TensorInfo& ti) {
   std::vector<uint8_t> dev(ti.data, ti.data + ti.n_bytes);
-  if (const quant::PlaneLayout* l = quant::plane_layout(ti.type))
-    quant::to_planes(*l, ti.data, static_cast<int64_t>(ti.n_bytes / l->block_bytes), dev.data());
+  if (const quant::PlaneLayout* l = quant::plane_layout(ti.type)) {
+    const auto n = static_cast<int64_t>(ti.n_bytes / l->block_bytes);
+    quant::to_planes(*l, ti.data, n, dev.data(), cuda::device_plane_tile(ti.type, ti.ne[0], n));
+  }
   return dev;
 }
 
