@@ -19,10 +19,10 @@
 namespace bw24::cuda {
 namespace {
 
-// Each format: kBlockElems, and get8(w, n_blocks, row_blocks, gb, e, v): weights [e, e + 8) of block gb as
-// floats (e a multiple of 8). A thread makes 8 outputs, one 16-byte store: a warp writes 512
-// contiguous bytes per store instruction (a thread per 32 weights with four stores at a 64-byte
-// stride measured 1.5 TB/s of writes, ncu).
+// Each format: kBlockElems, and get8(w, n_blocks, row_blocks, gb, e, v): weights [e, e + 8) of
+// block gb as floats (e a multiple of 8). A thread makes 8 outputs, one 16-byte store: a warp
+// writes 512 contiguous bytes per store instruction (a thread per 32 weights with four stores at a
+// 64-byte stride measured 1.5 TB/s of writes, ncu).
 __device__ __forceinline__ uint2 load8(const uint8_t* p) { return __ldg(reinterpret_cast<const uint2*>(p)); }
 __device__ __forceinline__ void bytes8(uint2 v, uint8_t* b) { *reinterpret_cast<uint2*>(b) = v; }
 

@@ -44,5 +44,4 @@ __device__ __forceinline__ void q6k_expand8(const uint8_t* ql, const uint8_t* qh
   for (int k = 0; k < 8; ++k) v[k] = d_sc * ((((ql[k] >> (4 * (j / 2))) & 15) | (((qh[k] >> (2 * j)) & 3) << 4)) - 32);
 }
 
-
 }  // namespace bw24::cuda

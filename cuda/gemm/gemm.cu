@@ -149,9 +149,10 @@ struct LoadQ4K {
 };
 
 // Q6_K planes (lib/quant/repack.h: ql[128] | qh[64] | scales[16] | d of every block in turn, cut by
-// tiles: cuda/common/q6k_tiles.cuh): stage kt is sub-block s = kt % 8 = 4 half + j of block kt / 8. Per row 96 bytes: the 32 ql and
-// 32 qh bytes of s, the block's 16 scales and the aligned 16 bytes that hold its d (the weight
-// allocations carry 16 bytes of slack for the last block's window, DeviceWeights::upload).
+// tiles: cuda/common/q6k_tiles.cuh): stage kt is sub-block s = kt % 8 = 4 half + j of block kt / 8.
+// Per row 96 bytes: the 32 ql and 32 qh bytes of s, the block's 16 scales and the aligned 16 bytes
+// that hold its d (the weight allocations carry 16 bytes of slack for the last block's window,
+// DeviceWeights::upload).
 template <int kBN, int kThreads>
 struct LoadQ6K {
   static constexpr int kRowBytes = 96, kStageBytes = kBN * kRowBytes;

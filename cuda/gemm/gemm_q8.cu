@@ -342,10 +342,11 @@ struct Q8sQ4K {
   }
 };
 
-// Q6_K planes (lib/quant/repack.h, cut by tiles: cuda/common/q6k_tiles.cuh): a row's superblock staged as ql[128] | qh[64] | scales[16] | the
-// 16 bytes holding d (240-byte stride). Sub-block sbk: half h = sbk / 4, quarter u = sbk % 4,
-// elements l + 32 u of the half (l < 32): ql[64 h + 32 (u % 2) + l] nibble u / 2, qh[32 h + l]
-// bits 2u; signed q - 32. Groups 2 sbk, 2 sbk + 1 (16 columns each). Tables: sc [16][kBN].
+// Q6_K planes (lib/quant/repack.h, cut by tiles: cuda/common/q6k_tiles.cuh): a row's superblock
+// staged as ql[128] | qh[64] | scales[16] | the 16 bytes holding d (240-byte stride). Sub-block
+// sbk: half h = sbk / 4, quarter u = sbk % 4, elements l + 32 u of the half (l < 32): ql[64 h + 32
+// (u % 2) + l] nibble u / 2, qh[32 h + l] bits 2u; signed q - 32. Groups 2 sbk, 2 sbk + 1 (16
+// columns each). Tables: sc [16][kBN].
 struct Q8sQ6K {
   static constexpr int kBRow = 240, kGroups = 16;
   static constexpr bool kMin = false;

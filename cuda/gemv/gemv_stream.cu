@@ -6,16 +6,17 @@
 // all 8 consumer warps have arrived on its empty barrier, so no warp waits at a CTA barrier for
 // another.
 // Formats: Q4_K and Q5_K (file layout, one plane), Q6_K (planes cut by a tile per row piece,
-// cuda/common/q6k_tiles.cuh: a piece is one copy) without gate-up, Q8_0 (planes, 8 blocks a "block"), and F16 / BF16 rows (store / add, f32 activations
-// read through L1; gemv.cu hands them over, one matrix or Q, K and V as segments of one launch:
-// gemv_multi). Other formats, several tokens and routed (MoE) launches stay on the warp-per-row
-// kernels. Measured on the H200 (tg128, same build, A/B by environment; docs/performance.md):
+// cuda/common/q6k_tiles.cuh: a piece is one copy) without gate-up, Q8_0 (planes, 8 blocks a
+// "block"), and F16 / BF16 rows (store / add, f32 activations read through L1; gemv.cu hands them
+// over, one matrix or Q, K and V as segments of one launch: gemv_multi). Other formats, several
+// tokens and routed (MoE) launches stay on the warp-per-row kernels. Measured on the H200 (tg128,
+// same build, A/B by environment; docs/performance.md):
 //  - Q6_K one-matrix launches (attn_v, half the downs and lm_head of Q4_K_M): Qwen3-8B Q4_K_M
 //    319.5 -> 328.2, a Q6_K model 260.1 -> 262.4 (17f4499). A row piece as one copy (its planes a
 //    tile) instead of four: Qwen3-8B Q4_K_M 499.8 / 499.0 -> 517.9 / 516.3, Qwen3.5-9B 478.0 / 481.3
-//    -> 504.8 / 504.4, the Q6_K model 340.5 -> 355.5 (c7bd59c, next129). Q6_K gate-up streamed (two 13 KB
-//    pieces per row group: 86 KB a CTA with three stages, no room for a PDL successor) took the
-//    Q6_K model to 246.7, and a chunk of 8 blocks (more, smaller stages) to 208.6 (a6231ee).
+//    -> 504.8 / 504.4, the Q6_K model 340.5 -> 355.5 (c7bd59c, next129). Q6_K gate-up streamed
+//    (two 13 KB pieces per row group: 86 KB a CTA with three stages, no room for a PDL successor)
+//    took the Q6_K model to 246.7, and a chunk of 8 blocks (more, smaller stages) to 208.6 (a6231ee).
 //  - Q8_0 streamed was slower than its warp-per-row kernel before the producer warp (Qwen3-8B Q8_0
 //    262.3 against 287.7, 4d117d8) and even with it (290.4 -> 288.0, cf3ab7d). With three CTAs an
 //    SM, the cursor and the bank-conflict-free reads of Q80Stream (next106 / next107, same binary,
