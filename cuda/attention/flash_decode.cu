@@ -5,6 +5,11 @@
 //  0. fused_rope (one token; qk_rope_store's work, its code): warp i < G normalizes and rotates
 //     query head h0 + i from the raw QKV product into shared memory; the split that holds the
 //     position writes the token's key and value head g into the cache and reads them back below.
+// f16 and q8_0 caches at D = 128 (every head count) compute phases 1 and 3 on tensor cores instead
+// (decode_mma.cuh: warp w takes keys 16w .. 16w + 15 in both, its values loaded before the softmax;
+// red then holds the warps' accumulator fragments, pv_total below). Round 24: Qwen3-8B Q4_K_M tg128 at
+// depth 4096 with a q8_0 cache 425 -> 452 tok/s, f16 438 -> 448, Qwen3-30B-A3B 402 -> 450 (next134/135).
+// The other caches and head sizes:
 //  1. scores: two threads per key, each half a row: D / 16 independent 16-byte loads per thread
 //     in flight, dot products against the group's G query rows (shared memory, broadcast reads),
 //     one shuffle to add the halves. One read of K serves the G heads of the group.
@@ -57,6 +62,7 @@
 #include <math.h>
 
 #include "cuda/attention/flash.cuh"
+#include "cuda/attention/decode_mma.cuh"
 #include "cuda/attention/kv_load.cuh"
 #include "cuda/common/act_q8.cuh"
 #include "cuda/common/check.cuh"
@@ -157,14 +163,12 @@ __device__ __forceinline__ void o_epilogue(const OutEpilogue& ep, float* out, fl
 }
 
 // Kv: const float*, const __half* or KvQ8 (kv_load.cuh): the cache as a pointer-like value.
-// kMinCtas: the q8_0 cache's four-head instance at D = 128 is held to 80 registers, three CTAs an SM
-// (8 x 37 CTAs a Qwen3-8B layer at n_ctx 4,736 in one wave): H200, tg128 at depth 4096, two JSON runs
-// each, 377.5 / 379.1 -> 379.8 / 380.1 tok/s; the f16 one lost (371.7 / 372.5 -> 369.0 / 369.7) and
-// has no bound, nor has D = 256 (80 registers would spill there: 200 bytes of stack against 40).
-// With keys ahead (below) the bound still pays: 386.1 / 386.8 (8 bytes more stack) against 382.5 /
-// 382.6 without it (128 registers, two CTAs an SM; next84). 0: no bound (an explicit 1 gave the
-// compiler a larger register budget: 64 -> 84 for one head).
-template <typename Kv, int D, int kG, int kMinCtas = kG == 4 && D == 128 && std::is_same_v<Kv, KvQ8> ? 3 : 0>
+// kMinCtas: the tensor-core instances (decode_mma.cuh) are held to two CTAs an SM (100-120 registers),
+// so that the 8 x 33 CTAs of a Qwen3-8B layer at depth 4096 are one wave. Before them the q8_0 cache's
+// four-head instance at D = 128 was held to three (80 registers): 377.5 / 379.1 -> 379.8 / 380.1 tok/s
+// at depth 4096 (H200, tg128), while the f16 one lost with a bound (371.7 / 372.5 -> 369.0 / 369.7). 0: no
+// bound (an explicit 1 gave the compiler a larger register budget: 64 -> 84 for one head).
+template <typename Kv, int D, int kG, int kMinCtas = decode_mma::kTakes<Kv, D> ? 2 : 0>
 __global__ void __launch_bounds__(kThreads, kMinCtas)
     split_kernel(float* out, float* part_o, float2* part_ml, unsigned* done, const float* q, Kv kc, Kv vc, int n_head,
                  int n_head_kv, DevicePos pos, int window, float scale, int n_splits, QkRopeArgs ra, bool fused,
@@ -208,24 +212,36 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
     prefetch_kv(kc + e, kHalf);
     prefetch_kv(vc + e, kHalf);
   }
-  // Keys ahead (kKeysAhead: f16 / bf16 / q8_0 caches at D = 128, four-head CTAs, the long histories
-  // of Qwen3-8B and Qwen3-30B-A3B, and one-head CTAs, their short ones): the thread's half key (f16
-  // 128 bytes, q8_0 64 and 2 scales) into registers before the wait, so that the score phase after
-  // it does not start with a round trip to L2 or DRAM (the prefetch above only brings the lines to
-  // L2). Only rows below the call's first position p - t, and only where the caller says they were
-  // complete at launch (history_ready, flash.cuh): the kernels before the wait may still be writing
-  // others. Same values, same arithmetic. Four heads: f16 127 registers (two CTAs an SM, as
-  // before), q8_0 80 (kMinCtas); one head: f16 64 -> 94, bf16 / q8_0 114. H200, Qwen3-8B tg128 at
-  // depth 4096: f16 372.6 -> 387.7 tok/s, q8_0 380 -> 386.5 (-p 16 rows; next83, next84), ~2.9 us a
-  // layer; at depth 0 (one head) 441 -> 456, q8_0 422 -> 429, Qwen3-30B-A3B 470.5 -> 490.8 (next89).
-  constexpr bool kKeysAhead = (kG == 4 || kG == 1) && D == 128 &&
-                              (std::is_same_v<Kv, const __half*> || std::is_same_v<Kv, const __nv_bfloat16*> ||
-                               std::is_same_v<Kv, KvQ8>);
+  // Keys ahead (kKeysAhead: the scalar path's bf16 caches at D = 128, four-head and one-head CTAs;
+  // f16 and q8_0 caches there take the tensor-core path, which loads its keys ahead the same way):
+  // the thread's half key into registers before the wait, so that the score phase after it does not
+  // start with a round trip to L2 or DRAM (the prefetch above only brings the lines to L2). Only rows
+  // below the call's first position p - t, and only where the caller says they were complete at
+  // launch (history_ready, flash.cuh): the kernels before the wait may still be writing others. Same
+  // values, same arithmetic. H200, Qwen3-8B tg128 at depth 4096 when f16 and q8_0 took it too: f16
+  // 372.6 -> 387.7 tok/s, q8_0 380 -> 386.5 (next83, next84), ~2.9 us a layer; at depth 0 (one head)
+  // 441 -> 456, q8_0 422 -> 429, Qwen3-30B-A3B 470.5 -> 490.8 (next89).
+  // The tensor-core products (decode_mma.cuh) for f16 and q8_0 caches at D = 128, every head count.
+  constexpr bool kMma = decode_mma::kTakes<Kv, D>;
+  constexpr bool kKeysAhead = (kG == 4 || kG == 1) && D == 128 && std::is_same_v<Kv, const __nv_bfloat16*>;
   struct NoKeyRegs {};
   std::conditional_t<kKeysAhead, KeyRegs<Kv, kHalf>, NoKeyRegs> key;
   const bool key_early = kKeysAhead && history_ready && threadIdx.x / 2 < n && lo + threadIdx.x / 2 < p - t;
   if constexpr (kKeysAhead)
     if (key_early) key.load(kc + ((lo + threadIdx.x / 2) * kvw + g * D + (threadIdx.x % 2) * kHalf));
+  // The tensor-core path's keys ahead: the lane's two keys 16 warp + lane / 4 (+ 8), its 64 bytes (f16)
+  // or 32 bytes and four scales (q8_0) of each, under the same conditions.
+  struct NoKeyFrag {};
+  std::conditional_t<kMma, decode_mma::KeyFrag<Kv>, NoKeyFrag> kfrag;
+  const int mkey = warp * 16 + lane / 4;
+  bool mkey_early[2] = {false, false};
+  if constexpr (kMma)
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const int j = mkey + 8 * i;
+      mkey_early[i] = history_ready && j < n && lo + j < p - t;
+      if (mkey_early[i]) kfrag.load(i, kc + ((lo + j) * kvw + g * D), lane % 4);
+    }
   // Fused with qk_rope_store (one token): this lane's norm weights and angles (one double sincos a
   // rotation pair, the query's and the key's) before the wait.
   RopeLane<kPer> cq{}, ck{};
@@ -262,8 +278,39 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
   }
   __syncthreads();
 
-  // 1. Scores: thread 2j + h takes half h of key j.
-  {
+  // 1. Scores: thread 2j + h takes half h of key j (the tensor-core path: warp w keys 16w .. 16w + 15).
+  struct NoValueFrag {};
+  std::conditional_t<kMma, decode_mma::ValueFrag<Kv>, NoValueFrag> vfrag;
+  if constexpr (kMma) {
+    const int c = lane % 4, r = lane / 4;
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+      if (!mkey_early[i]) {
+        if (mkey + 8 * i < n)
+          kfrag.load(i, kc + ((lo + mkey + 8 * i) * kvw + g * D), c);
+        else
+          kfrag.zero(i);
+      }
+    const decode_mma::QueryFrag qf = decode_mma::query_frag(
+        [&](int e) { return *reinterpret_cast<const float4*>(&qs[r][qcol(e)]); }, r < G, c);
+    float s4[4];
+    kfrag.scores(qf, s4);
+    // The values of the P V phase, loaded here: they do not depend on P, so their L2 round trip runs
+    // under the softmax's barriers instead of after them.
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const int j = warp * 16 + decode_mma::value_key(u, c);
+      if (j < n)
+        vfrag.load(u, vc + ((lo + j) * kvw + g * D), r);
+      else
+        vfrag.zero(u);
+    }
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {  // (key r, head 2c), (r, 2c + 1), (r + 8, 2c), (r + 8, 2c + 1)
+      const int j = mkey + 8 * (u / 2), i = 2 * c + u % 2;
+      if (i < G && j < n) sc[i][j] = s4[u];
+    }
+  } else {
     const int j = threadIdx.x / 2, h = threadIdx.x % 2;
     float acc[kHeads] = {};
     if (j < n) {
@@ -314,39 +361,84 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
   }
   __syncthreads();
 
-  // 3. Unnormalized P V: warp w takes keys w + 8 u, 8 of them in flight per lane.
-  float acc[kHeads][kPer] = {};
-  const Kv vbase = vc + (lo * kvw + g * D + lane * kPer);
-  for (int j0 = warp; j0 < n; j0 += kWarps * kKeysPerStep) {
-    float v[kKeysPerStep][kPer];
+  // 3. Unnormalized P V: warp w takes keys w + 8 u, 8 of them in flight per lane (the tensor-core
+  // path: keys 16w .. 16w + 15, red in the fragments' layout).
+  if constexpr (kMma) {
+    const int c = lane % 4, r = lane / 4, j0 = warp * 16;
+    float o[decode_mma::kTiles][4] = {};
+    if (j0 < n) {
+      float pr[4];
 #pragma unroll
-    for (int u = 0; u < kKeysPerStep; ++u)
-      if (j0 + kWarps * u < n) load_pairs<kPer>(vbase + (j0 + kWarps * u) * kvw, v[u]);
-#pragma unroll
-    for (int u = 0; u < kKeysPerStep; ++u) {
-      if (j0 + kWarps * u >= n) break;
-#pragma unroll
-      for (int i = 0; i < kHeads; ++i)
-        if (i < G) {
-          const float pij = sc[i][j0 + kWarps * u];
-#pragma unroll
-          for (int e = 0; e < kPer; ++e) acc[i][e] += pij * v[u][e];
-        }
+      for (int u = 0; u < 4; ++u) {
+        const int j = j0 + decode_mma::value_key(u, c);
+        pr[u] = j < n && r < G ? decode_mma::kPScale * sc[r][j] : 0.0f;
+      }
+      vfrag.pv(pr, o);
     }
+    float* slot = &red[0][0][0];
+    constexpr int kSlot = kMaxGroup * D;
+    static_assert(kSlot == decode_mma::kTiles * 4 * 32, "a slot holds a warp's fragments");
+    if (warp >= kSumSlots)
+#pragma unroll
+      for (int T = 0; T < decode_mma::kTiles; ++T)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) slot[(warp - kSumSlots) * kSlot + (T * 4 + e) * 32 + lane] = o[T][e];
+    __syncthreads();
+    if (warp < kSumSlots)
+#pragma unroll
+      for (int T = 0; T < decode_mma::kTiles; ++T)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          float& x = slot[warp * kSlot + (T * 4 + e) * 32 + lane];
+          x = o[T][e] + x;
+        }
+    __syncthreads();
+  } else {
+    float acc[kHeads][kPer] = {};
+    const Kv vbase = vc + (lo * kvw + g * D + lane * kPer);
+    for (int j0 = warp; j0 < n; j0 += kWarps * kKeysPerStep) {
+      float v[kKeysPerStep][kPer];
+#pragma unroll
+      for (int u = 0; u < kKeysPerStep; ++u)
+        if (j0 + kWarps * u < n) load_pairs<kPer>(vbase + (j0 + kWarps * u) * kvw, v[u]);
+#pragma unroll
+      for (int u = 0; u < kKeysPerStep; ++u) {
+        if (j0 + kWarps * u >= n) break;
+#pragma unroll
+        for (int i = 0; i < kHeads; ++i)
+          if (i < G) {
+            const float pij = sc[i][j0 + kWarps * u];
+#pragma unroll
+            for (int e = 0; e < kPer; ++e) acc[i][e] += pij * v[u][e];
+          }
+      }
+    }
+    sum_warps<D, kHeads>(red, acc, G, warp, lane);
   }
-  sum_warps<D, kHeads>(red, acc, G, warp, lane);
-  // O of the group's G heads from red and ml: this split's alone, or the merged ones below.
-  auto write_o = [&] {
+  // Element i (head i / D, dim i % D) of red's four-slot sum: the P V phase's layout, or the fragments'
+  // (2^6 P: times 2^-6, exact).
+  auto pv_total = [&](int i) {
+    if constexpr (kMma) {
+      const int x = decode_mma::frag_index<Kv>(i / D, i % D);
+      const float* f = &red[0][0][0];
+      constexpr int kSlot = kMaxGroup * D;
+      return ((f[x] + f[kSlot + x]) + (f[2 * kSlot + x] + f[3 * kSlot + x])) * decode_mma::kPUnscale;
+    } else {
+      return red_total<D>(red, i);
+    }
+  };
+  // O of the group's G heads from ml and total(i), red's sum (pv_total, or the merge's red_total).
+  auto write_o = [&](auto total) {
     const int64_t out0 = (int64_t{t} * n_head + h0) * D;
     for (int i = threadIdx.x; i < G * D; i += kThreads)  // G D a multiple of 32: whole warps
-      o_epilogue(ep, out, red_total<D>(red, i) / ml[i / D].y, out0 / D + i / D, i % D, D);
+      o_epilogue(ep, out, total(i) / ml[i / D].y, out0 / D + i / D, i % D, D);
   };
   if (vis.end - vis.lo == 1) {  // the only split with visible keys: O at once
-    write_o();
+    write_o(pv_total);
     return;
   }
   for (int i = threadIdx.x; i < G * D; i += kThreads)
-    part_o[(slot0 + int64_t{i / D} * n_splits + s) * D + i % D] = red_total<D>(red, i);
+    part_o[(slot0 + int64_t{i / D} * n_splits + s) * D + i % D] = pv_total(i);
   if (threadIdx.x < G) part_ml[slot0 + threadIdx.x * n_splits + s] = ml[threadIdx.x];
   if (vis.end - vis.lo > kInlineMergeSplits) return;  // merge_kernel's
 
@@ -382,10 +474,7 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
   __syncthreads();
   // sum_s e^(m_s - M) O_s in the P V phase's layout: warp w takes splits lo + w + 8 k, lanes the
   // row (G x D / 64 loads of 8 bytes in flight per lane), then the same two-barrier sum.
-#pragma unroll
-  for (int i = 0; i < kHeads; ++i)
-#pragma unroll
-    for (int e = 0; e < kPer; ++e) acc[i][e] = 0.0f;
+  float acc[kHeads][kPer] = {};
 #pragma unroll 1
   for (int j = vis.lo + warp; j < vis.end; j += kWarps)
 #pragma unroll
@@ -405,7 +494,7 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
         for (int e = 0; e < kPer; ++e) acc[i][e] += v.y > 0 ? w * po[e] : 0.0f;
       }
   sum_warps<D, kHeads>(red, acc, G, warp, lane);
-  write_o();
+  write_o([&](int i) { return red_total<D>(red, i); });
 }
 
 // The merge of tokens with more than kInlineMergeSplits visible splits, a CTA of 8 warps per (query

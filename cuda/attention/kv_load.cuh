@@ -171,9 +171,9 @@ __device__ __forceinline__ void load_pairs(const KvQ8& p, float (&v)[n]) {
 }
 
 // A thread's n elements of a key (n a multiple of 32, at a multiple of 32) held raw in registers
-// between their load and their use, which flash decode's keys ahead separate by the PDL wait:
-// f16 / bf16 the 2n bytes, q8_0 the n quants and their n / 32 scales. unpack(c) gives elements
-// 8c .. 8c + 7 with load8's arithmetic (the same bits).
+// between their load and their use, which flash decode's keys ahead separate by the PDL wait: the
+// 2n bytes of an f16 / bf16 key (flash decode's scalar path takes it for bf16 caches; f16 and q8_0
+// ones have decode_mma.cuh's KeyFrag). unpack(c) gives elements 8c .. 8c + 7 with load8's arithmetic.
 template <class Kv, int n>
 struct KeyRegs;
 template <class T, int n>
@@ -185,24 +185,6 @@ struct KeyRegs<const T*, n> {
   }
   __device__ __forceinline__ void unpack(int c, float (&v)[8]) const { unpack8<T>(raw[c], v); }
 };
-template <int n>
-struct KeyRegs<KvQ8, n> {
-  uint4 q[n / 16];
-  __half d[n / 32];
-  __device__ __forceinline__ void load(const KvQ8& p) {
-#pragma unroll
-    for (int c = 0; c < n / 16; ++c) q[c] = reinterpret_cast<const uint4*>(p.q + p.e)[c];
-#pragma unroll
-    for (int b = 0; b < n / 32; ++b) d[b] = p.d[(p.e >> 5) + b];
-  }
-  __device__ __forceinline__ void unpack(int c, float (&v)[8]) const {
-    const uint4& w = q[c / 2];
-    const int2 raw = c % 2 ? make_int2(static_cast<int>(w.z), static_cast<int>(w.w))
-                           : make_int2(static_cast<int>(w.x), static_cast<int>(w.y));
-    unpack8_q8(raw, d[c / 4], v);
-  }
-};
-
 // A cache of a type known at run time (K and V of different types): the typed loaders behind one
 // switch per load, uniform across the CTA. elems = n_ctx kvw (where the scale planes start).
 struct KvAny {
