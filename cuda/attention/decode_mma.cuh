@@ -52,10 +52,17 @@ __device__ __forceinline__ __half2 bits_h2(uint32_t v) { return *reinterpret_cas
 
 // (x0, x1) as the f16 pairs hi = f16(x) and lo = f16(x - hi).
 __device__ __forceinline__ void split2(float x0, float x1, uint32_t& hi, uint32_t& lo) {
-  const __half2 h = __floats2half2_rn(x0, x1);
-  const float2 back = __half22float2(h);
-  hi = h2_bits(h);
-  lo = h2_bits(__floats2half2_rn(x0 - back.x, x1 - back.y));
+  hi = pack_f16(x0, x1);
+  const float2 back = __half22float2(bits_h2(hi));
+  lo = pack_f16(x0 - back.x, x1 - back.y);
+}
+
+// A q8_0 row's four block scales (f16, one 8-byte load) and scale b of them as f32.
+__device__ __forceinline__ uint2 row_scales(const KvQ8& row) {
+  return *reinterpret_cast<const uint2*>(row.d + (row.e >> 5));
+}
+__device__ __forceinline__ float block_scale(const uint2& d, int b) {
+  return __half2float(reinterpret_cast<const __half*>(&d)[b]);
 }
 
 // Four int8 (bytes 0..3 of w) as the f16 pairs (b0, b1) and (b2, b3), exactly: the byte with its
@@ -126,7 +133,7 @@ struct KeyFrag<KvQ8> {
   __device__ __forceinline__ void load(int i, const KvQ8& row, int c) {
 #pragma unroll
     for (int b = 0; b < kBlocks; ++b) k[i][b] = *reinterpret_cast<const uint2*>(row.q + row.e + 32 * b + 8 * c);
-    d[i] = *reinterpret_cast<const uint2*>(row.d + (row.e >> 5));
+    d[i] = row_scales(row);
   }
   __device__ __forceinline__ void zero(int i) {
 #pragma unroll
@@ -148,8 +155,7 @@ struct KeyFrag<KvQ8> {
         mma_f16(cb, a, q.hi[2 * b + h][0], q.hi[2 * b + h][1]);
         mma_f16(cb, a, q.lo[2 * b + h][0], q.lo[2 * b + h][1]);
       }
-      const float d0 = __half2float(reinterpret_cast<const __half*>(&d[0])[b]);
-      const float d1 = __half2float(reinterpret_cast<const __half*>(&d[1])[b]);
+      const float d0 = block_scale(d[0], b), d1 = block_scale(d[1], b);
       s[0] += d0 * cb[0];
       s[1] += d0 * cb[1];
       s[2] += d1 * cb[2];
@@ -195,7 +201,7 @@ struct ValueFrag<KvQ8> {
   __device__ __forceinline__ void load(int u, const KvQ8& row, int r) {
 #pragma unroll
     for (int b = 0; b < kBlocks; ++b) v[u][b] = *reinterpret_cast<const uint32_t*>(row.q + row.e + 32 * b + 4 * r);
-    d[u] = *reinterpret_cast<const uint2*>(row.d + (row.e >> 5));
+    d[u] = row_scales(row);
   }
   __device__ __forceinline__ void zero(int u) {
 #pragma unroll
@@ -207,7 +213,7 @@ struct ValueFrag<KvQ8> {
     for (int b = 0; b < kBlocks; ++b) {
       float x[4];
 #pragma unroll
-      for (int u = 0; u < 4; ++u) x[u] = __half2float(reinterpret_cast<const __half*>(&d[u])[b]) * p[u];
+      for (int u = 0; u < 4; ++u) x[u] = block_scale(d[u], b) * p[u];
       uint32_t bh[2], bl[2];
       split2(x[0], x[1], bh[0], bl[0]);
       split2(x[2], x[3], bh[1], bl[1]);

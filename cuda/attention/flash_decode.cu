@@ -146,10 +146,39 @@ __device__ __forceinline__ void sum_warps(float (&red)[kSumSlots][kMaxGroup][D],
         }
   __syncthreads();
 }
+// The four slots' sum at index x of a slot: x = h D + d for element (h, d) in sum_warps' layout,
+// decode_mma::frag_index(h, d) in sum_fragments'.
 template <int D>
-__device__ __forceinline__ float red_total(const float (&red)[kSumSlots][kMaxGroup][D], int i) {
-  const int h = i / D, d = i % D;
-  return (red[0][h][d] + red[1][h][d]) + (red[2][h][d] + red[3][h][d]);
+__device__ __forceinline__ float red_total(const float (&red)[kSumSlots][kMaxGroup][D], int x) {
+  const float* f = &red[0][0][0];
+  constexpr int kSlot = kMaxGroup * D;
+  return (f[x] + f[kSlot + x]) + (f[2 * kSlot + x] + f[3 * kSlot + x]);
+}
+
+// sum_warps for the tensor-core P V (decode_mma.cuh): a warp's accumulator fragments, a slot laid
+// out [tile][register][lane] (consecutive lanes, consecutive words: no bank conflicts), the same
+// fixed order and two barriers.
+template <int D>
+__device__ __forceinline__ void sum_fragments(float (&red)[kSumSlots][kMaxGroup][D],
+                                              const float (&o)[decode_mma::kTiles][4], int warp, int lane) {
+  float* f = &red[0][0][0];
+  constexpr int kSlot = kMaxGroup * D;
+  static_assert(kSlot == decode_mma::kTiles * 4 * 32, "a slot holds a warp's fragments");
+  if (warp >= kSumSlots)
+#pragma unroll
+    for (int T = 0; T < decode_mma::kTiles; ++T)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) f[(warp - kSumSlots) * kSlot + (T * 4 + e) * 32 + lane] = o[T][e];
+  __syncthreads();
+  if (warp < kSumSlots)
+#pragma unroll
+    for (int T = 0; T < decode_mma::kTiles; ++T)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        float& x = f[warp * kSlot + (T * 4 + e) * 32 + lane];
+        x = o[T][e] + x;
+      }
+  __syncthreads();
 }
 
 // Element d of O row `row` ([t][head]) through the epilogue: out = o (times sigmoid(gate), sigmoid_mul's
@@ -231,6 +260,7 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
     if (key_early) key.load(kc + ((lo + threadIdx.x / 2) * kvw + g * D + (threadIdx.x % 2) * kHalf));
   // The tensor-core path's keys ahead: the lane's two keys 16 warp + lane / 4 (+ 8), its 64 bytes (f16)
   // or 32 bytes and four scales (q8_0) of each, under the same conditions.
+  auto head_row = [&](Kv cache, int j) { return cache + ((lo + j) * kvw + g * D); };  // key j's row of head g
   struct NoKeyFrag {};
   std::conditional_t<kMma, decode_mma::KeyFrag<Kv>, NoKeyFrag> kfrag;
   const int mkey = warp * 16 + lane / 4;
@@ -240,7 +270,7 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
     for (int i = 0; i < 2; ++i) {
       const int j = mkey + 8 * i;
       mkey_early[i] = history_ready && j < n && lo + j < p - t;
-      if (mkey_early[i]) kfrag.load(i, kc + ((lo + j) * kvw + g * D), lane % 4);
+      if (mkey_early[i]) kfrag.load(i, head_row(kc, j), lane % 4);
     }
   // Fused with qk_rope_store (one token): this lane's norm weights and angles (one double sincos a
   // rotation pair, the query's and the key's) before the wait.
@@ -287,7 +317,7 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
     for (int i = 0; i < 2; ++i)
       if (!mkey_early[i]) {
         if (mkey + 8 * i < n)
-          kfrag.load(i, kc + ((lo + mkey + 8 * i) * kvw + g * D), c);
+          kfrag.load(i, head_row(kc, mkey + 8 * i), c);
         else
           kfrag.zero(i);
       }
@@ -301,7 +331,7 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
     for (int u = 0; u < 4; ++u) {
       const int j = warp * 16 + decode_mma::value_key(u, c);
       if (j < n)
-        vfrag.load(u, vc + ((lo + j) * kvw + g * D), r);
+        vfrag.load(u, head_row(vc, j), r);
       else
         vfrag.zero(u);
     }
@@ -375,24 +405,7 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
       }
       vfrag.pv(pr, o);
     }
-    float* slot = &red[0][0][0];
-    constexpr int kSlot = kMaxGroup * D;
-    static_assert(kSlot == decode_mma::kTiles * 4 * 32, "a slot holds a warp's fragments");
-    if (warp >= kSumSlots)
-#pragma unroll
-      for (int T = 0; T < decode_mma::kTiles; ++T)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) slot[(warp - kSumSlots) * kSlot + (T * 4 + e) * 32 + lane] = o[T][e];
-    __syncthreads();
-    if (warp < kSumSlots)
-#pragma unroll
-      for (int T = 0; T < decode_mma::kTiles; ++T)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          float& x = slot[warp * kSlot + (T * 4 + e) * 32 + lane];
-          x = o[T][e] + x;
-        }
-    __syncthreads();
+    sum_fragments<D>(red, o, warp, lane);
   } else {
     float acc[kHeads][kPer] = {};
     const Kv vbase = vc + (lo * kvw + g * D + lane * kPer);
@@ -418,14 +431,10 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
   // Element i (head i / D, dim i % D) of red's four-slot sum: the P V phase's layout, or the fragments'
   // (2^6 P: times 2^-6, exact).
   auto pv_total = [&](int i) {
-    if constexpr (kMma) {
-      const int x = decode_mma::frag_index<Kv>(i / D, i % D);
-      const float* f = &red[0][0][0];
-      constexpr int kSlot = kMaxGroup * D;
-      return ((f[x] + f[kSlot + x]) + (f[2 * kSlot + x] + f[3 * kSlot + x])) * decode_mma::kPUnscale;
-    } else {
+    if constexpr (kMma)
+      return red_total<D>(red, decode_mma::frag_index<Kv>(i / D, i % D)) * decode_mma::kPUnscale;
+    else
       return red_total<D>(red, i);
-    }
   };
   // O of the group's G heads from ml and total(i), red's sum (pv_total, or the merge's red_total).
   auto write_o = [&](auto total) {
