@@ -88,8 +88,10 @@ cudaError_t gemv_q8_combine(const void* w, uint32_t ggml_type, int64_t rows, int
                             const GemvRoute& route, const MoeCombine& c, cudaStream_t stream);
 
 // Several matrices of one type and width over the same input in one launch (Q, K, V: one launch
-// instead of three; the small K and V alone fill less than one wave of CTAs).
-constexpr int kMaxGemvSegments = 3;
+// instead of three; the small K and V alone fill less than one wave of CTAs). Four: a Qwen3.5
+// delta-net layer's in_qkv, in_z, in_b and in_a (with three, in_a took a launch of its own, 4 CTAs,
+// ~2 us of the step's critical path a layer: bw24-kernel-trace, round 26).
+constexpr int kMaxGemvSegments = 4;
 struct GemvSegment {
   const void* w;
   float* y;

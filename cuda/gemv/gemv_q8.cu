@@ -486,13 +486,9 @@ __global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const u
                                                            int act, GemvRoute route) {
   static_assert(kRows == 1 || kOut == GemvOut::kStore, "several rows a warp: store launches only");
   constexpr int kMats = kOut == GemvOut::kGateUp ? 2 : kRows;
-  // The segment by selects over constant indices: a dynamic index into the parameter struct made
-  // every thread copy it to local memory first (88-160-byte stack frames in ptxas -v, a local
-  // round trip ahead of each warp's first weight load).
-  const int s = (seg.n > 1 && blockIdx.x >= seg.cta_end[0]) + (seg.n > 2 && blockIdx.x >= seg.cta_end[1]);
-  static_assert(kMaxGemvSegments == 3, "the selects cover three segments");
-  auto at = [s](const auto& field) { return s == 0 ? field[0] : s == 1 ? field[1] : field[2]; };
-  const unsigned cta0 = s == 0 ? 0u : s == 1 ? seg.cta_end[0] : seg.cta_end[1];
+  const int s = segment_of(seg.cta_end, seg.n, blockIdx.x);  // by selects (q8_common.cuh)
+  auto at = [s](const auto& field) { return segment_pick(field, s); };
+  const unsigned cta0 = segment_start(seg.cta_end, s);
   const uint8_t* w[kMats];
 #pragma unroll
   for (int m = 0; m < kMats; ++m) w[m] = kOut == GemvOut::kGateUp && m == 1 ? w2 : at(seg.w);

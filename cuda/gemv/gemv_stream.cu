@@ -394,9 +394,9 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   auto item = [&](const Cursor& c) {
     Item it;
     const unsigned g = c.g;
-    it.s = (a.seg.n > 1 && g >= a.group_end[0]) + (a.seg.n > 2 && g >= a.group_end[1]);
-    const unsigned first = it.s == 0 ? 0u : it.s == 1 ? a.group_end[0] : a.group_end[1];
-    it.rows = it.s == 0 ? a.seg.rows[0] : it.s == 1 ? a.seg.rows[1] : a.seg.rows[2];
+    it.s = segment_of(a.group_end, a.seg.n, g);
+    const unsigned first = segment_start(a.group_end, it.s);
+    it.rows = segment_pick(a.seg.rows, it.s);
     it.r0 = int64_t{g - first} * kWarpsPerCta;
     it.nr = static_cast<int>(min(int64_t{kWarpsPerCta}, it.rows - it.r0));
     it.kc = c.kc;
@@ -414,7 +414,7 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
       mbar_arrive_expect_tx(&full[slot], static_cast<uint32_t>(kMats * it.nr) * bytes);
     }
     __syncwarp();
-    const uint8_t* w0 = it.s == 0 ? a.seg.w[0] : it.s == 1 ? a.seg.w[1] : a.seg.w[2];
+    const uint8_t* w0 = segment_pick(a.seg.w, it.s);
     const int64_t n_blocks = it.rows * blocks;
     // Q6_K's planes are cut by tiles (cuda/common/q6k_tiles.cuh): where a tile is the row piece, the
     // piece (its four planes, as the stage holds them) is one copy, not four.
@@ -507,7 +507,7 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
     float y_old = 0.0f;
     if constexpr (kEarlyResidual)
       if (it.kc == chunks - 1 && lane == 0 && warp < it.nr)
-        y_old = (it.s == 0 ? a.seg.y[0] : it.s == 1 ? a.seg.y[1] : a.seg.y[2])[it.r0 + warp];
+        y_old = segment_pick(a.seg.y, it.s)[it.r0 + warp];
     mbar_wait(&full[slot], cc.phase);
     if (warp < it.nr) {
       const uint8_t* stage = ring + slot * kStage + warp * kPiece;
@@ -524,7 +524,7 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
         }
       }
       if (it.kc == chunks - 1) {  // the row is complete: the epilogue of the warp-per-row kernel
-        float* y = it.s == 0 ? a.seg.y[0] : it.s == 1 ? a.seg.y[1] : a.seg.y[2];
+        float* y = segment_pick(a.seg.y, it.s);
         const int64_t row = it.r0 + warp;
         if constexpr (kOut == GemvOut::kGateUp) {
           const float g = warp_sum(acc[0]), u = warp_sum(acc[1]);

@@ -135,8 +135,8 @@ __device__ __forceinline__ float q6k_lane_dot(const int (&q)[4][2], const float 
   return v;
 }
 
-// Up to three matrices of one format and width in one launch (Q, K and V): CTA c works on the
-// first segment whose cta_end exceeds c.
+// Up to kMaxGemvSegments matrices of one format and width in one launch (Q, K and V): CTA c works
+// on the first segment whose cta_end exceeds c.
 struct Segments {
   const uint8_t* w[kMaxGemvSegments];
   float* y[kMaxGemvSegments];
@@ -145,6 +145,23 @@ struct Segments {
   int n;
 };
 
+// The segment of unit u (a CTA, a row group) of n segments whose units end at end[0], end[1], ...
+// By compares and selects over constant indices: a dynamic index into the kernel's parameter struct
+// made every thread copy it to local memory first (88-160-byte stack frames in ptxas -v, a local
+// round trip ahead of each warp's first weight load).
+static_assert(kMaxGemvSegments == 4, "the selects below cover four segments");
+__device__ __forceinline__ int segment_of(const unsigned (&end)[kMaxGemvSegments], int n, unsigned u) {
+  return (n > 1 && u >= end[0]) + (n > 2 && u >= end[1]) + (n > 3 && u >= end[2]);
+}
+// field[s] (s < kMaxGemvSegments) by selects; segment_start: the first unit of segment s.
+template <typename T>
+__device__ __forceinline__ T segment_pick(const T (&field)[kMaxGemvSegments], int s) {
+  return s == 0 ? field[0] : s == 1 ? field[1] : s == 2 ? field[2] : field[3];
+}
+__device__ __forceinline__ unsigned segment_start(const unsigned (&end)[kMaxGemvSegments], int s) {
+  return s == 0 ? 0u : s == 1 ? end[0] : s == 2 ? end[1] : end[2];
+}
+
 // The streamed kernel takes the launch if it can (sm_90 device checked by the caller, format,
 // alignment and shared-memory fit checked here): *taken says whether it did; the return value is
 // the launch error when it did.
@@ -152,7 +169,7 @@ cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, i
                         int act, cudaStream_t s, bool* taken);
 
 // The same kernel for one-token F16 / BF16 launches of gemv.cu (f32 activations; store or add),
-// one matrix or up to three of one type and width (seg.cta_end unused: the kernel counts row groups).
+// one matrix or up to kMaxGemvSegments of one type and width (seg.cta_end unused: the kernel counts row groups).
 cudaError_t gemv_stream_float(const Segments& seg, uint32_t type, int64_t cols, const float* x, GemvOut out,
                               cudaStream_t s, bool* taken);
 

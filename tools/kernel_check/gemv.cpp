@@ -138,18 +138,22 @@ void check_gemv_float(std::mt19937& rng, ThreadPool& pool, Result& r) {
   }
 }
 
-// Q, K, V of a float model in one launch (gemv_multi): each segment's output bit-identical to its own
-// gemv launch. F16 / BF16 at one token take one streamed launch (partial row groups at 17 rows, and
-// Qwen3-8B's 4096 + 1024 + 1024 x 4096, where CTAs take items of two segments); other token counts
-// and F32 one launch a segment. Every output also within the gemv bound of the reference.
+// Q, K, V (and a fourth, as a delta-net layer's in_b / in_a) of a float model in one launch
+// (gemv_multi): each segment's output bit-identical to its own gemv launch. F16 / BF16 at one token
+// take one streamed launch (partial row groups at 17 and 9 rows, and Qwen3-8B's 4096 + 1024 + 1024 x
+// 4096 with 32 more rows, where CTAs take items of two segments); other token counts and F32 one
+// launch a segment. Every output also within the gemv bound of the reference.
 void check_gemv_float_multi(std::mt19937& rng, ThreadPool& pool, Result& r) {
   std::normal_distribution<float> nd(0.0f, 1.0f);
   struct Case {
-    int64_t rows[3], cols;
+    int64_t rows[cuda::kMaxGemvSegments], cols;
     int nt;
   };
+  constexpr int kSegs = cuda::kMaxGemvSegments;
+  static_assert(kSegs == 4, "the cases list four segments");
   for (GgmlType t : {GgmlType::F32, GgmlType::F16, GgmlType::BF16}) {
-    for (const Case& c : {Case{{64, 17, 16}, 512, 1}, Case{{64, 17, 16}, 512, 2}, Case{{4096, 1024, 1024}, 4096, 1}}) {
+    for (const Case& c :
+         {Case{{64, 17, 16, 9}, 512, 1}, Case{{64, 17, 16, 9}, 512, 2}, Case{{4096, 1024, 1024, 32}, 4096, 1}}) {
       std::vector<float> x(size_t(c.nt * c.cols));
       for (auto& v : x) v = nd(rng);
       DeviceBuffer<float> dx(x.size());
@@ -160,9 +164,9 @@ void check_gemv_float_multi(std::mt19937& rng, ThreadPool& pool, Result& r) {
       std::vector<std::unique_ptr<DeviceBuffer<uint8_t>>> dw;
       std::vector<std::unique_ptr<DeviceBuffer<float>>> single, multi;
       std::vector<loaders::TensorInfo> ti;
-      std::vector<std::vector<uint8_t>> wq(3);
-      cuda::GemvSegment segs[3];
-      for (int i = 0; i < 3; ++i) {
+      std::vector<std::vector<uint8_t>> wq(kSegs);
+      cuda::GemvSegment segs[kSegs];
+      for (int i = 0; i < kSegs; ++i) {
         const size_t n_out = size_t(c.nt * c.rows[i]);
         ti.push_back(random_weights(rng, t, c.rows[i], c.cols, wq[size_t(i)]));
         dw.push_back(std::make_unique<DeviceBuffer<uint8_t>>(wq[size_t(i)].size()));
@@ -176,10 +180,11 @@ void check_gemv_float_multi(std::mt19937& rng, ThreadPool& pool, Result& r) {
         segs[i] = {dw.back()->p, multi.back()->p, c.rows[i]};
       }
       good = good &&
-             ok(cuda::gemv_multi(segs, 3, static_cast<uint32_t>(t), c.cols, dx.p, c.nt, cuda::GemvOut::kStore, nullptr),
+             ok(cuda::gemv_multi(segs, kSegs, static_cast<uint32_t>(t), c.cols, dx.p, c.nt, cuda::GemvOut::kStore,
+                                 nullptr),
                 "gemv_multi") &&
              ok(cudaDeviceSynchronize(), "gemv_multi sync");
-      for (int i = 0; i < 3 && good; ++i) {
+      for (int i = 0; i < kSegs && good; ++i) {
         const size_t n_out = size_t(c.nt * c.rows[i]);
         const auto a = download(*single[size_t(i)], n_out), b = download(*multi[size_t(i)], n_out);
         for (size_t k = 0; k < n_out; ++k) differ += !(a[k] == b[k]);
@@ -188,25 +193,26 @@ void check_gemv_float_multi(std::mt19937& rng, ThreadPool& pool, Result& r) {
         worst = std::max(worst, bound_err(b, ref, abs_dot(ti[size_t(i)], x, c.nt, nullptr)));
       }
       good = good && differ == 0 && worst < 1e-5;
+      std::string what = std::to_string(c.rows[0]);
+      for (int i = 1; i < kSegs; ++i) what += " + " + std::to_string(c.rows[i]);
       report(r, good, true, fmt_name("gemv_multi", t, ""),
-             std::to_string(c.rows[0]) + " + " + std::to_string(c.rows[1]) + " + " + std::to_string(c.rows[2]) + " x " +
-                 std::to_string(c.cols) + ", " + std::to_string(c.nt) + " tok, outputs not bit-equal to gemv: " +
-                 std::to_string(differ),
+             what + " x " + std::to_string(c.cols) + ", " + std::to_string(c.nt) +
+                 " tok, outputs not bit-equal to gemv: " + std::to_string(differ),
              worst);
     }
   }
-  // Refused, before any launch: no segment, four, an empty one, a null weight, the gate-up epilogue.
+  // Refused, before any launch: no segment, five, an empty one, a null weight, the gate-up epilogue.
   DeviceBuffer<float> dx(512), dy(64);
   DeviceBuffer<uint8_t> dw(64 * 512 * 2);
   const cuda::GemvSegment seg{dw.p, dy.p, 64}, empty{dw.p, dy.p, 0}, null_w{nullptr, dy.p, 64};
-  const cuda::GemvSegment four[4] = {seg, seg, seg, seg};
+  const cuda::GemvSegment five[5] = {seg, seg, seg, seg, seg};
   const auto bf16 = static_cast<uint32_t>(GgmlType::BF16);
   const bool refused = cuda::gemv_multi(&seg, 0, bf16, 512, dx.p, 1, cuda::GemvOut::kStore, nullptr) == cudaErrorInvalidValue &&
-                       cuda::gemv_multi(four, 4, bf16, 512, dx.p, 1, cuda::GemvOut::kStore, nullptr) == cudaErrorInvalidValue &&
+                       cuda::gemv_multi(five, 5, bf16, 512, dx.p, 1, cuda::GemvOut::kStore, nullptr) == cudaErrorInvalidValue &&
                        cuda::gemv_multi(&empty, 1, bf16, 512, dx.p, 1, cuda::GemvOut::kStore, nullptr) == cudaErrorInvalidValue &&
                        cuda::gemv_multi(&null_w, 1, bf16, 512, dx.p, 1, cuda::GemvOut::kStore, nullptr) == cudaErrorInvalidValue &&
                        cuda::gemv_multi(&seg, 1, bf16, 512, dx.p, 1, cuda::GemvOut::kGateUp, nullptr) == cudaErrorInvalidValue;
-  report(r, refused, true, "gemv_multi refusals", "0 / 4 segments, 0 rows, null weight, gate-up", 0.0);
+  report(r, refused, true, "gemv_multi refusals", "0 / 5 segments, 0 rows, null weight, gate-up", 0.0);
 }
 
 // The int8 path: weights quantized, activations quantized by the CPU mirror of rmsnorm_q8's format,
@@ -267,15 +273,18 @@ void check_gemv_q8(std::mt19937& rng, ThreadPool& pool, Result& r) {
   }
 }
 
-// Q, K, V in one launch: each segment's output bit-identical to its own single-matrix launch.
+// Q, K, V and a fourth matrix in one launch: each segment's output bit-identical to its own
+// single-matrix launch.
 void check_gemv_q8_multi(std::mt19937& rng, Result& r) {
   std::normal_distribution<float> nd(0.0f, 1.0f);
+  constexpr int kSegs = cuda::kMaxGemvSegments;
+  static_assert(kSegs == 4, "rows lists four segments");
   for (GgmlType t : kInt8PathTypes) {
-    const int64_t cols = 512, rows[3] = {64, 17, 16};
+    const int64_t cols = 512, rows[kSegs] = {64, 17, 16, 9};
     const int nt = 2;
-    std::vector<uint8_t> wq[3];
+    std::vector<uint8_t> wq[kSegs];
     std::vector<std::unique_ptr<DeviceBuffer<uint8_t>>> dw;
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < kSegs; ++i) {
       loaders::TensorInfo ti = random_weights(rng, t, rows[i], cols, wq[i]);
       dw.push_back(std::make_unique<DeviceBuffer<uint8_t>>(wq[i].size()));
       upload_weights(*dw.back(), ti);
@@ -291,8 +300,8 @@ void check_gemv_q8_multi(std::mt19937& rng, Result& r) {
     const cuda::ActQ8 x{dq.p, dds.p};
     bool good = true;
     std::vector<std::unique_ptr<DeviceBuffer<float>>> single, multi;
-    cuda::GemvSegment segs[3];
-    for (int i = 0; i < 3; ++i) {
+    cuda::GemvSegment segs[kSegs];
+    for (int i = 0; i < kSegs; ++i) {
       single.push_back(std::make_unique<DeviceBuffer<float>>(size_t(nt * rows[i])));
       multi.push_back(std::make_unique<DeviceBuffer<float>>(size_t(nt * rows[i])));
       cudaMemset(multi.back()->p, 0xff, size_t(nt * rows[i]) * 4);
@@ -301,17 +310,17 @@ void check_gemv_q8_multi(std::mt19937& rng, Result& r) {
                         "gemv_q8");
       segs[i] = {dw[size_t(i)]->p, multi.back()->p, rows[i]};
     }
-    good = good && ok(cuda::gemv_q8_multi(segs, 3, nullptr, static_cast<uint32_t>(t), cols, x, nt,
+    good = good && ok(cuda::gemv_q8_multi(segs, kSegs, nullptr, static_cast<uint32_t>(t), cols, x, nt,
                                           cuda::GemvOut::kStore, 0, nullptr),
                       "gemv_q8_multi") &&
            ok(cudaDeviceSynchronize(), "sync");
     int differ = 0;
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < kSegs; ++i) {
       const auto a = download(*single[size_t(i)], size_t(nt * rows[i])), b = download(*multi[size_t(i)], size_t(nt * rows[i]));
       for (size_t k = 0; k < a.size(); ++k) differ += !(a[k] == b[k]);
     }
     good = good && differ == 0;
-    report(r, good, true, fmt_name("gemv_q8_multi", t, ""), "64 + 17 + 16 x 512, 2 tok, outputs differing " + std::to_string(differ), 0.0);
+    report(r, good, true, fmt_name("gemv_q8_multi", t, ""), "64 + 17 + 16 + 9 x 512, 2 tok, outputs differing " + std::to_string(differ), 0.0);
   }
 }
 
@@ -323,7 +332,8 @@ void check_gemv_q8_multi(std::mt19937& rng, Result& r) {
 // Q6_K falls back to the warp-per-row kernel: blocks per row not a multiple of 8, as does its
 // gate-up; 24 blocks: a chunk of 16 and one of 8), several chunks per row (48 blocks), rows of 8
 // blocks or fewer (Q6_K and Q8_0 pieces of 8), partial row groups, CTAs with more items than ring
-// stages (4096 x 12288, 8192 x 4096), and three-segment launches.
+// stages (4096 x 12288, 8192 x 4096), three-segment launches and four (Qwen3.5-9B's delta-net inputs:
+// in_qkv, in_z, in_b, in_a).
 void check_gemv_q8_streamed(std::mt19937& rng, Result& r) {
   if (!cuda::gemv_q8_streamed()) {
     std::printf("SKIPPED gemv_q8_streamed: turned off (BW24_GEMV_STREAM=0)\n");
@@ -331,13 +341,14 @@ void check_gemv_q8_streamed(std::mt19937& rng, Result& r) {
   }
   std::normal_distribution<float> nd(0.0f, 1.0f);
   struct Shape {
-    int64_t rows[3];
+    int64_t rows[cuda::kMaxGemvSegments];
     int n;
     int64_t cols;
   };
   const Shape shapes[] = {{{1}, 1, 256},    {{33}, 1, 2304},  {{33}, 1, 6144},  {{4096}, 1, 4096},
                           {{4096}, 1, 12288}, {{1000}, 1, 4096}, {{37}, 1, 4096},    {{8192}, 1, 4096}, {{4096, 1024, 1024}, 3, 4096},
-                          {{64, 17, 16}, 3, 512},  {{4096, 512, 512}, 3, 2048}, {{8192}, 1, 2048}};
+                          {{64, 17, 16}, 3, 512},  {{4096, 512, 512}, 3, 2048}, {{8192}, 1, 2048},
+                          {{8192, 4096, 32, 32}, 4, 4096}, {{64, 17, 16, 9}, 4, 512}};
   for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::Q8_0}) {
     for (const Shape& sh : shapes) {
       // Weights and activations once per shape (the host quantizers are the slow part: Q6_K at
@@ -357,7 +368,7 @@ void check_gemv_q8_streamed(std::mt19937& rng, Result& r) {
       DeviceBuffer<float2> dds(xa.ds.size());
       upload(dq, xa.q);
       upload(dds, xa.ds);
-      std::vector<float> y0s[3];
+      std::vector<float> y0s[cuda::kMaxGemvSegments];
       for (int i = 0; i < sh.n; ++i) {
         y0s[i].resize(size_t(sh.rows[i]));
         for (auto& v : y0s[i]) v = nd(rng);
@@ -369,7 +380,7 @@ void check_gemv_q8_streamed(std::mt19937& rng, Result& r) {
         auto run = [&](bool streamed) {
           cuda::gemv_q8_set_streamed(streamed);
           std::vector<std::unique_ptr<DeviceBuffer<float>>> dy;
-          cuda::GemvSegment segs[3];
+          cuda::GemvSegment segs[cuda::kMaxGemvSegments];
           for (int i = 0; i < sh.n; ++i) {
             dy.push_back(std::make_unique<DeviceBuffer<float>>(size_t(sh.rows[i])));
             upload(*dy.back(), y0s[i]);
