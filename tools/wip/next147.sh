@@ -3,8 +3,8 @@
 # decode's tensor-core products at D = 256 (f16 and q8_0 caches; a head as two parts of 128 dims), branch
 # wip/decode-mma-256 (tools/wip/patches/decode-mma-256.patch on main). main = main's bench.
 # Pack (from a clean checkout of the branch): tools/wip/pack-bins.sh main main bw24-bench; tools/wip/pack-bins.sh new HEAD
-# bw24-bench bw24-kernel-check tests/bw24_gpu_vs_cpu_tests tests/bw24_model_tests, and build-pack/SHA/libbw24.so.0 as
-# .carry/bins/new--libbw24.so.0.xz (the model tests load it). Host checks done: tools/emulate/decode_mma_fragments.py
+# bw24-bench bw24-kernel-check tests/bw24_gpu_vs_cpu_tests tests/bw24_model_tests (with them pack-bins packs the
+# libbw24.so.0 the model tests load). Host checks done: tools/emulate/decode_mma_fragments.py
 # exact at D = 128 and 256; the D = 128 f16 instances' SASS identical to main's, q8_0's reordered integer index math only;
 # ptxas -v: the D = 256 f16 / q8_0 instances at 128 registers with 8-40 bytes of spills (two CTAs an SM).
 # Expect: kernel check attention / attention_rope / attention_bound all ok, the head-group rows bit-equal, the D = 256

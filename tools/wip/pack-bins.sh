@@ -20,6 +20,12 @@ ninja -C build-pack/$sha "${names[@]}" > /tmp/pack-$sha.log 2>&1 || { tail -30 /
 mkdir -p .carry/bins
 for t in "${targets[@]}"; do xz -T2 -6 -c "build-pack/$sha/$t" > ".carry/bins/$name--${t//\//+}.xz"
   ls -la ".carry/bins/$name--${t//\//+}.xz"; done
+# The test programs load libbw24.so.0 (lib.sh's bins puts build-NAME on LD_LIBRARY_PATH): packed with them, since
+# next140's model tests could not start without it.
+for t in "${targets[@]}"; do if [[ $t == tests/* ]]; then
+  ninja -C build-pack/$sha libbw24.so >> /tmp/pack-$sha.log 2>&1
+  xz -T2 -6 -c "build-pack/$sha/libbw24.so.0" > ".carry/bins/$name--libbw24.so.0.xz"; ls -la ".carry/bins/$name--libbw24.so.0.xz"
+  break; fi; done
 # The shared libraries they load that the device lacks (abseil, fmt, pcre2, utf8proc: those .deps stages), into
 # .carry/rtlib (~5 MB), so a script running only packed programs can carry .carry alone, without .deps' 23 MB.
 mkdir -p .carry/rtlib
