@@ -487,13 +487,12 @@ __global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const u
   static_assert(kRows == 1 || kOut == GemvOut::kStore, "several rows a warp: store launches only");
   constexpr int kMats = kOut == GemvOut::kGateUp ? 2 : kRows;
   const int s = segment_of(seg.cta_end, seg.n, blockIdx.x);  // by selects (q8_common.cuh)
-  auto at = [s](const auto& field) { return segment_pick(field, s); };
   const unsigned cta0 = segment_start(seg.cta_end, s);
   const uint8_t* w[kMats];
 #pragma unroll
-  for (int m = 0; m < kMats; ++m) w[m] = kOut == GemvOut::kGateUp && m == 1 ? w2 : at(seg.w);
-  float* y = at(seg.y);
-  const int64_t rows = at(seg.rows);
+  for (int m = 0; m < kMats; ++m) w[m] = kOut == GemvOut::kGateUp && m == 1 ? w2 : segment_pick(seg.w, s);
+  float* y = segment_pick(seg.y, s);
+  const int64_t rows = segment_pick(seg.rows, s);
   const int lane = threadIdx.x % 32;
   const int64_t row = (static_cast<int64_t>(blockIdx.x - cta0) * kWarpsPerCta + threadIdx.x / 32) * kRows;
   const int64_t blocks = cols / F::kBlockElems, n_blocks = rows * blocks;

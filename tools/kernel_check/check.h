@@ -72,6 +72,13 @@ inline std::string shape(int64_t rows, int64_t cols, int nt) {
   return std::to_string(rows) + " x " + std::to_string(cols) + ", " + std::to_string(nt) + " tok";
 }
 
+// "r0 + r1 + ... x cols": the rows of a multi-segment launch's n segments over one width.
+inline std::string segments_shape(const int64_t* rows, int n, int64_t cols) {
+  std::string s = std::to_string(rows[0]);
+  for (int i = 1; i < n; ++i) s += " + " + std::to_string(rows[i]);
+  return s + " x " + std::to_string(cols);
+}
+
 template <typename T>
 inline void upload(DeviceBuffer<T>& d, const std::vector<T>& h) {
   cudaMemcpy(d.p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);

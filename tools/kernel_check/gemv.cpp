@@ -193,10 +193,8 @@ void check_gemv_float_multi(std::mt19937& rng, ThreadPool& pool, Result& r) {
         worst = std::max(worst, bound_err(b, ref, abs_dot(ti[size_t(i)], x, c.nt, nullptr)));
       }
       good = good && differ == 0 && worst < 1e-5;
-      std::string what = std::to_string(c.rows[0]);
-      for (int i = 1; i < kSegs; ++i) what += " + " + std::to_string(c.rows[i]);
       report(r, good, true, fmt_name("gemv_multi", t, ""),
-             what + " x " + std::to_string(c.cols) + ", " + std::to_string(c.nt) +
+             segments_shape(c.rows, kSegs, c.cols) + ", " + std::to_string(c.nt) +
                  " tok, outputs not bit-equal to gemv: " + std::to_string(differ),
              worst);
     }
@@ -320,7 +318,9 @@ void check_gemv_q8_multi(std::mt19937& rng, Result& r) {
       for (size_t k = 0; k < a.size(); ++k) differ += !(a[k] == b[k]);
     }
     good = good && differ == 0;
-    report(r, good, true, fmt_name("gemv_q8_multi", t, ""), "64 + 17 + 16 + 9 x 512, 2 tok, outputs differing " + std::to_string(differ), 0.0);
+    report(r, good, true, fmt_name("gemv_q8_multi", t, ""),
+           segments_shape(rows, kSegs, cols) + ", " + std::to_string(nt) + " tok, outputs differing " + std::to_string(differ),
+           0.0);
   }
 }
 
@@ -425,9 +425,7 @@ void check_gemv_q8_streamed(std::mt19937& rng, Result& r) {
           e = nerr(stream, warp);
         }
         good = good && e < (warp.size() < 64 ? 1e-5 : 1e-6);
-        std::string what = std::to_string(sh.rows[0]);
-        for (int i = 1; i < sh.n; ++i) what += " + " + std::to_string(sh.rows[i]);
-        what += " x " + std::to_string(cols);
+        const std::string what = segments_shape(sh.rows, sh.n, cols);
         const char* tag = out == cuda::GemvOut::kAdd ? "add" : out == cuda::GemvOut::kGateUp ? "gate-up" : "";
         report(r, good, true, fmt_name("gemv_q8_streamed", t, tag),
                what + ", outputs not bit-equal " + std::to_string(differ) + "/" + std::to_string(warp.size()), e);

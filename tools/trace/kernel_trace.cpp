@@ -15,7 +15,7 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -25,7 +25,7 @@ namespace {
 struct KernelRecord {
   uint64_t start, end;
   int32_t grid, block;
-  std::string name;
+  std::string name;  // mangled: demangled once per name when the CSV is written
 };
 
 std::mutex g_mutex;
@@ -34,16 +34,18 @@ constexpr size_t kBufferBytes = 8u << 20;
 
 void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
   *buffer = static_cast<uint8_t*>(aligned_alloc(8, kBufferBytes));
-  *size = kBufferBytes;
+  *size = *buffer ? kBufferBytes : 0;  // 0: CUPTI drops the records it cannot place
   *max_records = 0;  // as many as fit
 }
 
-std::string demangled(const char* name) {
-  if (!name) return "?";
+// The demangled name, quotes replaced (the CSV quotes it).
+std::string demangled(const std::string& name) {
   int status = 0;
-  char* d = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  char* d = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
   std::string s = status == 0 && d ? d : name;
   free(d);
+  for (char& c : s)
+    if (c == '"') c = '\'';
   return s;
 }
 
@@ -54,27 +56,28 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
     if (rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) continue;
     const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(rec);
     g_records.push_back({k->start, k->end, k->gridX * k->gridY * k->gridZ, k->blockX * k->blockY * k->blockZ,
-                         demangled(k->name)});
+                         k->name ? k->name : "?"});
   }
   free(buffer);
 }
 
 void write_trace() {
   cuptiActivityFlushAll(1);
-  const char* path = std::getenv("BW24_KERNEL_TRACE");
-  FILE* f = std::fopen(path && *path ? path : "kernel-trace.csv", "w");
+  const char* env = std::getenv("BW24_KERNEL_TRACE");
+  const char* path = env && *env ? env : "kernel-trace.csv";
+  FILE* f = std::fopen(path, "w");
   if (!f) return;
   std::lock_guard<std::mutex> lock(g_mutex);
+  std::map<std::string, std::string> names;  // mangled -> demangled: a step repeats a few dozen kernels
   std::fprintf(f, "start_ns,end_ns,ctas,threads,kernel\n");
   for (const KernelRecord& r : g_records) {
-    std::string n = r.name;
-    for (char& c : n)
-      if (c == '"') c = '\'';
+    auto it = names.find(r.name);
+    if (it == names.end()) it = names.emplace(r.name, demangled(r.name)).first;
     std::fprintf(f, "%llu,%llu,%d,%d,\"%s\"\n", static_cast<unsigned long long>(r.start),
-                 static_cast<unsigned long long>(r.end), r.grid, r.block, n.c_str());
+                 static_cast<unsigned long long>(r.end), r.grid, r.block, it->second.c_str());
   }
   std::fclose(f);
-  std::fprintf(stderr, "bw24-kernel-trace: %zu kernels into %s\n", g_records.size(), path ? path : "kernel-trace.csv");
+  std::fprintf(stderr, "bw24-kernel-trace: %zu kernels into %s\n", g_records.size(), path);
 }
 
 }  // namespace
