@@ -1,5 +1,5 @@
-// Flash decode's two products on tensor cores (split_kernel, flash_decode.cu), for head size 128 over
-// f16 and q8_0 caches: the scores S = Q K^T and the unnormalized output O = P V of one split (up to
+// Flash decode's two products on tensor cores (split_kernel, flash_decode.cu), for head sizes 128 and
+// 256 over f16 and q8_0 caches: the scores S = Q K^T and the unnormalized output O = P V of one split (up to
 // 128 keys), warp w taking keys 16w .. 16w + 15 of the split in both, one mma.sync m16n8k16 (f16
 // operands, f32 accumulators; cuda/common/mma.cuh has the fragment layouts) per 16 x 16 piece.
 //
@@ -17,7 +17,14 @@
 //
 // Head grouping (flash_decode's head_groups) must not change a head's bits: a head is one column n of
 // the B operand and of the accumulators, and an mma's column n depends only on A and column n of B.
-// Every instance of an f16 or q8_0 cache at D = 128 (one head, four heads, any) takes this path.
+// Every instance of an f16 or q8_0 cache at D = 128 or 256 (one head, four heads, any) takes this path.
+//
+// Parts: the fragments below hold kD = 128 dims of a head. At D = 256 the kernel walks two parts
+// (dims 0..127, 128..255): the scores add both parts' products into the same accumulators, and P V
+// fills tiles 0..7 from part 0's values and 8..15 from part 1's, so that a lane holds one part's keys
+// or values at a time (~32 registers each) and the whole head's accumulators (64): the instance stays
+// within two CTAs an SM. Why D = 256: the Qwen3.5 / Qwen3.6 gated-attention layers; their scalar path
+// took 12.4-12.8 us a layer in the captured step against ~7 us at D = 128 (bw24-kernel-trace, round 26).
 //
 // Element maps (lane l: r = l / 4, c = l % 4; these are permutations of the dot products' index,
 // chosen so that a lane's loads are whole vectors):
@@ -41,11 +48,16 @@
 
 namespace bw24::cuda::decode_mma {
 
+// Per part of kD dims: k-steps of the scores, row tiles of P V, 32-element blocks.
 constexpr int kD = 128, kSteps = kD / 16, kTiles = kD / 16, kBlocks = kD / 32;
 constexpr float kPScale = 64.0f, kPUnscale = 1.0f / 64.0f;  // powers of two: exact
 
 template <class Kv, int D>
-constexpr bool kTakes = D == kD && (std::is_same_v<Kv, const __half*> || std::is_same_v<Kv, KvQ8>);
+constexpr bool kTakes = (D == kD || D == 2 * kD) && (std::is_same_v<Kv, const __half*> || std::is_same_v<Kv, KvQ8>);
+template <int D>
+constexpr int kParts = D / kD;  // parts of a head
+template <int D>
+constexpr int kHeadTiles = kParts<D> * kTiles;  // P V row tiles of a head
 
 __device__ __forceinline__ uint32_t h2_bits(__half2 v) { return *reinterpret_cast<const uint32_t*>(&v); }
 __device__ __forceinline__ __half2 bits_h2(uint32_t v) { return *reinterpret_cast<const __half2*>(&v); }
@@ -57,7 +69,8 @@ __device__ __forceinline__ void split2(float x0, float x1, uint32_t& hi, uint32_
   lo = pack_f16(x0 - back.x, x1 - back.y);
 }
 
-// A q8_0 row's four block scales (f16, one 8-byte load) and scale b of them as f32.
+// A q8_0 row's four block scales (f16, one 8-byte load; row: the first element of a part, so its block
+// index is a multiple of four) and scale b of them as f32.
 __device__ __forceinline__ uint2 row_scales(const KvQ8& row) {
   return *reinterpret_cast<const uint2*>(row.d + (row.e >> 5));
 }
@@ -112,10 +125,9 @@ struct KeyFrag<const __half*> {
 #pragma unroll
     for (int b = 0; b < kBlocks; ++b) k[i][b] = make_uint4(0, 0, 0, 0);
   }
-  // s[0..3] = (key r, head 2c), (key r, head 2c + 1), (key r + 8, head 2c), (key r + 8, head 2c + 1)
-  __device__ __forceinline__ void scores(const QueryFrag& q, float (&s)[4]) const {
-#pragma unroll
-    for (int j = 0; j < 4; ++j) s[j] = 0.0f;
+  // s[0..3] += (key r, head 2c), (key r, head 2c + 1), (key r + 8, head 2c), (key r + 8, head 2c + 1)
+  // over the part's dims (the caller zeroes s before part 0).
+  __device__ __forceinline__ void add_scores(const QueryFrag& q, float (&s)[4]) const {
 #pragma unroll
     for (int st = 0; st < kSteps; ++st) {
       const int b = st / 2, h = st % 2;
@@ -141,9 +153,7 @@ struct KeyFrag<KvQ8> {
     d[i] = make_uint2(0, 0);
   }
   // As the f16 form, a block's two k-steps into their own accumulators, then times the keys' scales.
-  __device__ __forceinline__ void scores(const QueryFrag& q, float (&s)[4]) const {
-#pragma unroll
-    for (int j = 0; j < 4; ++j) s[j] = 0.0f;
+  __device__ __forceinline__ void add_scores(const QueryFrag& q, float (&s)[4]) const {
 #pragma unroll
     for (int b = 0; b < kBlocks; ++b) {
       float cb[4] = {0.0f, 0.0f, 0.0f, 0.0f};
@@ -177,9 +187,11 @@ struct ValueFrag<const __half*> {
     v[u][1] = *reinterpret_cast<const uint4*>(row + 16 * r + 8);
   }
   __device__ __forceinline__ void zero(int u) { v[u][0] = v[u][1] = make_uint4(0, 0, 0, 0); }
-  // o[T][0..3] += the tile's (dim 16r + 2T, head 2c), (same, 2c + 1), (dim + 1, 2c), (dim + 1, 2c + 1);
-  // p[u]: 2^6 P of slot u's key for head r (zero past G or n).
-  __device__ __forceinline__ void pv(const float (&p)[4], float (&o)[kTiles][4]) const {
+  // o[t0 + T][0..3] += the tile's (dim 16r + 2T, head 2c), (same, 2c + 1), (dim + 1, 2c), (dim + 1,
+  // 2c + 1) of the part; p[u]: 2^6 P of slot u's key for head r (zero past G or n). t0: the part's
+  // first tile, a constant where the caller's part loop is unrolled.
+  template <int N>
+  __device__ __forceinline__ void pv(const float (&p)[4], float (&o)[N][4], int t0) const {
     uint32_t bh[2], bl[2];
     split2(p[0], p[1], bh[0], bl[0]);
     split2(p[2], p[3], bh[1], bl[1]);
@@ -189,8 +201,8 @@ struct ValueFrag<const __half*> {
       const uint32_t x2 = word(v[2][T / 4], T % 4), x3 = word(v[3][T / 4], T % 4);
       const uint32_t a[4] = {__byte_perm(x0, x1, 0x5410), __byte_perm(x0, x1, 0x7632), __byte_perm(x2, x3, 0x5410),
                              __byte_perm(x2, x3, 0x7632)};
-      mma_f16(o[T], a, bh[0], bh[1]);
-      mma_f16(o[T], a, bl[0], bl[1]);
+      mma_f16(o[t0 + T], a, bh[0], bh[1]);
+      mma_f16(o[t0 + T], a, bl[0], bl[1]);
     }
   }
 };
@@ -208,7 +220,8 @@ struct ValueFrag<KvQ8> {
     for (int b = 0; b < kBlocks; ++b) v[u][b] = 0;
     d[u] = make_uint2(0, 0);
   }
-  __device__ __forceinline__ void pv(const float (&p)[4], float (&o)[kTiles][4]) const {
+  template <int N>
+  __device__ __forceinline__ void pv(const float (&p)[4], float (&o)[N][4], int t0) const {
 #pragma unroll
     for (int b = 0; b < kBlocks; ++b) {
       float x[4];
@@ -225,23 +238,27 @@ struct ValueFrag<KvQ8> {
         uint32_t a[4];
         s8x4_f16(e ? t23 : t01, a[0], a[1]);
         s8x4_f16(e ? u23 : u01, a[2], a[3]);
-        mma_f16(o[2 * b + e], a, bh[0], bh[1]);
-        mma_f16(o[2 * b + e], a, bl[0], bl[1]);
+        mma_f16(o[t0 + 2 * b + e], a, bh[0], bh[1]);
+        mma_f16(o[t0 + 2 * b + e], a, bl[0], bl[1]);
       }
     }
   }
 };
 
 // Where element (head h, dim d) of the P V accumulators sits in a warp's fragments, as an index into
-// a slot of kTiles x 4 x 32 floats laid out [tile][register][lane] (conflict-free stores).
+// a slot of kHeadTiles x 4 x 32 floats laid out [tile][register][lane] (conflict-free stores). Part
+// d / kD's tiles follow part 0's.
 template <class Kv>
 __device__ __forceinline__ int frag_index(int h, int d) {
+  const int part = d / kD;
+  d %= kD;
   int T, r, half;
   if constexpr (std::is_same_v<Kv, KvQ8>) {
     T = 2 * (d / 32) + (d % 4) / 2, r = (d % 32) / 4, half = d % 2;
   } else {
     T = (d % 16) / 2, r = d / 16, half = d % 2;
   }
+  T += kTiles * part;
   return (T * 4 + 2 * half + h % 2) * 32 + 4 * r + h / 2;
 }
 

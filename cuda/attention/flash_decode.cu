@@ -5,9 +5,10 @@
 //  0. fused_rope (one token; qk_rope_store's work, its code): warp i < G normalizes and rotates
 //     query head h0 + i from the raw QKV product into shared memory; the split that holds the
 //     position writes the token's key and value head g into the cache and reads them back below.
-// f16 and q8_0 caches at D = 128 (every head count) compute phases 1 and 3 on tensor cores instead
-// (decode_mma.cuh: warp w takes keys 16w .. 16w + 15 in both, its values loaded before the softmax;
-// red then holds the warps' accumulator fragments, pv_total below). Round 24: Qwen3-8B Q4_K_M tg128 at
+// f16 and q8_0 caches at D = 128 and 256 (every head count) compute phases 1 and 3 on tensor cores
+// instead (decode_mma.cuh: warp w takes keys 16w .. 16w + 15 in both, its values loaded before the
+// softmax; D = 256 in two parts of 128 dims, part 1's values after it; red then holds the warps'
+// accumulator fragments, pv_total below). Round 24: Qwen3-8B Q4_K_M tg128 at
 // depth 4096 with a q8_0 cache 425 -> 452 tok/s, f16 438 -> 448, Qwen3-30B-A3B 402 -> 450 (next134/135).
 // The other caches and head sizes:
 //  1. scores: two threads per key, each half a row: D / 16 independent 16-byte loads per thread
@@ -160,19 +161,19 @@ __device__ __forceinline__ float red_total(const float (&red)[kSumSlots][kMaxGro
 // fixed order and two barriers.
 template <int D>
 __device__ __forceinline__ void sum_fragments(float (&red)[kSumSlots][kMaxGroup][D],
-                                              const float (&o)[decode_mma::kTiles][4], int warp, int lane) {
+                                              const float (&o)[decode_mma::kHeadTiles<D>][4], int warp, int lane) {
   float* f = &red[0][0][0];
-  constexpr int kSlot = kMaxGroup * D;
-  static_assert(kSlot == decode_mma::kTiles * 4 * 32, "a slot holds a warp's fragments");
+  constexpr int kSlot = kMaxGroup * D, kT = decode_mma::kHeadTiles<D>;
+  static_assert(kSlot == kT * 4 * 32, "a slot holds a warp's fragments");
   if (warp >= kSumSlots)
 #pragma unroll
-    for (int T = 0; T < decode_mma::kTiles; ++T)
+    for (int T = 0; T < kT; ++T)
 #pragma unroll
       for (int e = 0; e < 4; ++e) f[(warp - kSumSlots) * kSlot + (T * 4 + e) * 32 + lane] = o[T][e];
   __syncthreads();
   if (warp < kSumSlots)
 #pragma unroll
-    for (int T = 0; T < decode_mma::kTiles; ++T)
+    for (int T = 0; T < kT; ++T)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         float& x = f[warp * kSlot + (T * 4 + e) * 32 + lane];
@@ -192,8 +193,9 @@ __device__ __forceinline__ void o_epilogue(const OutEpilogue& ep, float* out, fl
 }
 
 // Kv: const float*, const __half* or KvQ8 (kv_load.cuh): the cache as a pointer-like value.
-// kMinCtas: the tensor-core instances (decode_mma.cuh) are held to two CTAs an SM (100-120 registers),
-// so that the 8 x 33 CTAs of a Qwen3-8B layer at depth 4096 are one wave. Before them the q8_0 cache's
+// kMinCtas: the tensor-core instances (decode_mma.cuh) are held to two CTAs an SM (100-120 registers
+// at D = 128; 128 with 8-40 bytes of spills at D = 256, ptxas -v), so that the 8 x 33 CTAs of a
+// Qwen3-8B layer at depth 4096 are one wave. Before them the q8_0 cache's
 // four-head instance at D = 128 was held to three (80 registers): 377.5 / 379.1 -> 379.8 / 380.1 tok/s
 // at depth 4096 (H200, tg128), while the f16 one lost with a bound (371.7 / 372.5 -> 369.0 / 369.7). 0: no
 // bound (an explicit 1 gave the compiler a larger register budget: 64 -> 84 for one head).
@@ -250,8 +252,10 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
   // values, same arithmetic. H200, Qwen3-8B tg128 at depth 4096 when f16 and q8_0 took it too: f16
   // 372.6 -> 387.7 tok/s, q8_0 380 -> 386.5 (next83, next84), ~2.9 us a layer; at depth 0 (one head)
   // 441 -> 456, q8_0 422 -> 429, Qwen3-30B-A3B 470.5 -> 490.8 (next89).
-  // The tensor-core products (decode_mma.cuh) for f16 and q8_0 caches at D = 128, every head count.
+  // The tensor-core products (decode_mma.cuh) for f16 and q8_0 caches at D = 128 and 256, every head
+  // count; kParts: the 128-dim parts of a head the fragments walk (decode_mma.cuh).
   constexpr bool kMma = decode_mma::kTakes<Kv, D>;
+  constexpr int kParts = kMma ? decode_mma::kParts<D> : 1, kPartDims = decode_mma::kD;
   constexpr bool kKeysAhead = (kG == 4 || kG == 1) && D == 128 && std::is_same_v<Kv, const __nv_bfloat16*>;
   struct NoKeyRegs {};
   std::conditional_t<kKeysAhead, KeyRegs<Kv, kHalf>, NoKeyRegs> key;
@@ -259,7 +263,7 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
   if constexpr (kKeysAhead)
     if (key_early) key.load(kc + ((lo + threadIdx.x / 2) * kvw + g * D + (threadIdx.x % 2) * kHalf));
   // The tensor-core path's keys ahead: the lane's two keys 16 warp + lane / 4 (+ 8), its 64 bytes (f16)
-  // or 32 bytes and four scales (q8_0) of each, under the same conditions.
+  // or 32 bytes and four scales (q8_0) of each (part 0 of the head), under the same conditions.
   auto head_row = [&](Kv cache, int j) { return cache + ((lo + j) * kvw + g * D); };  // key j's row of head g
   struct NoKeyFrag {};
   std::conditional_t<kMma, decode_mma::KeyFrag<Kv>, NoKeyFrag> kfrag;
@@ -313,20 +317,24 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
   std::conditional_t<kMma, decode_mma::ValueFrag<Kv>, NoValueFrag> vfrag;
   if constexpr (kMma) {
     const int c = lane % 4, r = lane / 4;
+    float s4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
-    for (int i = 0; i < 2; ++i)
-      if (!mkey_early[i]) {
-        if (mkey + 8 * i < n)
-          kfrag.load(i, head_row(kc, mkey + 8 * i), c);
-        else
-          kfrag.zero(i);
-      }
-    const decode_mma::QueryFrag qf = decode_mma::query_frag(
-        [&](int e) { return *reinterpret_cast<const float4*>(&qs[r][qcol(e)]); }, r < G, c);
-    float s4[4];
-    kfrag.scores(qf, s4);
-    // The values of the P V phase, loaded here: they do not depend on P, so their L2 round trip runs
-    // under the softmax's barriers instead of after them.
+    for (int part = 0; part < kParts; ++part) {
+      const int off = part * kPartDims;
+#pragma unroll
+      for (int i = 0; i < 2; ++i)
+        if (part > 0 || !mkey_early[i]) {
+          if (mkey + 8 * i < n)
+            kfrag.load(i, head_row(kc, mkey + 8 * i) + off, c);
+          else
+            kfrag.zero(i);
+        }
+      const decode_mma::QueryFrag qf = decode_mma::query_frag(
+          [&](int e) { return *reinterpret_cast<const float4*>(&qs[r][qcol(off + e)]); }, r < G, c);
+      kfrag.add_scores(qf, s4);
+    }
+    // The values of the P V phase (part 0), loaded here: they do not depend on P, so their L2 round
+    // trip runs under the softmax's barriers instead of after them.
 #pragma unroll
     for (int u = 0; u < 4; ++u) {
       const int j = warp * 16 + decode_mma::value_key(u, c);
@@ -395,7 +403,7 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
   // path: keys 16w .. 16w + 15, red in the fragments' layout).
   if constexpr (kMma) {
     const int c = lane % 4, r = lane / 4, j0 = warp * 16;
-    float o[decode_mma::kTiles][4] = {};
+    float o[decode_mma::kHeadTiles<D>][4] = {};
     if (j0 < n) {
       float pr[4];
 #pragma unroll
@@ -403,7 +411,19 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
         const int j = j0 + decode_mma::value_key(u, c);
         pr[u] = j < n && r < G ? decode_mma::kPScale * sc[r][j] : 0.0f;
       }
-      vfrag.pv(pr, o);
+#pragma unroll
+      for (int part = 0; part < kParts; ++part) {
+        if (part > 0)  // the later parts' values, after part 0's products
+#pragma unroll
+          for (int u = 0; u < 4; ++u) {
+            const int j = j0 + decode_mma::value_key(u, c);
+            if (j < n)
+              vfrag.load(u, head_row(vc, j) + part * kPartDims, r);
+            else
+              vfrag.zero(u);
+          }
+        vfrag.pv(pr, o, part * decode_mma::kTiles);
+      }
     }
     sum_fragments<D>(red, o, warp, lane);
   } else {

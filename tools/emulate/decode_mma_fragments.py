@@ -2,12 +2,13 @@
 # f16 and q8_0 caches, every lane's fragments built with the header's index math and byte permutes
 # (__byte_perm, the int8 -> f16 trick), multiplied with the PTX layouts of mma m16n8k16 (A (g, 2t..),
 # (g + 8, 2t..), (g, 2t + 8..), (g + 8, 2t + 8..); B (2t.., g), (2t + 8.., g); C (g, 2t..), (g + 8, 2t..);
-# g = lane / 4, t = lane % 4), and frag_index's inverse map, against the direct sums. Mirror of the
+# g = lane / 4, t = lane % 4), and frag_index's inverse map, against the direct sums, at head sizes 128 and
+# 256 (two parts of 128 dims: the scores add both parts, P V's tiles 8..15 hold part 1). Mirror of the
 # header's index math: keep it in step when either changes.   python3 tools/emulate/decode_mma_fragments.py
 import numpy as np
 
 rng = np.random.default_rng(7)
-D, G, KEYS = 128, 4, 16
+G, KEYS, PART = 4, 16, 128
 
 
 def byte_perm(x, y, s):
@@ -49,14 +50,17 @@ def words8(row):  # int8 values -> 32-bit words
 
 
 def frag_index(h, d, q8):
+    part, d = d // PART, d % PART
     if q8:
         T, r, half = 2 * (d // 32) + (d % 4) // 2, (d % 32) // 4, d % 2
     else:
         T, r, half = (d % 16) // 2, d // 16, d % 2
+    T += 8 * part
     return (T * 4 + 2 * half + h % 2) * 32 + 4 * r + h // 2
 
 
-def check(q8):
+def check(q8, D):
+    parts = D // PART
     Q = rng.normal(size=(8, D)) * 0.1; Q[G:] = 0  # heads past G: zero columns
     if q8:
         kq = rng.integers(-127, 128, size=(KEYS, D)); kd = rng.uniform(0.01, 0.05, size=(KEYS, D // 32))
@@ -67,7 +71,7 @@ def check(q8):
         V = rng.normal(size=(KEYS, D)).astype(np.float16).astype(np.float64)
     # Scores: query_frag + KeyFrag::scores (exact sums here: hi + lo stands for the f32 x)
     s = [np.zeros(4) for _ in range(32)]
-    for b in range(4):
+    for b in range(4 * parts):  # block b of the head: part b // 4, block b % 4 of it
         cb = [np.zeros(4) for _ in range(32)]
         for h in range(2):
             a, bb = [], []
@@ -94,10 +98,10 @@ def check(q8):
     err_s = max(abs(s[l][u] - S[l // 4 + 8 * (u // 2), 2 * (l % 4) + u % 2]) for l in range(32) for u in range(4))
     # P V: ValueFrag::pv, P[head][key] (heads past G zero), the slot layout, frag_index
     P = rng.uniform(0, 1, size=(8, KEYS)); P[G:] = 0
-    o = [[np.zeros(4) for _ in range(8)] for _ in range(32)]
+    o = [[np.zeros(4) for _ in range(8 * parts)] for _ in range(32)]
     keys = lambda c: [2 * c, 2 * c + 1, 2 * c + 8, 2 * c + 9]  # value_key
     if q8:
-        for b in range(4):
+        for b in range(4 * parts):  # ValueFrag<KvQ8>::pv of part b // 4: tiles 8 (b // 4) + 2 (b % 4) + e
             a, bb = {0: [], 1: []}, []
             for l in range(32):
                 r, c = l // 4, l % 4
@@ -115,34 +119,36 @@ def check(q8):
                 for l in range(32):
                     o[l][2 * b + e] += out[l]
     else:
-        for T in range(8):
+        for T in range(8 * parts):  # part T // 8: its dims 128 part + 16 r .. + 15 per lane
             a, bb = [], []
+            off = PART * (T // 8)
             for l in range(32):
                 r, c = l // 4, l % 4
                 ks = keys(c)
                 bb.append((P[r, ks[0:2]], P[r, ks[2:4]]))
-                x = [words16(V[k, 16 * r:16 * r + 16])[T] for k in ks]
+                x = [words16(V[k, off + 16 * r:off + 16 * r + 16])[T % 8] for k in ks]
                 a.append(tuple(f16_pair(w) for w in (byte_perm(x[0], x[1], 0x5410), byte_perm(x[0], x[1], 0x7632),
                                                      byte_perm(x[2], x[3], 0x5410), byte_perm(x[2], x[3], 0x7632))))
             out = mma(a, bb)
             for l in range(32):
                 o[l][T] += out[l]
-    slot = np.zeros(8 * 4 * 32)
+    slot = np.zeros(8 * parts * 4 * 32)
     for l in range(32):
-        for T in range(8):
+        for T in range(8 * parts):
             for e in range(4):
                 slot[(T * 4 + e) * 32 + l] = o[l][T][e]
     O = P @ V  # [head][dim]
     err_o = max(abs(slot[frag_index(h, d, q8)] - O[h, d]) for h in range(8) for d in range(D))
     idx = sorted(frag_index(h, d, q8) for h in range(8) for d in range(D))
-    assert idx == list(range(8 * 128)), "frag_index is not a bijection"
+    assert idx == list(range(8 * D)), "frag_index is not a bijection"
     return err_s, err_o
 
 
 ok = True
-for q8 in (False, True):
-    es, eo = check(q8)
-    good = es < 1e-9 and eo < 1e-9
-    ok &= good
-    print(f"{'q8_0' if q8 else 'f16 '}: scores max err {es:.2e}, P V max err {eo:.2e} {'ok' if good else 'FAIL'}")
+for D in (128, 256):
+    for q8 in (False, True):
+        es, eo = check(q8, D)
+        good = es < 1e-9 and eo < 1e-9
+        ok &= good
+        print(f"D = {D}, {'q8_0' if q8 else 'f16 '}: scores max err {es:.2e}, P V max err {eo:.2e} {'ok' if good else 'FAIL'}")
 raise SystemExit(0 if ok else 1)
