@@ -192,6 +192,16 @@ unsigned ablated_parts() {
   return parts;
 }
 bool ablate(unsigned part, int n) { return n == 1 && (ablated_parts() & part) != 0; }
+// Timing hook: BW24_GRAPH_REPLAYS=k launches the captured step k times a decode call (the same
+// position and token; the output is then wrong), so that t(k) - t(1) is the replays back to back and
+// t(1) minus that the host's part of a step.
+int graph_replays() {
+  static const int n = [] {
+    const char* e = std::getenv("BW24_GRAPH_REPLAYS");
+    return e ? std::max(1, std::atoi(e)) : 1;
+  }();
+  return n;
+}
 // Timing hook beside it: BW24_FLASH_HEAD_GROUPS=n has every flash decode call spread a KV head's
 // query heads over n CTAs a split (cuda::flash_decode head_groups; a divisor of the group, else the
 // call's own choice), so bench rows compare groupings at any depth with one binary. Same bits.
@@ -476,7 +486,8 @@ class CudaRunner final : public Runner {
       const int regime = req.pos < cuda::kFlashDecodeMergeFrom ? 0 : 1;  // see graph_exec_
       if (!graph_exec_[regime]) BW24_RETURN_IF_ERROR(capture_step(regime));
       if (req.cancel && req.cancel->load(std::memory_order_relaxed)) return error(Code::kCancelled, "cancelled");
-      BW24_CUDA_OK(cudaGraphLaunch(graph_exec_[regime], stream_), "graph launch");
+      for (int k = 0; k < graph_replays(); ++k)
+        BW24_CUDA_OK(cudaGraphLaunch(graph_exec_[regime], stream_), "graph launch");
       if (req.argmax) return read_token(logits_.p, req);
       BW24_CUDA_OK(cudaMemcpyAsync(req.logits, logits_.p, size_t(V) * 4, cudaMemcpyDeviceToHost, stream_), "logits");
       BW24_CUDA_OK(cudaStreamSynchronize(stream_), "forward");
