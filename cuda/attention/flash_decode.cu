@@ -10,6 +10,9 @@
 // softmax; D = 256 in two parts of 128 dims, part 1's values after it; red then holds the warps'
 // accumulator fragments, pv_total below). Round 24: Qwen3-8B Q4_K_M tg128 at
 // depth 4096 with a q8_0 cache 425 -> 452 tok/s, f16 438 -> 448, Qwen3-30B-A3B 402 -> 450 (next134/135).
+// Round 27, D = 256: Qwen3.5-9B Q4_K_M tg128 at depth 4096 485.1 -> 492.2 (f16), 481.8 -> 490.9 (q8_0);
+// at depth 0 unchanged (505.3 / 505.4 -> 506.2 / 505.4): there the kernel is a latency chain, 11.5 us
+// against 12.4-12.8 before (CUPTI trace, next149), not its products (next148).
 // The other caches and head sizes:
 //  1. scores: two threads per key, each half a row: D / 16 independent 16-byte loads per thread
 //     in flight, dot products against the group's G query rows (shared memory, broadcast reads),
