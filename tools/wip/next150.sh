@@ -11,7 +11,7 @@ run_ncu() { local tag=$1 re=$2 n=$3
   timeout 150 $ncu --clock-control none --kernel-name-base demangled -k "regex:$re" --launch-count $n $S \
     ./build-new/bw24-bench -m synthetic:qwen3-8b:Q4_K_M -p 16 -n 4 -r 1 --device 0 > $OUT/ncu-$tag.txt 2>&1
   echo "$tag rc=$? t=$(el)"
-  grep -E "^  [a-z_]+.*gemv_stream|Duration|DRAM Throughput|Memory Throughput|Issue Slots Busy|Issued Ipc Active|No Eligible|Active Warps Per Scheduler|Eligible Warps|Warp Cycles Per Issued|Executed Ipc E|Grid Size|Registers Per|Dynamic Shared|Achieved Occupancy|Stall|L2 Hit" $OUT/ncu-$tag.txt | head -150
+  grep -E "^  [a-z_]+.*gemv_stream|Duration|DRAM Throughput|Memory Throughput|Issue Slots Busy|Issued Ipc Active|No Eligible|Active Warps Per Scheduler|Eligible Warps|Warp Cycles Per Issued|Executed Ipc E|Grid Size|Registers Per|Dynamic Shared|Achieved Occupancy|Stall|stalled|L2 Hit" $OUT/ncu-$tag.txt | head -150
 }
 run_ncu q4k-add 'KQuantStream<false>.*GemvOut\)1' 12
 run_ncu q6k-add 'Q6KStream<16>.*GemvOut\)1' 3
