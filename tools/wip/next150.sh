@@ -13,6 +13,6 @@ run_ncu() { local tag=$1 re=$2 n=$3
   echo "$tag rc=$? t=$(el)"
   grep -E "^  [a-z_]+.*gemv_stream|Duration|DRAM Throughput|Memory Throughput|Issue Slots Busy|Issued Ipc Active|No Eligible|Active Warps Per Scheduler|Eligible Warps|Warp Cycles Per Issued|Executed Ipc E|Grid Size|Registers Per|Dynamic Shared|Achieved Occupancy|Stall|stalled|L2 Hit" $OUT/ncu-$tag.txt | head -150
 }
-run_ncu q4k-add 'KQuantStream<false>.*GemvOut\)1' 12
-run_ncu q6k-add 'Q6KStream<16>.*GemvOut\)1' 3
+run_ncu q4k-add 'KQuantStream<.bool.0>, .bw24::cuda::GemvOut.1' 12
+run_ncu q6k-add 'Q6KStream<.int.16>, .bw24::cuda::GemvOut.1' 3
 echo "end t=$(el)"
