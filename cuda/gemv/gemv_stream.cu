@@ -107,7 +107,8 @@ struct StagedAct {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Formats. Each gives: kF32Act (activations as f32, StagedAct::f); kBlockElems; kChunk (blocks per
+// Formats. Each gives: kF32Act (activations as f32, StagedAct::f); kGateUp (whether a gate-up launch
+// takes it: the kernel's gate-up instance exists only then); kBlockElems; kChunk (blocks per
 // row piece for one matrix); kLanes (lanes per block: a warp step covers 32 / kLanes blocks);
 // kPlanes and plane_bytes(p) (bytes per block
 // of each plane, in plane order; a piece holds plane p at kChunk x the bytes of the planes before
@@ -121,10 +122,13 @@ struct StagedAct {
 // qs[32c, 32c + 32) (64 weights), so the scale / min decode and the float epilogue are paid once
 // per 64 weights (ncu of a version with 32 weights per lane: 4.2 instructions per weight against
 // the budget of ~2, kernels-hopper.md §1.3).
-template <bool kFifth>
+// kChunkBlocks: blocks per row piece, 16, or 24 for rows longer than kLongRowBlocks (store and add
+// launches only, see there). A lane walks blocks slot_b + 8 u of its row either way, in the same
+// order, so both sum the same terms in the same order: the same bits.
+template <bool kFifth, int kChunkBlocks = 16>
 struct KQuantStream {
-  static constexpr bool kF32Act = false, kTiles = false;
-  static constexpr int kBlockElems = 256, kChunk = 16, kLanes = 4, kPlanes = 1, kPlaneAlign = 1;
+  static constexpr bool kF32Act = false, kTiles = false, kGateUp = kChunkBlocks == 16;
+  static constexpr int kBlockElems = 256, kChunk = kChunkBlocks, kLanes = 4, kPlanes = 1, kPlaneAlign = 1;
   __host__ __device__ static constexpr int plane_bytes(int) { return kFifth ? 176 : 144; }
   static constexpr int kQs = kFifth ? 48 : 16;
   struct Act {
@@ -186,6 +190,7 @@ struct KQuantStream {
 template <int kChunkBlocks>
 struct Q6KStream {
   static constexpr bool kF32Act = false, kTiles = true;  // planes cut by tiles (cuda/common/q6k_tiles.cuh)
+  static constexpr bool kGateUp = false;                 // not streamed (stream_format)
   static constexpr int kBlockElems = 256, kChunk = kChunkBlocks, kLanes = 8, kPlanes = 4, kPlaneAlign = 8;
   __host__ __device__ static constexpr int plane_bytes(int p) { return p == 0 ? 128 : p == 1 ? 64 : p == 2 ? 16 : 2; }
   struct Act {
@@ -245,7 +250,7 @@ struct Q6KStream {
 // so load k (piece k ^ f) is in block 2c + (k / 2 ^ b % 2).
 template <int kChunkBlocks>
 struct Q80Stream {
-  static constexpr bool kF32Act = false, kTiles = false;
+  static constexpr bool kF32Act = false, kTiles = false, kGateUp = true;
   static constexpr int kBlockElems = 256, kChunk = kChunkBlocks, kLanes = 4, kPlanes = 2, kPlaneAlign = 1;
   __host__ __device__ static constexpr int plane_bytes(int p) { return p == 0 ? 256 : 16; }
   using Act = KQuantStream<false>::Act;  // lo: loads 0-1, hi: loads 2-3
@@ -279,6 +284,7 @@ struct Q80Stream {
 template <bool kBf16>
 struct HalfStream {
   static constexpr bool kF32Act = true, kTiles = false;  // nothing staged
+  static constexpr bool kGateUp = false;                 // the float family has no gate-up epilogue
   static constexpr int kBlockElems = 256, kChunk = 4, kLanes = 32, kPlanes = 1, kPlaneAlign = 1;
   __host__ __device__ static constexpr int plane_bytes(int) { return 512; }
   __device__ static int64_t act_slot(int64_t i) { return i; }
@@ -573,13 +579,15 @@ cudaError_t launch_format(StreamArgs a, GemvOut out, cudaStream_t s, bool* taken
   const int64_t budget = kSmemPerSm / resident - kSmemReservedPerCta - fixed;
   a.stages = static_cast<int>(std::clamp<int64_t>(budget / stage, kMinStages, kMaxStages));
   const int64_t smem = fixed + a.stages * stage;
-  if (smem > 200 * 1024) return cudaSuccess;
+  if (smem > 200 * 1024 || (out == GemvOut::kGateUp && !F::kGateUp)) return cudaSuccess;
   const auto sz = static_cast<size_t>(smem);
   *taken = true;
   switch (out) {
     case GemvOut::kStore: return launch<F, GemvOut::kStore>(a, sz, s);
     case GemvOut::kAdd: return launch<F, GemvOut::kAdd>(a, sz, s);
-    case GemvOut::kGateUp: return launch<F, GemvOut::kGateUp>(a, sz, s);
+    case GemvOut::kGateUp:
+      if constexpr (F::kGateUp) return launch<F, GemvOut::kGateUp>(a, sz, s);
+      break;
   }
   *taken = false;
   return cudaErrorInvalidValue;
@@ -607,6 +615,13 @@ StreamArgs stream_args(const Segments& seg, const uint8_t* w2, int64_t cols, Act
 // the same rule (Qwen3-0.6B Q8_0, K = 1024 and 3072: 1485.8 with pieces of 8 everywhere, 1393.7 with
 // 16 everywhere; Qwen3-8B Q8_0: 377 with 8, 399.5 with 16; next107).
 constexpr int kShortRowBlocks = 8;
+// Q4_K / Q5_K rows of more than this many blocks (the K = 12,288 downs of Qwen3-8B and Qwen3.5-9B,
+// 17,408 of Qwen3.5-27B) take pieces of 24 blocks, not 16: a K = 12,288 down CTA walks 2 row groups x
+// 2 pieces instead of 2 x 3. Why: in the decode graph a Qwen3-8B Q4_K down (28.3 MB) took 10.1 us,
+// as long as a Q6_K down of 41.3 MB (10.7-11.2 us; next149's trace), both 6 items of 32K weights a
+// CTA, so the items, not the bytes, set its time; ncu (next151): 300 instructions an item, 37 %
+// of issue slots busy. 27.6 KB stages: two CTAs an SM, as Q6_K's 26.9 KB.
+constexpr int kLongRowBlocks = 32;
 
 // The dispatch table of the streamed family: one entry per format.
 // The int8 formats the streamed kernel takes (Q6_K one matrix only: its gate-up streamed made a Q6_K
@@ -624,8 +639,12 @@ cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, i
   if (!aligned || cols % 32 != 0 || !stream_format(type, out)) return cudaSuccess;
   const StreamArgs a = stream_args(seg, w2, cols, x, nullptr, act);
   switch (type) {
-    case kQ4_K: return launch_format<KQuantStream<false>>(a, out, s, taken);
-    case kQ5_K: return launch_format<KQuantStream<true>>(a, out, s, taken);
+    case kQ4_K: return cols / 256 > kLongRowBlocks && out != GemvOut::kGateUp
+                           ? launch_format<KQuantStream<false, 24>>(a, out, s, taken)
+                           : launch_format<KQuantStream<false>>(a, out, s, taken);
+    case kQ5_K: return cols / 256 > kLongRowBlocks && out != GemvOut::kGateUp
+                           ? launch_format<KQuantStream<true, 24>>(a, out, s, taken)
+                           : launch_format<KQuantStream<true>>(a, out, s, taken);
     case kQ6_K: return cols / Q6KStream<16>::kBlockElems <= kShortRowBlocks
                            ? launch_format<Q6KStream<8>>(a, out, s, taken)
                            : launch_format<Q6KStream<16>>(a, out, s, taken);

@@ -333,7 +333,8 @@ void check_gemv_q8_multi(std::mt19937& rng, Result& r) {
 // gate-up; 24 blocks: a chunk of 16 and one of 8), several chunks per row (48 blocks), rows of 8
 // blocks or fewer (Q6_K and Q8_0 pieces of 8), partial row groups, CTAs with more items than ring
 // stages (4096 x 12288, 8192 x 4096), three-segment launches and four (Qwen3.5-9B's delta-net inputs:
-// in_qkv, in_z, in_b, in_a).
+// in_qkv, in_z, in_b, in_a). Q4_K / Q5_K rows of more than 32 blocks take pieces of 24 in their store
+// and add launches (48 blocks: two whole pieces; 68, Qwen3.5-27B's down: 24 + 24 + 20).
 void check_gemv_q8_streamed(std::mt19937& rng, Result& r) {
   if (!cuda::gemv_q8_streamed()) {
     std::printf("SKIPPED gemv_q8_streamed: turned off (BW24_GEMV_STREAM=0)\n");
@@ -348,7 +349,7 @@ void check_gemv_q8_streamed(std::mt19937& rng, Result& r) {
   const Shape shapes[] = {{{1}, 1, 256},    {{33}, 1, 2304},  {{33}, 1, 6144},  {{4096}, 1, 4096},
                           {{4096}, 1, 12288}, {{1000}, 1, 4096}, {{37}, 1, 4096},    {{8192}, 1, 4096}, {{4096, 1024, 1024}, 3, 4096},
                           {{64, 17, 16}, 3, 512},  {{4096, 512, 512}, 3, 2048}, {{8192}, 1, 2048},
-                          {{8192, 4096, 32, 32}, 4, 4096}, {{64, 17, 16, 9}, 4, 512}};
+                          {{8192, 4096, 32, 32}, 4, 4096}, {{64, 17, 16, 9}, 4, 512}, {{40}, 1, 17408}};
   for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::Q8_0}) {
     for (const Shape& sh : shapes) {
       // Weights and activations once per shape (the host quantizers are the slow part: Q6_K at
