@@ -8,7 +8,7 @@ SHA=$1
 source tools/wip/lib.sh
 begin $SHA
 for i in 1 2; do for b in main new; do for m in qwen3-8b:Q4_K_M qwen3.5-9b:Q4_K_M; do
-  [ $(el) -lt 260 ] && row $b $b $m tg128 "-p 16 -n 128 -r 3"; done; done; done
-for b in main new; do [ $(el) -lt 300 ] && row $b $b qwen3.5-27b:Q4_K_M tg64 "-p 16 -n 64 -r 2"; done
+  [ $(el) -lt 230 ] && row $b $b $m tg128 "-p 16 -n 128 -r 3"; done; done; done
+for b in main new; do [ $(el) -lt 270 ] && row $b $b qwen3.5-27b:Q4_K_M tg64 "-p 16 -n 64 -r 2"; done
 kc $SHA gemv_q8_streamed
 echo "end t=$(el)"
