@@ -619,8 +619,9 @@ constexpr int kShortRowBlocks = 8;
 // 17,408 of Qwen3.5-27B) take pieces of 24 blocks, not 16: a K = 12,288 down CTA walks 2 row groups x
 // 2 pieces instead of 2 x 3. Why: in the decode graph a Qwen3-8B Q4_K down (28.3 MB) took 10.1 us,
 // as long as a Q6_K down of 41.3 MB (10.7-11.2 us; next149's trace), both 6 items of 32K weights a
-// CTA, so the items, not the bytes, set its time; ncu (next151): 300 instructions an item, 37 %
-// of issue slots busy. 27.6 KB stages: two CTAs an SM, as Q6_K's 26.9 KB. H200, tg128 `-p 16 -r 3`
+// CTA: the items more than the bytes set its time (ncu, next151: 300 instructions an item, 37 % of
+// issue slots busy). Fewer items took ~0.6 us off a launch, not the ~2.6 predicted: the work per
+// weight stays. 27.6 KB stages: two CTAs an SM, as Q6_K's 26.9 KB. H200, tg128 `-p 16 -r 3`
 // against 16-block pieces (next153 / next154, alternated): Qwen3-8B Q4_K_M 515.6 / 519.7 / 520.0 / 520.4
 // -> 523.8 / 520.4 / 522.6 / 521.9 (+0.6 %), Qwen3.5-9B 507.9 / 507.0 -> 513.4 / 511.5 (+0.9 %),
 // Qwen3.5-27B 145.8 -> 148.1 (+1.6 %; 68 blocks: 3 pieces a row, not 5). Outputs unchanged (kernel
