@@ -628,6 +628,14 @@ constexpr int kShortRowBlocks = 8;
 // check: the 4096 x 12288 Q4_K store / add rows differ from the warp-per-row kernel's in the same
 // 3539 / 3469 outputs by the same 2.49e-7 / 2.47e-7 as with 16-block pieces, next143).
 constexpr int kLongRowBlocks = 32;
+// Q4_K (kFifth false) / Q5_K: 24-block pieces where the rule above applies, else 16.
+template <bool kFifth>
+cudaError_t launch_kquant(const StreamArgs& a, GemvOut out, cudaStream_t s, bool* taken) {
+  using Long = KQuantStream<kFifth, 24>;
+  return a.cols / Long::kBlockElems > kLongRowBlocks && out != GemvOut::kGateUp
+             ? launch_format<Long>(a, out, s, taken)
+             : launch_format<KQuantStream<kFifth>>(a, out, s, taken);
+}
 
 // The dispatch table of the streamed family: one entry per format.
 // The int8 formats the streamed kernel takes (Q6_K one matrix only: its gate-up streamed made a Q6_K
@@ -645,12 +653,8 @@ cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, i
   if (!aligned || cols % 32 != 0 || !stream_format(type, out)) return cudaSuccess;
   const StreamArgs a = stream_args(seg, w2, cols, x, nullptr, act);
   switch (type) {
-    case kQ4_K: return cols / 256 > kLongRowBlocks && out != GemvOut::kGateUp
-                           ? launch_format<KQuantStream<false, 24>>(a, out, s, taken)
-                           : launch_format<KQuantStream<false>>(a, out, s, taken);
-    case kQ5_K: return cols / 256 > kLongRowBlocks && out != GemvOut::kGateUp
-                           ? launch_format<KQuantStream<true, 24>>(a, out, s, taken)
-                           : launch_format<KQuantStream<true>>(a, out, s, taken);
+    case kQ4_K: return launch_kquant<false>(a, out, s, taken);
+    case kQ5_K: return launch_kquant<true>(a, out, s, taken);
     case kQ6_K: return cols / Q6KStream<16>::kBlockElems <= kShortRowBlocks
                            ? launch_format<Q6KStream<8>>(a, out, s, taken)
                            : launch_format<Q6KStream<16>>(a, out, s, taken);
