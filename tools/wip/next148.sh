@@ -1,5 +1,5 @@
 #!/bin/bash
-# next148 (carry .carry only): bash tools/wip/next148.sh SHA  (timeout 560) -- next147 plus the host part of a step; flash
+# next148 (carry .carry only): bash tools/wip/next148.sh SHA  (timeout 560) -- round 26's prepared next147 (run as this; its 27B rows print nothing: tg128 of a -n 64 run) plus the host part of a step; flash
 # decode's tensor-core products at D = 256 (f16 and q8_0 caches; a head as two parts of 128 dims), branch
 # wip/decode-mma-256 (tools/wip/patches/decode-mma-256.patch on main). main = main's bench.
 # Pack (from a clean checkout of the branch): tools/wip/pack-bins.sh main main bw24-bench; tools/wip/pack-bins.sh new HEAD
