@@ -99,3 +99,12 @@ PY
   [ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
   # the tests' libbw24.so.0, and pack-bins' copies of the libraries the device lacks (carry .carry without .deps)
   export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$PWD/build-new:$PWD/.carry/rtlib; echo "unpacked t=$(el)"; }
+# trace_profile BUILD SHAPE [LINES]: a plain tg128 row of build-BUILD, the same run traced (tools/trace from .carry/trace:
+# libbw24-kernel-trace.so, libcupti.so.13, step_profile.py; LD_LIBRARY_PATH must hold .carry/trace), and the profile of
+# its last 100 steps into $OUT/profile-SHAPE.md, its first LINES lines printed (default 28)
+trace_profile() { local b=$1 m=$2 tag=${2/:/-}
+  row plain $b $m tg128 "-p 16 -n 128 -r 1"
+  row traced $b $m tg128 "-p 16 -n 128 -r 1" CUDA_INJECTION64_PATH=$PWD/.carry/trace/libbw24-kernel-trace.so \
+    BW24_KERNEL_TRACE=/tmp/trace-$tag.csv
+  python3 .carry/trace/step_profile.py /tmp/trace-$tag.csv --steps 100 --layer-rows 48 > $OUT/profile-$tag.md 2>&1
+  head -${3:-28} $OUT/profile-$tag.md; }

@@ -11,12 +11,7 @@ mkdir -p build-new && cp build-main/bw24-bench build-new/ 2>/dev/null
 export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$PWD/.carry/trace
 for m in qwen3-8b:Q4_K_M qwen3-30b-a3b:Q4_K_M qwen3.5-9b:Q4_K_M qwen3-8b:Q8_0; do
   [ $(el) -lt 330 ] || break
-  tag=${m/:/-}
-  row plain main $m tg128 "-p 16 -n 128 -r 1"
-  row traced main $m tg128 "-p 16 -n 128 -r 1" CUDA_INJECTION64_PATH=$PWD/.carry/trace/libbw24-kernel-trace.so \
-    BW24_KERNEL_TRACE=/tmp/trace-$tag.csv
-  python3 .carry/trace/step_profile.py /tmp/trace-$tag.csv --steps 100 --layer-rows 48 > $OUT/profile-$tag.md 2>&1
-  head -28 $OUT/profile-$tag.md
+  trace_profile main $m
 done
 xz -T8 -c /tmp/trace-qwen3-8b-Q4_K_M.csv > $OUT/trace-qwen3-8b-Q4_K_M.csv.xz 2>/dev/null
 echo "end t=$(el)"

@@ -12,11 +12,6 @@ json $SHA 200 qwen3.5-27b:Q4_K_M ""
 export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$PWD/.carry/trace
 for m in qwen3.5-9b:Q4_K_M qwen3-8b:Q4_K_M; do
   [ $(el) -lt 330 ] || break
-  tag=${m/:/-}
-  row plain new $m tg128 "-p 16 -n 128 -r 1"
-  row traced new $m tg128 "-p 16 -n 128 -r 1" CUDA_INJECTION64_PATH=$PWD/.carry/trace/libbw24-kernel-trace.so \
-    BW24_KERNEL_TRACE=/tmp/trace-$tag.csv
-  python3 .carry/trace/step_profile.py /tmp/trace-$tag.csv --steps 100 --layer-rows 48 > $OUT/profile-$tag.md 2>&1
-  head -30 $OUT/profile-$tag.md
+  trace_profile new $m 30
 done
 echo "end t=$(el)"
