@@ -192,24 +192,23 @@ unsigned ablated_parts() {
   return parts;
 }
 bool ablate(unsigned part, int n) { return n == 1 && (ablated_parts() & part) != 0; }
+// The integer value of a timing hook's environment variable, or fallback where it is not set.
+int env_int(const char* name, int fallback) {
+  const char* e = std::getenv(name);
+  return e ? std::atoi(e) : fallback;
+}
 // Timing hook: BW24_GRAPH_REPLAYS=k launches the captured step k times a decode call (the same
 // position and token; the output is then wrong), so that t(k) - t(1) is the replays back to back and
 // t(1) minus that the host's part of a step.
 int graph_replays() {
-  static const int n = [] {
-    const char* e = std::getenv("BW24_GRAPH_REPLAYS");
-    return e ? std::max(1, std::atoi(e)) : 1;
-  }();
+  static const int n = std::max(1, env_int("BW24_GRAPH_REPLAYS", 1));
   return n;
 }
 // Timing hook beside it: BW24_FLASH_HEAD_GROUPS=n has every flash decode call spread a KV head's
 // query heads over n CTAs a split (cuda::flash_decode head_groups; a divisor of the group, else the
 // call's own choice), so bench rows compare groupings at any depth with one binary. Same bits.
 int forced_head_groups(int group) {
-  static const int n = [] {
-    const char* e = std::getenv("BW24_FLASH_HEAD_GROUPS");
-    return e ? std::atoi(e) : 0;
-  }();
+  static const int n = env_int("BW24_FLASH_HEAD_GROUPS", 0);
   return n > 0 && group % n == 0 ? n : 0;
 }
 // Tokens per prefill pass (GEMM, tensor cores) on models whose layer weights the GEMM takes. 512:
