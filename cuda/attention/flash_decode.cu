@@ -295,19 +295,26 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
     // p also writes the token's key and value head g into the cache (a free warp, or warp 0 after
     // its query), which its score and P V phases read back after the barrier below (a block's
     // global writes are visible to the block after __syncthreads). Scratch: red, unused until P V.
+    // The writer's key and value rows are loaded with the query rows, one round trip for all three.
     float* scratch = &red[0][0][0];
     static_assert(kSumSlots * kMaxGroup >= kWarps + 2, "red holds a head row a warp, the key's and its ko");
+    const bool writer = p / kSplit == s && warp == (G < kWarps ? G : 0);
+    LaneRow<kPer> krow{}, vrow{};
+    if (writer) {
+      krow = load_lane_row<kPer>(ra.k + int64_t{t} * kvw + g * D, D, lane);
+      vrow = load_lane_row<kPer>(ra.v + int64_t{t} * kvw + g * D, D, lane);
+    }
     if (warp < G)
-      norm_rope_row<kPer>(ra, cq, ang, true,
-                          ra.q + (int64_t{t} * n_head + h0 + warp) * (ra.q_stride ? ra.q_stride : D),
-                          scratch + warp * D,
-                          lane, [&](int i, float v) { qs[warp][qcol(i)] = v * scale; });
-    if (p / kSplit == s && warp == (G < kWarps ? G : 0)) {
+      norm_rope_row<kPer>(
+          ra, cq, ang, true,
+          load_lane_row<kPer>(ra.q + (int64_t{t} * n_head + h0 + warp) * (ra.q_stride ? ra.q_stride : D), D, lane),
+          scratch + warp * D, lane, [&](int i, float v) { qs[warp][qcol(i)] = v * scale; });
+    if (writer) {
       const int64_t kbase = p * kvw + g * D;
       float* ko = scratch + (kWarps + 1) * D;
-      norm_rope_row<kPer>(ra, ck, ang, false, ra.k + int64_t{t} * kvw + g * D, scratch + kWarps * D, lane,
+      norm_rope_row<kPer>(ra, ck, ang, false, krow, scratch + kWarps * D, lane,
                           [&](int i, float v) { put_key(ra, kbase, ko, i, v); });
-      store_kv_tail(ra, t, g, kbase, ko, lane);
+      store_kv_tail(ra, kbase, ko, vrow, lane);
     }
   } else {
     for (int i = threadIdx.x; i < G * D; i += kThreads)

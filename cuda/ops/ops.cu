@@ -62,13 +62,16 @@ __global__ void __launch_bounds__(32 * kRopeWarps) qk_rope_store_kernel(QkRopeAr
   const int64_t kbase = p * kvw + g * D;
   __shared__ float xs_all[kRopeWarps][32 * kPer], ko_all[kRopeWarps][32 * kPer];
   float* ko = ko_all[warp];
-  norm_rope_row<kPer>(a, c, r, is_q, src, xs_all[warp], lane, [&](int i, float v) {
+  // A key's warp loads the value head with the key (store_kv_tail).
+  const LaneRow<kPer> row = load_lane_row<kPer>(src, D, lane);
+  const LaneRow<kPer> value = is_q ? LaneRow<kPer>{} : load_lane_row<kPer>(a.v + static_cast<size_t>(t) * kvw + g * D, D, lane);
+  norm_rope_row<kPer>(a, c, r, is_q, row, xs_all[warp], lane, [&](int i, float v) {
     if (is_q)
       qdst[i] = v;
     else
       put_key(a, kbase, ko, i, v);
   });
-  if (!is_q) store_kv_tail(a, t, g, kbase, ko, lane);
+  if (!is_q) store_kv_tail(a, kbase, ko, value, lane);
 }
 
 // y = act(gate) * up, f32 or bf16 (the down GEMM's input).

@@ -115,19 +115,36 @@ __device__ __forceinline__ RopeAngles<kPer> rope_angles(const QkRopeArgs& a, int
   return r;
 }
 
-// A warp: the head row at src (head_dim floats) RMS-normalized (q_norm / k_norm, when set) and
-// rotated by the angles of rope_angles, each output element i handed to put(i, v) once. xs: the
-// warp's head_dim floats of shared scratch.
+// A warp's head row (head_dim floats), lane l holding elements l + 32 k: all kPer loads issued
+// before any is used, so the row costs one round trip. The callers load the rows a warp needs (a
+// key's and its value's) together, before the work on any of them.
+template <int kPer>
+struct LaneRow {
+  float x[kPer];
+};
+template <int kPer>
+__device__ __forceinline__ LaneRow<kPer> load_lane_row(const float* src, int D, int lane) {
+  LaneRow<kPer> row;
+#pragma unroll
+  for (int k = 0; k < kPer; ++k) {
+    const int i = lane + 32 * k;
+    row.x[k] = i < D ? src[i] : 0.0f;
+  }
+  return row;
+}
+
+// A warp: a head row (load_lane_row) RMS-normalized (q_norm / k_norm, when set) and rotated by the
+// angles of rope_angles, each output element i handed to put(i, v) once. xs: the warp's head_dim
+// floats of shared scratch.
 template <int kPer, class Put>
 __device__ __forceinline__ void norm_rope_row(const QkRopeArgs& a, const RopeLane<kPer>& c, const RopeAngles<kPer>& r,
-                                              bool is_q, const float* src, float* xs, int lane, Put&& put) {
+                                              bool is_q, const LaneRow<kPer>& row, float* xs, int lane, Put&& put) {
   const int D = a.head_dim, half = a.rope_dims / 2;
   const float* nw = is_q ? a.q_norm : a.k_norm;
   float x[kPer], ss = 0;
 #pragma unroll
   for (int k = 0; k < kPer; ++k) {
-    const int i = lane + 32 * k;
-    x[k] = i < D ? src[i] : 0.0f;
+    x[k] = row.x[k];
     ss += x[k] * x[k];
   }
   const float inv = nw ? rsqrtf(warp_sum(ss) / D + a.eps) : 1.0f;
@@ -159,26 +176,31 @@ __device__ __forceinline__ void put_key(const QkRopeArgs& a, int64_t kbase, floa
     store_kv(a.k_cache, kbase + i, v, a.kv_type.k);
 }
 
-// After a warp's put_key of every element of key head g (token t, cache row at kbase): the value
-// head copied into the cache (per element; q8_0 / q4_0 a block of 32 at a time, as the key's blocks
-// from ko once the row is complete).
-__device__ __forceinline__ void store_kv_tail(const QkRopeArgs& a, int t, int g, int64_t kbase, const float* ko,
-                                              int lane) {
+// After a warp's put_key of every element of key head g (cache row at kbase): the token's value
+// head v (load_lane_row, loaded before the key's work) into the cache (per element; q8_0 / q4_0 a
+// block of 32 at a time, as the key's blocks from ko once the row is complete). The value row came
+// in before: read here, each element's load would have followed the cache stores before it (the
+// compiler cannot tell the two buffers apart), D / 32 dependent L2 round trips on the path of
+// the warp every other warp of a flash decode CTA waits for.
+template <int kPer>
+__device__ __forceinline__ void store_kv_tail(const QkRopeArgs& a, int64_t kbase, const float* ko,
+                                              const LaneRow<kPer>& v, int lane) {
   const int D = a.head_dim, kvw = a.n_head_kv * D;
   const bool bk = kv_blocked(a.kv_type.k), bv = kv_blocked(a.kv_type.v);
-  const float* vsrc = a.v + static_cast<size_t>(t) * kvw + g * D;
   if (!bv)
-    for (int i = lane; i < D; i += 32) store_kv(a.v_cache, kbase + i, vsrc[i], a.kv_type.v);
+#pragma unroll
+    for (int k = 0; k < kPer; ++k)
+      if (lane + 32 * k < D) store_kv(a.v_cache, kbase + lane + 32 * k, v.x[k], a.kv_type.v);
   if (!bk && !bv) return;
   __syncwarp();  // ko complete
   // q8_0 / q4_0: the warp a block of 32 at a time (lane = element), K's blocks then V's (each where blocked).
-  for (int b = 0; b < 2 * (D / 32); ++b) {
-    const bool is_v = b >= D / 32;
-    if (!(is_v ? bv : bk)) continue;
-    const int i = (is_v ? b - D / 32 : b) * 32 + lane;
-    store_kv_block(is_v ? a.v_cache : a.k_cache, kbase + i, is_v ? vsrc[i] : ko[i], is_v ? a.kv_type.v : a.kv_type.k,
-                   a.n_ctx * kvw, lane);
-  }
+  if (bk)
+    for (int b = 0; b < D / 32; ++b)
+      store_kv_block(a.k_cache, kbase + 32 * b + lane, ko[32 * b + lane], a.kv_type.k, a.n_ctx * kvw, lane);
+  if (bv)
+#pragma unroll
+    for (int k = 0; k < kPer; ++k)
+      if (k < D / 32) store_kv_block(a.v_cache, kbase + 32 * k + lane, v.x[k], a.kv_type.v, a.n_ctx * kvw, lane);
 }
 
 }  // namespace bw24::cuda
