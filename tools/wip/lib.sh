@@ -26,10 +26,10 @@ kc_one() { local sha=$1 first=$2 f; kc "$@"; shift 2
   for f in "$@"; do cat "$OUT/kc-$f-$sha.txt" >> "$OUT/kc-$first-$sha.txt"; rm "$OUT/kc-$f-$sha.txt"; done; }
 # check_rows SHA FAMILY PATTERN: how many rows of the family's file match PATTERN, and how many of those are not ok
 check_rows() { local f="$OUT/kc-$2-$1.txt"; echo "'$3' rows: $(grep -c "$3" "$f"), not ok: $(grep "$3" "$f" | grep -vc ' ok ')"; }
-# json SHA LIMIT SHAPE TAG [BENCH ARGS...]: build-new's acceptance row of SHAPE (-p 512 -n 128 -d 0,4096 -r 2) into
+# json SHA LIMIT SHAPE TAG [BENCH ARGS...]: build-new's (build-$JSON_BUILD's where set) acceptance row of SHAPE (-p 512 -n 128 -d 0,4096 -r 2) into
 # $OUT/SHA-SHAPE(TAG)-h200.json and its pp512 / tg128 lines, unless the script has already run LIMIT seconds
 json() { local sha=$1 lim=$2 m=$3 tag=$4; shift 4; [ $(el) -lt $lim ] || return 0
-  timeout 60 ./build-new/bw24-bench -m synthetic:$m -p 512 -n 128 -d 0,4096 -r 2 --device 0 "$@" \
+  timeout 60 ./build-${JSON_BUILD:-new}/bw24-bench -m synthetic:$m -p 512 -n 128 -d 0,4096 -r 2 --device 0 "$@" \
     --json "$OUT/$sha-${m/:/-}$tag-h200.json" | grep -E "pp512|tg128" | sed "s/^/$m$tag /"; }
 # begin NAME: the script's console into $OUT/console-NAME.txt as it runs, the packed programs unpacked
 begin() { exec > >(tee "$OUT/console-$1.txt") 2>&1; bins; }
