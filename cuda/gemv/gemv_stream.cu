@@ -57,6 +57,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "cuda/common/bulk.cuh"
 #include "cuda/common/check.cuh"
@@ -328,6 +329,10 @@ struct StreamArgs {
   unsigned group_end[kMaxGemvSegments];  // row groups of segments 0..s (cumulative)
   unsigned groups;
   int stages;  // ring stages (kMinStages..kMaxStages)
+  // One segment of whole row groups (rows % 8 == 0) and whole pieces (blocks % kChunk == 0): every
+  // item is 8 rows x kChunk blocks of segment 0, which the producer and the consumers then take as
+  // constants (the kernel's item lambdas).
+  bool uniform;
 };
 
 template <class F, int kMats>
@@ -397,22 +402,28 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
     int s, nr, kc, nb;
     int64_t r0, rows;
   };
-  auto item = [&](const Cursor& c) {
+  // kUniform (a.uniform's launches): segment 0, whole groups and pieces, no selects or bounds.
+  auto item = [&](const Cursor& c, auto uniform) {
+    constexpr bool kUniform = decltype(uniform)::value;
     Item it;
     const unsigned g = c.g;
+    it.kc = c.kc;
+    if constexpr (kUniform) {
+      it.s = 0, it.rows = a.seg.rows[0], it.r0 = int64_t{g} * kWarpsPerCta, it.nr = kWarpsPerCta, it.nb = kChunk;
+      return it;
+    }
     it.s = segment_of(a.group_end, a.seg.n, g);
     const unsigned first = segment_start(a.group_end, it.s);
     it.rows = segment_pick(a.seg.rows, it.s);
     it.r0 = int64_t{g - first} * kWarpsPerCta;
     it.nr = static_cast<int>(min(int64_t{kWarpsPerCta}, it.rows - it.r0));
-    it.kc = c.kc;
     it.nb = static_cast<int>(min(int64_t{kChunk}, blocks - int64_t{it.kc} * kChunk));
     return it;
   };
   // The producer warp: item i's row pieces into its stage, one bulk copy per (matrix, row, plane), spread
   // over the lanes after lane 0 has announced the stage's bytes.
-  auto issue = [&](const Cursor& c, uint64_t policy) {
-    const Item it = item(c);
+  auto issue = [&](const Cursor& c, uint64_t policy, auto uniform) {
+    const Item it = item(c, uniform);
     const int slot = c.slot;
     if (lane == 0) {
       uint32_t bytes = 0;
@@ -457,7 +468,8 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
       mbar_init_fence();
     }
     __syncwarp();
-    for (int i = 0; i < min(items, a.stages); ++i, pc.next(chunks, a.stages, g_step)) issue(pc, policy);
+    for (int i = 0; i < min(items, a.stages); ++i, pc.next(chunks, a.stages, g_step))
+      a.uniform ? issue(pc, policy, std::true_type{}) : issue(pc, policy, std::false_type{});
   }
   pdl_begin();
   // The activations into shared memory behind the ring (every warp reads all of them; none for
@@ -478,7 +490,7 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   if (warp == kProducer) {  // refill stage i % stages once the consumers released item i - stages
     for (int i = a.stages; i < items; ++i, pc.next(chunks, a.stages, g_step)) {
       mbar_wait(&empty[pc.slot], pc.phase ^ 1u);  // released: phase (i - stages) / stages
-      issue(pc, policy);
+      a.uniform ? issue(pc, policy, std::true_type{}) : issue(pc, policy, std::false_type{});
     }
     return;
   }
@@ -495,57 +507,71 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   // with Q4_K / Q5_K ahead, Qwen3-8B Q6_K -1.4 % with Q6_K ahead; next103, next104).
   constexpr int kAhead = F::kF32Act ? kSteps : 0;
   typename F::Act ahead[kAhead > 0 ? kAhead : 1];
-  Cursor cc{blockIdx.x, 0, 0, 0u};
-  for (int i = 0; i < items; ++i, cc.next(chunks, a.stages, g_step)) {
-    const Item it = item(cc);
-    const int slot = cc.slot;
+  // The consumers' loop in two copies, as the producer's issue above: one for a.uniform's launches
+  // (every launch of the Qwen3 shapes but the two-segment Q + K), where the item's segment choice
+  // and bounds (~40 of the Q4_K store instance's ~295 instructions an item, SASS; ~255 without)
+  // become constants, and the general one. Same sums in the same order: the same bits (kernel check
+  // gemv_q8_streamed, next158 / next160). H200, tg128 (next158 -> next159): consumers alone, Qwen3-8B
+  // Q4_K_M 527.2 / 526.8 -> 530.5 / 530.7, Qwen3.5-9B 511.3 / 509.2 -> 515.1 / 516.1; the producer's
+  // issue too, 530.7 / 532.7 -> 538.1 / 536.8 and 514.0 / 514.8 -> 521.3 / 522.0 (its refill of a
+  // released stage starts that much sooner).
+  auto consume = [&](auto uniform) {
+    Cursor cc{blockIdx.x, 0, 0, 0u};
+    for (int i = 0; i < items; ++i, cc.next(chunks, a.stages, g_step)) {
+      const Item it = item(cc, uniform);
+      const int slot = cc.slot;
 #pragma unroll
-    for (int u = 0; u < kAhead; ++u) {
-      const int bb = slot_b + kBlocksPerStep * u;
-      if (bb < it.nb) ahead[u] = F::load_act(x, int64_t{it.kc} * kChunk + bb, sub);
-    }
-    // An add launch's old output (the residual, written kernels ago) of a row this item completes,
-    // read before the stage's wait: its L2 round trip runs beside the wait and the sums instead of
-    // after them (the last items' epilogues end the launch, and the next kernel waits for that).
-    // The int8 formats only: F16 / BF16 read it after the sums (Qwen3-8B BF16 with the early read:
-    // 223.4 -> 217.7 tok/s, next116).
-    constexpr bool kEarlyResidual = kOut == GemvOut::kAdd && !F::kF32Act;
-    float y_old = 0.0f;
-    if constexpr (kEarlyResidual)
-      if (it.kc == chunks - 1 && lane == 0 && warp < it.nr)
-        y_old = segment_pick(a.seg.y, it.s)[it.r0 + warp];
-    mbar_wait(&full[slot], cc.phase);
-    if (warp < it.nr) {
-      const uint8_t* stage = ring + slot * kStage + warp * kPiece;
-#pragma unroll
-      for (int u = 0; u < kSteps; ++u) {
+      for (int u = 0; u < kAhead; ++u) {
         const int bb = slot_b + kBlocksPerStep * u;
-        if (bb < it.nb) {
-          typename F::Act xa;
-          if constexpr (kAhead > 0) xa = ahead[u];
-          else xa = F::load_act(x, int64_t{it.kc} * kChunk + bb, sub);
+        if (bb < it.nb) ahead[u] = F::load_act(x, int64_t{it.kc} * kChunk + bb, sub);
+      }
+      // An add launch's old output (the residual, written kernels ago) of a row this item completes,
+      // read before the stage's wait: its L2 round trip runs beside the wait and the sums instead of
+      // after them (the last items' epilogues end the launch, and the next kernel waits for that).
+      // The int8 formats only: F16 / BF16 read it after the sums (Qwen3-8B BF16 with the early read:
+      // 223.4 -> 217.7 tok/s, next116).
+      constexpr bool kEarlyResidual = kOut == GemvOut::kAdd && !F::kF32Act;
+      float y_old = 0.0f;
+      if constexpr (kEarlyResidual)
+        if (it.kc == chunks - 1 && lane == 0 && warp < it.nr)
+          y_old = segment_pick(a.seg.y, it.s)[it.r0 + warp];
+      mbar_wait(&full[slot], cc.phase);
+      if (warp < it.nr) {
+        const uint8_t* stage = ring + slot * kStage + warp * kPiece;
 #pragma unroll
-          for (int m = 0; m < kMats; ++m)
-            acc[m] += F::template dot<kChunk>(stage + m * kWarpsPerCta * kPiece, bb, xa, sub);
+        for (int u = 0; u < kSteps; ++u) {
+          const int bb = slot_b + kBlocksPerStep * u;
+          if (bb < it.nb) {
+            typename F::Act xa;
+            if constexpr (kAhead > 0) xa = ahead[u];
+            else xa = F::load_act(x, int64_t{it.kc} * kChunk + bb, sub);
+#pragma unroll
+            for (int m = 0; m < kMats; ++m)
+              acc[m] += F::template dot<kChunk>(stage + m * kWarpsPerCta * kPiece, bb, xa, sub);
+          }
+        }
+        if (it.kc == chunks - 1) {  // the row is complete: the epilogue of the warp-per-row kernel
+          float* y = segment_pick(a.seg.y, it.s);
+          const int64_t row = it.r0 + warp;
+          if constexpr (kOut == GemvOut::kGateUp) {
+            const float g = warp_sum(acc[0]), u = warp_sum(acc[1]);
+            if (lane == 0) y[row] = gate_activation(g, a.act) * u;
+          } else {
+            const float v = warp_sum(acc[0]);
+            if (lane == 0) y[row] = kOut == GemvOut::kAdd ? (kEarlyResidual ? y_old : y[row]) + v : v;
+          }
+#pragma unroll
+          for (int m = 0; m < kMats; ++m) acc[m] = 0.0f;
         }
       }
-      if (it.kc == chunks - 1) {  // the row is complete: the epilogue of the warp-per-row kernel
-        float* y = segment_pick(a.seg.y, it.s);
-        const int64_t row = it.r0 + warp;
-        if constexpr (kOut == GemvOut::kGateUp) {
-          const float g = warp_sum(acc[0]), u = warp_sum(acc[1]);
-          if (lane == 0) y[row] = gate_activation(g, a.act) * u;
-        } else {
-          const float v = warp_sum(acc[0]);
-          if (lane == 0) y[row] = kOut == GemvOut::kAdd ? (kEarlyResidual ? y_old : y[row]) + v : v;
-        }
-#pragma unroll
-        for (int m = 0; m < kMats; ++m) acc[m] = 0.0f;
-      }
+      __syncwarp();
+      if (lane == 0) mbar_arrive(&empty[slot]);  // this warp is done with the stage
     }
-    __syncwarp();
-    if (lane == 0) mbar_arrive(&empty[slot]);  // this warp is done with the stage
-  }
+  };
+  if (a.uniform)
+    consume(std::true_type{});
+  else
+    consume(std::false_type{});
 #endif
 }
 
@@ -574,6 +600,8 @@ cudaError_t launch_format(StreamArgs a, GemvOut out, cudaStream_t s, bool* taken
   const int64_t blocks = a.cols / F::kBlockElems;
   if (a.cols % F::kBlockElems != 0 || blocks % F::kPlaneAlign != 0) return cudaSuccess;
   const int64_t stage = out == GemvOut::kGateUp ? StreamShape<F, 2>::kStage : StreamShape<F, 1>::kStage;
+  const int64_t chunk = out == GemvOut::kGateUp ? StreamShape<F, 2>::kChunk : StreamShape<F, 1>::kChunk;
+  a.uniform = a.seg.n == 1 && a.seg.rows[0] % kWarpsPerCta == 0 && blocks % chunk == 0;
   const int64_t fixed = kRingHeader + stream_act_bytes<F>(a.cols);
   const int64_t resident = ctas_per_sm<F>() + 1;  // and the successor's first CTA
   const int64_t budget = kSmemPerSm / resident - kSmemReservedPerCta - fixed;
