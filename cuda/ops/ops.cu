@@ -64,7 +64,8 @@ __global__ void __launch_bounds__(32 * kRopeWarps) qk_rope_store_kernel(QkRopeAr
   float* ko = ko_all[warp];
   // A key's warp loads the value head with the key (store_kv_tail).
   const LaneRow<kPer> row = load_lane_row<kPer>(src, D, lane);
-  const LaneRow<kPer> value = is_q ? LaneRow<kPer>{} : load_lane_row<kPer>(a.v + static_cast<size_t>(t) * kvw + g * D, D, lane);
+  const LaneRow<kPer> value =
+      is_q ? LaneRow<kPer>{} : load_lane_row<kPer>(a.v + static_cast<size_t>(t) * kvw + g * D, D, lane);
   norm_rope_row<kPer>(a, c, r, is_q, row, xs_all[warp], lane, [&](int i, float v) {
     if (is_q)
       qdst[i] = v;
