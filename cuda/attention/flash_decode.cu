@@ -325,6 +325,21 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
   // 1. Scores: thread 2j + h takes half h of key j (the tensor-core path: warp w keys 16w .. 16w + 15).
   struct NoValueFrag {};
   std::conditional_t<kMma, decode_mma::ValueFrag<Kv>, NoValueFrag> vfrag;
+  // The tensor-core path's values of part `part` (128 dims) for the lane's four keys of warp w's 16
+  // (decode_mma::value_key), zero past the split's n keys.
+  auto load_values = [&](int part) {
+    if constexpr (kMma) {
+      const int c = lane % 4, r = lane / 4;
+#pragma unroll
+      for (int u = 0; u < 4; ++u) {
+        const int j = warp * 16 + decode_mma::value_key(u, c);
+        if (j < n)
+          vfrag.load(u, head_row(vc, j) + part * kPartDims, r);
+        else
+          vfrag.zero(u);
+      }
+    }
+  };
   if constexpr (kMma) {
     const int c = lane % 4, r = lane / 4;
     float s4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
@@ -345,14 +360,7 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
     }
     // The values of the P V phase (part 0), loaded here: they do not depend on P, so their L2 round
     // trip runs under the softmax's barriers instead of after them.
-#pragma unroll
-    for (int u = 0; u < 4; ++u) {
-      const int j = warp * 16 + decode_mma::value_key(u, c);
-      if (j < n)
-        vfrag.load(u, head_row(vc, j), r);
-      else
-        vfrag.zero(u);
-    }
+    load_values(0);
 #pragma unroll
     for (int u = 0; u < 4; ++u) {  // (key r, head 2c), (r, 2c + 1), (r + 8, 2c), (r + 8, 2c + 1)
       const int j = mkey + 8 * (u / 2), i = 2 * c + u % 2;
@@ -423,15 +431,7 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
       }
 #pragma unroll
       for (int part = 0; part < kParts; ++part) {
-        if (part > 0)  // the later parts' values, after part 0's products
-#pragma unroll
-          for (int u = 0; u < 4; ++u) {
-            const int j = j0 + decode_mma::value_key(u, c);
-            if (j < n)
-              vfrag.load(u, head_row(vc, j) + part * kPartDims, r);
-            else
-              vfrag.zero(u);
-          }
+        if (part > 0) load_values(part);  // the later parts' values, after part 0's products
         vfrag.pv(pr, o, part * decode_mma::kTiles);
       }
     }
