@@ -84,17 +84,19 @@ void timed(benchmark::State& state, double bytes, Fn fn, double flops = 0) {
   cudaEventDestroy(e1);
 }
 
-// int8-path GEMV: args rows, cols, epilogue (0 store, 1 add, 2 gate-up pair).
+// int8-path GEMV: args rows, cols, epilogue (0 store, 1 add, 2 gate-up pair), tokens (default 1: a
+// multi-token pass, as speculative decoding's verification, takes the warp-per-row kernel).
 void BM_GemvQ8(benchmark::State& state, GgmlType type) {
   const int64_t rows = state.range(0), cols = state.range(1);
   const auto out = static_cast<cuda::GemvOut>(state.range(2));
+  const int nt = state.range(3) > 0 ? static_cast<int>(state.range(3)) : 1;
   const TypeInfo* ti = type_info(type);
   const size_t wbytes = size_t(cols / ti->block_elems) * ti->block_bytes * rows;
   const int mats = out == cuda::GemvOut::kGateUp ? 2 : 1;
-  Buffer w(wbytes), w2(mats == 2 ? wbytes : 1), xq(cols), xds(cols / 32 * 8), y(rows * 4);
+  Buffer w(wbytes), w2(mats == 2 ? wbytes : 1), xq(cols * nt), xds(cols / 32 * 8 * nt), y(rows * 4 * nt);
   const cuda::ActQ8 x{static_cast<const int8_t*>(xq.p), static_cast<const float2*>(xds.p)};
   timed(state, double(wbytes) * mats, [&] {
-    cuda::gemv_q8(w.p, w2.p, static_cast<uint32_t>(type), rows, cols, x, 1, static_cast<float*>(y.p), out, 0, nullptr);
+    cuda::gemv_q8(w.p, w2.p, static_cast<uint32_t>(type), rows, cols, x, nt, static_cast<float*>(y.p), out, 0, nullptr);
   });
 }
 
@@ -350,8 +352,10 @@ void register_all() {
   for (auto [name, type] : {std::pair{"Q4_K", GgmlType::Q4_K}, std::pair{"Q6_K", GgmlType::Q6_K},
                             std::pair{"Q8_0", GgmlType::Q8_0}}) {
     auto* b = benchmark::RegisterBenchmark((std::string("gemv_q8/") + name).c_str(), BM_GemvQ8, type);
-    b->Args({6144, 4096, 0})->Args({4096, 4096, 1})->Args({12288, 4096, 2})->Args({4096, 12288, 1});
-    if (type == GgmlType::Q6_K) b->Args({151936, 4096, 0});
+    b->Args({6144, 4096, 0, 1})->Args({4096, 4096, 1, 1})->Args({12288, 4096, 2, 1})->Args({4096, 12288, 1, 1});
+    // Multi-token add passes (the O and down projections of a verification step).
+    if (type == GgmlType::Q4_K) b->Args({4096, 4096, 1, 2})->Args({4096, 4096, 1, 4})->Args({4096, 4096, 1, 8});
+    if (type == GgmlType::Q6_K) b->Args({151936, 4096, 0, 1});
     b->UseManualTime()->Unit(benchmark::kMicrosecond);
   }
   benchmark::RegisterBenchmark("gemv_bf16", BM_GemvBF16)

@@ -48,13 +48,22 @@ __device__ __forceinline__ void take_route(const GemvRoute& r, const uint8_t*& w
 }
 
 // Every GEMV ends the same way: each token's per-lane partial sums reduced across the warp, lane 0
-// writes (or adds to) y[t][row].
+// writes (or adds to) y[t][row]. An add reads every token's old value before the first store (in
+// the store loop each read would wait for the stores before it: nt - 1 dependent L2 round trips).
 __device__ __forceinline__ void store_row(const float* acc, int nt, int lane, int64_t row, int64_t rows, float* y,
                                           bool add) {
+  float old[kGemvMaxTokens] = {};
+  if (add && lane == 0) {
 #pragma unroll
-  for (int t = 0; t < nt; ++t) {
-    float v = warp_sum(acc[t]);
-    if (lane == 0) y[t * rows + row] = add ? y[t * rows + row] + v : v;
+    for (int t = 0; t < kGemvMaxTokens; ++t)
+      if (t < nt) old[t] = y[t * rows + row];
+  }
+#pragma unroll
+  for (int t = 0; t < kGemvMaxTokens; ++t) {
+    if (t < nt) {
+      const float v = warp_sum(acc[t]);
+      if (lane == 0) y[t * rows + row] = add ? old[t] + v : v;
+    }
   }
 }
 
