@@ -319,6 +319,9 @@ struct HalfStream {
 // ---------------------------------------------------------------------------------------------
 // The kernel.
 // ---------------------------------------------------------------------------------------------
+enum class StreamCut : int { kAny, kWhole, kOne };
+template <StreamCut kCut>
+using CutTag = std::integral_constant<StreamCut, kCut>;
 struct StreamArgs {
   Segments seg;
   const uint8_t* w2;
@@ -329,11 +332,22 @@ struct StreamArgs {
   unsigned group_end[kMaxGemvSegments];  // row groups of segments 0..s (cumulative)
   unsigned groups;
   int stages;  // ring stages (kMinStages..kMaxStages)
-  // One segment of whole row groups (rows % 8 == 0) and whole pieces (blocks % kChunk == 0): every
-  // item is 8 rows x kChunk blocks of segment 0, which the producer and the consumers then take as
-  // constants (the kernel's item lambdas).
-  bool uniform;
+  // How the launch's items are cut (launch_format), which the producer and the consumers take as
+  // constants (the kernel's item lambdas): kOne, one segment of whole row groups (rows % 8 == 0) and
+  // whole pieces (blocks % kChunk == 0), every item 8 rows x kChunk blocks of segment 0; kWhole, several
+  // segments of whole groups and pieces (the segment by compares, the rest constant); kAny, the rest.
+  StreamCut cut;
 };
+
+// f(CutTag<cut>{}): the producer's issue and the consumers' loop in a copy for each cut.
+template <class Fn>
+__device__ __forceinline__ void by_cut(StreamCut cut, Fn&& f) {
+  switch (cut) {
+    case StreamCut::kOne: f(CutTag<StreamCut::kOne>{}); break;
+    case StreamCut::kWhole: f(CutTag<StreamCut::kWhole>{}); break;
+    default: f(CutTag<StreamCut::kAny>{}); break;
+  }
+}
 
 template <class F, int kMats>
 struct StreamShape {
@@ -402,13 +416,13 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
     int s, nr, kc, nb;
     int64_t r0, rows;
   };
-  // kUniform (a.uniform's launches): segment 0, whole groups and pieces, no selects or bounds.
-  auto item = [&](const Cursor& c, auto uniform) {
-    constexpr bool kUniform = decltype(uniform)::value;
+  // The item of cursor c under cut kCut (StreamArgs::cut): kOne needs no selects or bounds, kWhole no bounds.
+  auto item = [&](const Cursor& c, auto cut) {
+    constexpr StreamCut kCut = decltype(cut)::value;
     Item it;
     const unsigned g = c.g;
     it.kc = c.kc;
-    if constexpr (kUniform) {
+    if constexpr (kCut == StreamCut::kOne) {
       it.s = 0, it.rows = a.seg.rows[0], it.r0 = int64_t{g} * kWarpsPerCta, it.nr = kWarpsPerCta, it.nb = kChunk;
       return it;
     }
@@ -416,14 +430,18 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
     const unsigned first = segment_start(a.group_end, it.s);
     it.rows = segment_pick(a.seg.rows, it.s);
     it.r0 = int64_t{g - first} * kWarpsPerCta;
+    if constexpr (kCut == StreamCut::kWhole) {
+      it.nr = kWarpsPerCta, it.nb = kChunk;
+      return it;
+    }
     it.nr = static_cast<int>(min(int64_t{kWarpsPerCta}, it.rows - it.r0));
     it.nb = static_cast<int>(min(int64_t{kChunk}, blocks - int64_t{it.kc} * kChunk));
     return it;
   };
   // The producer warp: item i's row pieces into its stage, one bulk copy per (matrix, row, plane), spread
   // over the lanes after lane 0 has announced the stage's bytes.
-  auto issue = [&](const Cursor& c, uint64_t policy, auto uniform) {
-    const Item it = item(c, uniform);
+  auto issue = [&](const Cursor& c, uint64_t policy, auto cut) {
+    const Item it = item(c, cut);
     const int slot = c.slot;
     if (lane == 0) {
       uint32_t bytes = 0;
@@ -469,7 +487,7 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
     }
     __syncwarp();
     for (int i = 0; i < min(items, a.stages); ++i, pc.next(chunks, a.stages, g_step))
-      a.uniform ? issue(pc, policy, std::true_type{}) : issue(pc, policy, std::false_type{});
+      by_cut(a.cut, [&](auto cut) { issue(pc, policy, cut); });
   }
   pdl_begin();
   // The activations into shared memory behind the ring (every warp reads all of them; none for
@@ -490,7 +508,7 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   if (warp == kProducer) {  // refill stage i % stages once the consumers released item i - stages
     for (int i = a.stages; i < items; ++i, pc.next(chunks, a.stages, g_step)) {
       mbar_wait(&empty[pc.slot], pc.phase ^ 1u);  // released: phase (i - stages) / stages
-      a.uniform ? issue(pc, policy, std::true_type{}) : issue(pc, policy, std::false_type{});
+      by_cut(a.cut, [&](auto cut) { issue(pc, policy, cut); });
     }
     return;
   }
@@ -507,18 +525,19 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   // with Q4_K / Q5_K ahead, Qwen3-8B Q6_K -1.4 % with Q6_K ahead; next103, next104).
   constexpr int kAhead = F::kF32Act ? kSteps : 0;
   typename F::Act ahead[kAhead > 0 ? kAhead : 1];
-  // The consumers' loop in two copies, as the producer's issue above: one for a.uniform's launches
-  // (every launch of the Qwen3 shapes but the two-segment Q + K), where the item's segment choice
-  // and bounds (~40 of the Q4_K store instance's ~295 instructions an item, SASS; ~255 without)
-  // become constants, and the general one. Same sums in the same order: the same bits (kernel check
+  // The consumers' loop in a copy for each cut, as the producer's issue above: a one-segment kOne
+  // launch (every launch of the Qwen3 shapes but the two-segment Q + K) takes the item's segment
+  // choice and bounds (~40 of the Q4_K store instance's ~295 instructions an item, SASS; ~255
+  // without) as constants; a kWhole launch (Q + K, a delta-net layer's four inputs) its bounds:
+  // Qwen3.5-9B Q4_K_M tg128 518.5 / 518.2 -> 520.6 / 522.6, Qwen3-8B / 30B within noise (next164). Same sums in the same order: the same bits (kernel check
   // gemv_q8_streamed, next158 / next160). H200, tg128 (next158 -> next159): consumers alone, Qwen3-8B
   // Q4_K_M 527.2 / 526.8 -> 530.5 / 530.7, Qwen3.5-9B 511.3 / 509.2 -> 515.1 / 516.1; the producer's
   // issue too, 530.7 / 532.7 -> 538.1 / 536.8 and 514.0 / 514.8 -> 521.3 / 522.0 (its refill of a
   // released stage starts that much sooner).
-  auto consume = [&](auto uniform) {
+  auto consume = [&](auto cut) {
     Cursor cc{blockIdx.x, 0, 0, 0u};
     for (int i = 0; i < items; ++i, cc.next(chunks, a.stages, g_step)) {
-      const Item it = item(cc, uniform);
+      const Item it = item(cc, cut);
       const int slot = cc.slot;
 #pragma unroll
       for (int u = 0; u < kAhead; ++u) {
@@ -568,10 +587,7 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
       if (lane == 0) mbar_arrive(&empty[slot]);  // this warp is done with the stage
     }
   };
-  if (a.uniform)
-    consume(std::true_type{});
-  else
-    consume(std::false_type{});
+  by_cut(a.cut, consume);
 #endif
 }
 
@@ -601,7 +617,9 @@ cudaError_t launch_format(StreamArgs a, GemvOut out, cudaStream_t s, bool* taken
   if (a.cols % F::kBlockElems != 0 || blocks % F::kPlaneAlign != 0) return cudaSuccess;
   const int64_t stage = out == GemvOut::kGateUp ? StreamShape<F, 2>::kStage : StreamShape<F, 1>::kStage;
   const int64_t chunk = out == GemvOut::kGateUp ? StreamShape<F, 2>::kChunk : StreamShape<F, 1>::kChunk;
-  a.uniform = a.seg.n == 1 && a.seg.rows[0] % kWarpsPerCta == 0 && blocks % chunk == 0;
+  bool whole = blocks % chunk == 0;
+  for (int i = 0; i < a.seg.n; ++i) whole = whole && a.seg.rows[i] % kWarpsPerCta == 0;
+  a.cut = !whole ? StreamCut::kAny : a.seg.n == 1 ? StreamCut::kOne : StreamCut::kWhole;
   const int64_t fixed = kRingHeader + stream_act_bytes<F>(a.cols);
   const int64_t resident = ctas_per_sm<F>() + 1;  // and the successor's first CTA
   const int64_t budget = kSmemPerSm / resident - kSmemReservedPerCta - fixed;
