@@ -86,14 +86,12 @@ __device__ __forceinline__ void scale_min_k4_regs(int j, uint32_t s0, uint32_t s
 __device__ __forceinline__ void scale_min_k4_pair(int c, uint32_t s0, uint32_t s1, uint32_t s2, int* sc, int* m) {
   const int sh = 16 * (c & 1);
   const uint32_t p0 = (s0 >> sh) & 0xFFFFu, p1 = (s1 >> sh) & 0xFFFFu, p2 = (s2 >> sh) & 0xFFFFu;
-  uint32_t vs, vm;
-  if (c < 2) {
-    vs = p0 & 0x3F3Fu;
-    vm = p1 & 0x3F3Fu;
-  } else {
-    vs = (p2 & 0x0F0Fu) | ((p0 >> 2) & 0x3030u);
-    vm = ((p2 >> 4) & 0x0F0Fu) | ((p1 >> 2) & 0x3030u);
-  }
+  // Both halves' decode, then a select: c is lane-dependent (c = lane % 4 in the GEMVs), and a branch
+  // made the warp run both sides one after the other behind BSSY / BSYNC. H200, tg128 (next166):
+  // Qwen3-8B Q4_K_M 534.2 / 531.7 -> 538.0 / 538.1, Qwen3.5-9B 519.3 / 519.7 -> 525.6 / 525.4.
+  const bool low = c < 2;
+  const uint32_t vs = low ? p0 & 0x3F3Fu : (p2 & 0x0F0Fu) | ((p0 >> 2) & 0x3030u);
+  const uint32_t vm = low ? p1 & 0x3F3Fu : ((p2 >> 4) & 0x0F0Fu) | ((p1 >> 2) & 0x3030u);
   sc[0] = static_cast<int>(vs & 0xFFu);
   sc[1] = static_cast<int>(vs >> 8);
   m[0] = static_cast<int>(vm & 0xFFu);
