@@ -525,15 +525,16 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   // with Q4_K / Q5_K ahead, Qwen3-8B Q6_K -1.4 % with Q6_K ahead; next103, next104).
   constexpr int kAhead = F::kF32Act ? kSteps : 0;
   typename F::Act ahead[kAhead > 0 ? kAhead : 1];
-  // The consumers' loop in a copy for each cut, as the producer's issue above: a one-segment kOne
-  // launch (every launch of the Qwen3 shapes but the two-segment Q + K) takes the item's segment
-  // choice and bounds (~40 of the Q4_K store instance's ~295 instructions an item, SASS; ~255
-  // without) as constants; a kWhole launch (Q + K, a delta-net layer's four inputs) its bounds:
-  // Qwen3.5-9B Q4_K_M tg128 518.5 / 518.2 -> 520.6 / 522.6, Qwen3-8B / 30B within noise (next164). Same sums in the same order: the same bits (kernel check
-  // gemv_q8_streamed, next158 / next160). H200, tg128 (next158 -> next159): consumers alone, Qwen3-8B
-  // Q4_K_M 527.2 / 526.8 -> 530.5 / 530.7, Qwen3.5-9B 511.3 / 509.2 -> 515.1 / 516.1; the producer's
-  // issue too, 530.7 / 532.7 -> 538.1 / 536.8 and 514.0 / 514.8 -> 521.3 / 522.0 (its refill of a
-  // released stage starts that much sooner).
+  // The consumers' loop in a copy for each cut, as the producer's issue above. Same sums in the same
+  // order under every cut: the same bits (kernel check gemv_q8_streamed). kOne (one segment: every
+  // Qwen3 launch but Q + K) takes the item's segment choice and bounds as constants (~40 of the Q4_K
+  // store instance's ~295 instructions an item, SASS; ~255 without). H200, tg128 (next158 -> next159):
+  // consumers alone, Qwen3-8B Q4_K_M 527.2 / 526.8 -> 530.5 / 530.7, Qwen3.5-9B 511.3 / 509.2 ->
+  // 515.1 / 516.1; the producer's issue too, 530.7 / 532.7 -> 538.1 / 536.8 and 514.0 / 514.8 ->
+  // 521.3 / 522.0 (its refill of a released stage starts that much sooner). kWhole (Q + K, a
+  // delta-net layer's four inputs, F16 / BF16 Q + K + V) takes its bounds as constants: Qwen3.5-9B
+  // Q4_K_M 518.5 / 518.2 -> 520.6 / 522.6, Qwen3-8B BF16 212.8 / 212.9 -> 216.2 / 216.2, Qwen3-8B /
+  // 30B Q4_K_M within noise (next164, next166).
   auto consume = [&](auto cut) {
     Cursor cc{blockIdx.x, 0, 0, 0u};
     for (int i = 0; i < items; ++i, cc.next(chunks, a.stages, g_step)) {
