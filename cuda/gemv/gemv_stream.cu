@@ -551,7 +551,7 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
       // The int8 formats only: F16 / BF16 read it after the sums (Qwen3-8B BF16 with the early read:
       // 223.4 -> 217.7 tok/s, next116).
       constexpr bool kEarlyResidual = kOut == GemvOut::kAdd && !F::kF32Act;
-      float y_old = 0.0f;
+      [[maybe_unused]] float y_old = 0.0f;  // read only by kEarlyResidual instances
       if constexpr (kEarlyResidual)
         if (it.kc == chunks - 1 && lane == 0 && warp < it.nr)
           y_old = segment_pick(a.seg.y, it.s)[it.r0 + warp];
