@@ -10,6 +10,5 @@ SHA=$1
 source tools/wip/lib.sh
 begin $SHA
 kc_one $SHA gemv_q8_streamed gemv_q8_multi
-for i in 1 2; do for b in base new; do for m in qwen3-8b:Q4_K_M qwen3.5-9b:Q4_K_M qwen3-30b-a3b:Q4_K_M; do
-  [ $(el) -lt 420 ] && row $b $b $m tg128 "-p 16 -n 128 -r 3"; done; done; done
+ab "-p 16 -n 128 -r 3" qwen3-8b:Q4_K_M qwen3.5-9b:Q4_K_M qwen3-30b-a3b:Q4_K_M
 echo "end t=$(el)"
