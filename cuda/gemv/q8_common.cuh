@@ -22,6 +22,20 @@ __device__ __forceinline__ int dp4a4(int a0, int a1, int a2, int a3, const int4&
   acc = __dp4a(a2, x.z, acc);
   return __dp4a(a3, x.w, acc);
 }
+// The same with the weights' bytes unsigned (0..255) and the activations' signed (PTX dp4a.u32.s32;
+// CUDA's __dp4a has no mixed overload): a Q4_K high nibble taken in place (byte & 0xF0, 16 x its
+// value) needs no shift before the product, one shift of the sum after it.
+__device__ __forceinline__ int dp4a_us(int a, int x, int acc) {
+  int d;
+  asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(x), "r"(acc));
+  return d;
+}
+__device__ __forceinline__ int dp4a4_us(int a0, int a1, int a2, int a3, const int4& x, int acc) {
+  acc = dp4a_us(a0, x.x, acc);
+  acc = dp4a_us(a1, x.y, acc);
+  acc = dp4a_us(a2, x.z, acc);
+  return dp4a_us(a3, x.w, acc);
+}
 
 // The int8 activation rows into shared memory: n16 int4 of quads (quad i to dst_q[slot(i)]) and
 // n16 / 2 (d, d sum q) pairs (pair i to dst_ds[i]). A thread loads up to kAhead quads and their
