@@ -329,7 +329,9 @@ struct HalfStream {
 // ---------------------------------------------------------------------------------------------
 // The kernel.
 // ---------------------------------------------------------------------------------------------
-enum class StreamCut : int { kAny, kWhole, kOne };
+// kAtRunTime: a kernel template argument only (gemv_stream_kernel's kFixedCut), for a kernel that holds a
+// copy of the loops per cut and takes StreamArgs::cut's at run time.
+enum class StreamCut : int { kAny, kWhole, kOne, kAtRunTime };
 template <StreamCut kCut>
 using CutTag = std::integral_constant<StreamCut, kCut>;
 struct StreamArgs {
@@ -349,9 +351,14 @@ struct StreamArgs {
   StreamCut cut;
 };
 
-// f(CutTag<cut>{}): the producer's issue and the consumers' loop in a copy for each cut.
-template <class Fn>
+// f(CutTag<cut>{}): the producer's issue and the consumers' loop in a copy for each cut, or the one
+// copy of a kernel instance fixed to kFixedCut.
+template <StreamCut kFixedCut, class Fn>
 __device__ __forceinline__ void by_cut(StreamCut cut, Fn&& f) {
+  if constexpr (kFixedCut != StreamCut::kAtRunTime) {
+    f(CutTag<kFixedCut>{});
+    return;
+  }
   switch (cut) {
     case StreamCut::kOne: f(CutTag<StreamCut::kOne>{}); break;
     case StreamCut::kWhole: f(CutTag<StreamCut::kWhole>{}); break;
@@ -385,7 +392,13 @@ __host__ __device__ constexpr int64_t stream_act_bytes(int64_t cols) { return F:
 // with a stage goes on to the next one already landed.
 constexpr int kStreamThreads = kThreads + 32, kProducer = kWarpsPerCta;
 
-template <class F, GemvOut kOut>
+// The cut: the int8 formats' kernels hold all three copies (66-72 registers, no stack, cuobjdump
+// -res-usage) and take a.cut's; the F16 / BF16 ones (56 registers at four CTAs an SM) are one instance
+// per cut: with two or three copies in one kernel they spilled (stack 0 -> 8 -> 16 bytes, 7811dcf /
+// a46a5c0) and Qwen3-8B BF16 tg128 fell 220.2 / 220.1 -> 216.2 / 216.8 (next172, 01be39b beside
+// dba9642, one call).
+
+template <class F, GemvOut kOut, StreamCut kFixedCut>
 __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_kernel(StreamArgs a) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kMats = kOut == GemvOut::kGateUp ? 2 : 1;
@@ -497,7 +510,7 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
     }
     __syncwarp();
     for (int i = 0; i < min(items, a.stages); ++i, pc.next(chunks, a.stages, g_step))
-      by_cut(a.cut, [&](auto cut) { issue(pc, policy, cut); });
+      by_cut<kFixedCut>(a.cut, [&](auto cut) { issue(pc, policy, cut); });
   }
   pdl_begin();
   // The activations into shared memory behind the ring (every warp reads all of them; none for
@@ -518,7 +531,7 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   if (warp == kProducer) {  // refill stage i % stages once the consumers released item i - stages
     for (int i = a.stages; i < items; ++i, pc.next(chunks, a.stages, g_step)) {
       mbar_wait(&empty[pc.slot], pc.phase ^ 1u);  // released: phase (i - stages) / stages
-      by_cut(a.cut, [&](auto cut) { issue(pc, policy, cut); });
+      by_cut<kFixedCut>(a.cut, [&](auto cut) { issue(pc, policy, cut); });
     }
     return;
   }
@@ -598,12 +611,12 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
       if (lane == 0) mbar_arrive(&empty[slot]);  // this warp is done with the stage
     }
   };
-  by_cut(a.cut, consume);
+  by_cut<kFixedCut>(a.cut, consume);
 #endif
 }
 
-template <class F, GemvOut kOut>
-cudaError_t launch(const StreamArgs& a, size_t smem, cudaStream_t s) {
+template <class F, GemvOut kOut, StreamCut kFixedCut>
+cudaError_t launch_cut(const StreamArgs& a, size_t smem, cudaStream_t s) {
   // ctas_per_sm<F>() of them per SM where their shared memory fits (Q6_K's stages may not).
   const int fit = static_cast<int>(kSmemPerSm / (static_cast<int64_t>(smem) + kSmemReservedPerCta));
   const unsigned slots = static_cast<unsigned>(std::min(ctas_per_sm<F>(), fit) * sm_count());
@@ -617,8 +630,22 @@ cudaError_t launch(const StreamArgs& a, size_t smem, cudaStream_t s) {
   const unsigned grid = F::kF32Act ? std::min(a.groups, slots) : (a.groups + per - 1) / per;
   // The shared-memory opt-in is a property of the kernel on each device (allow_smem keeps a bit a
   // device): a process-wide flag had left a second GPU's launches at the 48 KB default.
-  BW24_CUDA_TRY((allow_smem<gemv_stream_kernel<F, kOut>>(200 * 1024)));
-  return launch_pdl(gemv_stream_kernel<F, kOut>, dim3(grid), dim3(kStreamThreads), smem, s, a);
+  BW24_CUDA_TRY((allow_smem<gemv_stream_kernel<F, kOut, kFixedCut>>(200 * 1024)));
+  return launch_pdl(gemv_stream_kernel<F, kOut, kFixedCut>, dim3(grid), dim3(kStreamThreads), smem, s, a);
+}
+
+// The kernel instance of a's cut: one per cut for F16 / BF16, the three-copy one for the int8 formats.
+template <class F, GemvOut kOut>
+cudaError_t launch(const StreamArgs& a, size_t smem, cudaStream_t s) {
+  if constexpr (F::kF32Act) {
+    switch (a.cut) {
+      case StreamCut::kOne: return launch_cut<F, kOut, StreamCut::kOne>(a, smem, s);
+      case StreamCut::kWhole: return launch_cut<F, kOut, StreamCut::kWhole>(a, smem, s);
+      default: return launch_cut<F, kOut, StreamCut::kAny>(a, smem, s);
+    }
+  } else {
+    return launch_cut<F, kOut, StreamCut::kAtRunTime>(a, smem, s);
+  }
 }
 
 // The format's entry: whether it can take the shape, then the launch by epilogue.
