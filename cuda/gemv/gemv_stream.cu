@@ -396,7 +396,8 @@ constexpr int kStreamThreads = kThreads + 32, kProducer = kWarpsPerCta;
 // -res-usage) and take a.cut's; the F16 / BF16 ones (56 registers at four CTAs an SM) are one instance
 // per cut: with two or three copies in one kernel they spilled (stack 0 -> 8 -> 16 bytes, 7811dcf /
 // a46a5c0) and Qwen3-8B BF16 tg128 fell 220.2 / 220.1 -> 216.2 / 216.8 (next172, 01be39b beside
-// dba9642, one call).
+// dba9642, one call). One instance per cut: no stack in the kOne / kAny ones, 8 bytes in kWhole's
+// epilogue; 222.5 / 223.7 beside round 22's d93bff5 at 221.6 / 222.3 (next173, one call).
 
 template <class F, GemvOut kOut, StreamCut kFixedCut>
 __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_kernel(StreamArgs a) {
