@@ -57,7 +57,6 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
-#include <type_traits>
 
 #include "cuda/common/bulk.cuh"
 #include "cuda/common/check.cuh"
@@ -329,11 +328,7 @@ struct HalfStream {
 // ---------------------------------------------------------------------------------------------
 // The kernel.
 // ---------------------------------------------------------------------------------------------
-// kAtRunTime: a kernel template argument only (gemv_stream_kernel's kFixedCut), for a kernel that holds a
-// copy of the loops per cut and takes StreamArgs::cut's at run time.
-enum class StreamCut : int { kAny, kWhole, kOne, kAtRunTime };
-template <StreamCut kCut>
-using CutTag = std::integral_constant<StreamCut, kCut>;
+enum class StreamCut : int { kAny, kWhole, kOne };
 struct StreamArgs {
   Segments seg;
   const uint8_t* w2;
@@ -344,27 +339,12 @@ struct StreamArgs {
   unsigned group_end[kMaxGemvSegments];  // row groups of segments 0..s (cumulative)
   unsigned groups;
   int stages;  // ring stages (kMinStages..kMaxStages)
-  // How the launch's items are cut (launch_format), which the producer and the consumers take as
-  // constants (the kernel's item lambdas): kOne, one segment of whole row groups (rows % 8 == 0) and
+  // How the launch's items are cut (launch_format): the kernel instance launched (launch), whose
+  // producer and consumers take it as constants (the kernel's item lambda): kOne, one segment of whole row groups (rows % 8 == 0) and
   // whole pieces (blocks % kChunk == 0), every item 8 rows x kChunk blocks of segment 0; kWhole, several
   // segments of whole groups and pieces (the segment by compares, the rest constant); kAny, the rest.
   StreamCut cut;
 };
-
-// f(CutTag<cut>{}): the producer's issue and the consumers' loop in a copy for each cut, or the one
-// copy of a kernel instance fixed to kFixedCut.
-template <StreamCut kFixedCut, class Fn>
-__device__ __forceinline__ void by_cut(StreamCut cut, Fn&& f) {
-  if constexpr (kFixedCut != StreamCut::kAtRunTime) {
-    f(CutTag<kFixedCut>{});
-    return;
-  }
-  switch (cut) {
-    case StreamCut::kOne: f(CutTag<StreamCut::kOne>{}); break;
-    case StreamCut::kWhole: f(CutTag<StreamCut::kWhole>{}); break;
-    default: f(CutTag<StreamCut::kAny>{}); break;
-  }
-}
 
 template <class F, int kMats>
 struct StreamShape {
@@ -392,14 +372,17 @@ __host__ __device__ constexpr int64_t stream_act_bytes(int64_t cols) { return F:
 // with a stage goes on to the next one already landed.
 constexpr int kStreamThreads = kThreads + 32, kProducer = kWarpsPerCta;
 
-// The cut: the int8 formats' kernels hold all three copies (66-72 registers, no stack, cuobjdump
-// -res-usage) and take a.cut's; the F16 / BF16 ones (56 registers at four CTAs an SM) are one instance
-// per cut: with two or three copies in one kernel they spilled (stack 0 -> 8 -> 16 bytes, 7811dcf /
-// a46a5c0) and Qwen3-8B BF16 tg128 fell 220.2 / 220.1 -> 216.2 / 216.8 (next172, 01be39b beside
-// dba9642, one call). One instance per cut: no stack in the kOne / kAny ones, 8 bytes in kWhole's
-// epilogue; 222.5 / 223.7 beside round 22's d93bff5 at 221.6 / 222.3 (next173, one call).
-
-template <class F, GemvOut kOut, StreamCut kFixedCut>
+// A kernel instance per cut (StreamArgs::cut, chosen on the host): each holds one copy of the
+// producer's and the consumers' loops. Until round 30 one kernel held all three copies and switched on
+// a.cut; one copy a kernel measured (H200, tg128 `-p 16 -r 3`, same binary, A/B by environment,
+// next175): Qwen3-8B Q4_K_M 536.5 / 539.2 -> 558.1 / 557.6, Qwen3.5-9B 523.2 / 523.3 -> 537.4 / 538.0,
+// Qwen3-30B-A3B 512.4 / 510.9 -> 533.5 / 533.1, no stack either way: a likely reading (not profiled)
+// is the instruction cache, the three copies of a ~250-instruction item loop, and the next kernel's
+// code beside them under PDL, against one. The F16 / BF16 instances (56 registers at four CTAs an SM)
+// had also spilled with several copies (stack 0 -> 8 -> 16 bytes, 7811dcf / a46a5c0): Qwen3-8B BF16
+// tg128 220.2 / 220.1 -> 216.2 / 216.8 (next172, 01be39b beside dba9642); one copy, 222.5 / 223.7
+// beside round 22's d93bff5 at 221.6 / 222.3 (next173), kOne and kAny without stack, kWhole 8 bytes.
+template <class F, GemvOut kOut, StreamCut kCut>
 __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_kernel(StreamArgs a) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kMats = kOut == GemvOut::kGateUp ? 2 : 1;
@@ -440,9 +423,8 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
     int s, nr, kc, nb;
     int64_t r0, rows;
   };
-  // The item of cursor c under cut kCut (StreamArgs::cut): kOne needs no selects or bounds, kWhole no bounds.
-  auto item = [&](const Cursor& c, auto cut) {
-    constexpr StreamCut kCut = decltype(cut)::value;
+  // The item of cursor c under cut kCut: kOne needs no selects or bounds, kWhole no bounds.
+  auto item = [&](const Cursor& c) {
     Item it;
     const unsigned g = c.g;
     it.kc = c.kc;
@@ -464,8 +446,8 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   };
   // The producer warp: item i's row pieces into its stage, one bulk copy per (matrix, row, plane), spread
   // over the lanes after lane 0 has announced the stage's bytes.
-  auto issue = [&](const Cursor& c, uint64_t policy, auto cut) {
-    const Item it = item(c, cut);
+  auto issue = [&](const Cursor& c, uint64_t policy) {
+    const Item it = item(c);
     const int slot = c.slot;
     if (lane == 0) {
       uint32_t bytes = 0;
@@ -511,7 +493,7 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
     }
     __syncwarp();
     for (int i = 0; i < min(items, a.stages); ++i, pc.next(chunks, a.stages, g_step))
-      by_cut<kFixedCut>(a.cut, [&](auto cut) { issue(pc, policy, cut); });
+      issue(pc, policy);
   }
   pdl_begin();
   // The activations into shared memory behind the ring (every warp reads all of them; none for
@@ -532,7 +514,7 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   if (warp == kProducer) {  // refill stage i % stages once the consumers released item i - stages
     for (int i = a.stages; i < items; ++i, pc.next(chunks, a.stages, g_step)) {
       mbar_wait(&empty[pc.slot], pc.phase ^ 1u);  // released: phase (i - stages) / stages
-      by_cut<kFixedCut>(a.cut, [&](auto cut) { issue(pc, policy, cut); });
+      issue(pc, policy);
     }
     return;
   }
@@ -549,7 +531,7 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   // with Q4_K / Q5_K ahead, Qwen3-8B Q6_K -1.4 % with Q6_K ahead; next103, next104).
   constexpr int kAhead = F::kF32Act ? kSteps : 0;
   typename F::Act ahead[kAhead > 0 ? kAhead : 1];
-  // The consumers' loop in a copy for each cut, as the producer's issue above. Same sums in the same
+  // The consumers' loop, under the kernel's cut as the producer's issue above. Same sums in the same
   // order under every cut: the same bits (kernel check gemv_q8_streamed). kOne (one segment: every
   // Qwen3 launch but Q + K) takes the item's segment choice and bounds as constants (~40 of the Q4_K
   // store instance's ~295 instructions an item, SASS; ~255 without). H200, tg128 (next158 -> next159):
@@ -559,10 +541,10 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   // delta-net layer's four inputs, F16 / BF16 Q + K + V) takes its bounds as constants: Qwen3.5-9B
   // Q4_K_M 518.5 / 518.2 -> 520.6 / 522.6, Qwen3-8B BF16 212.8 / 212.9 -> 216.2 / 216.2, Qwen3-8B /
   // 30B Q4_K_M within noise (next164, next166).
-  auto consume = [&](auto cut) {
+  auto consume = [&]() {
     Cursor cc{blockIdx.x, 0, 0, 0u};
     for (int i = 0; i < items; ++i, cc.next(chunks, a.stages, g_step)) {
-      const Item it = item(cc, cut);
+      const Item it = item(cc);
       const int slot = cc.slot;
 #pragma unroll
       for (int u = 0; u < kAhead; ++u) {
@@ -612,11 +594,11 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
       if (lane == 0) mbar_arrive(&empty[slot]);  // this warp is done with the stage
     }
   };
-  by_cut<kFixedCut>(a.cut, consume);
+  consume();
 #endif
 }
 
-template <class F, GemvOut kOut, StreamCut kFixedCut>
+template <class F, GemvOut kOut, StreamCut kCut>
 cudaError_t launch_cut(const StreamArgs& a, size_t smem, cudaStream_t s) {
   // ctas_per_sm<F>() of them per SM where their shared memory fits (Q6_K's stages may not).
   const int fit = static_cast<int>(kSmemPerSm / (static_cast<int64_t>(smem) + kSmemReservedPerCta));
@@ -631,21 +613,17 @@ cudaError_t launch_cut(const StreamArgs& a, size_t smem, cudaStream_t s) {
   const unsigned grid = F::kF32Act ? std::min(a.groups, slots) : (a.groups + per - 1) / per;
   // The shared-memory opt-in is a property of the kernel on each device (allow_smem keeps a bit a
   // device): a process-wide flag had left a second GPU's launches at the 48 KB default.
-  BW24_CUDA_TRY((allow_smem<gemv_stream_kernel<F, kOut, kFixedCut>>(200 * 1024)));
-  return launch_pdl(gemv_stream_kernel<F, kOut, kFixedCut>, dim3(grid), dim3(kStreamThreads), smem, s, a);
+  BW24_CUDA_TRY((allow_smem<gemv_stream_kernel<F, kOut, kCut>>(200 * 1024)));
+  return launch_pdl(gemv_stream_kernel<F, kOut, kCut>, dim3(grid), dim3(kStreamThreads), smem, s, a);
 }
 
-// The kernel instance of a's cut: one per cut for F16 / BF16, the three-copy one for the int8 formats.
+// The kernel instance of a's cut.
 template <class F, GemvOut kOut>
 cudaError_t launch(const StreamArgs& a, size_t smem, cudaStream_t s) {
-  if constexpr (F::kF32Act) {
-    switch (a.cut) {
-      case StreamCut::kOne: return launch_cut<F, kOut, StreamCut::kOne>(a, smem, s);
-      case StreamCut::kWhole: return launch_cut<F, kOut, StreamCut::kWhole>(a, smem, s);
-      default: return launch_cut<F, kOut, StreamCut::kAny>(a, smem, s);
-    }
-  } else {
-    return launch_cut<F, kOut, StreamCut::kAtRunTime>(a, smem, s);
+  switch (a.cut) {
+    case StreamCut::kOne: return launch_cut<F, kOut, StreamCut::kOne>(a, smem, s);
+    case StreamCut::kWhole: return launch_cut<F, kOut, StreamCut::kWhole>(a, smem, s);
+    default: return launch_cut<F, kOut, StreamCut::kAny>(a, smem, s);
   }
 }
 
