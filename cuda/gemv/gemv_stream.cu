@@ -339,10 +339,11 @@ struct StreamArgs {
   unsigned group_end[kMaxGemvSegments];  // row groups of segments 0..s (cumulative)
   unsigned groups;
   int stages;  // ring stages (kMinStages..kMaxStages)
-  // How the launch's items are cut (launch_format): the kernel instance launched (launch), whose
-  // producer and consumers take it as constants (the kernel's item lambda): kOne, one segment of whole row groups (rows % 8 == 0) and
-  // whole pieces (blocks % kChunk == 0), every item 8 rows x kChunk blocks of segment 0; kWhole, several
-  // segments of whole groups and pieces (the segment by compares, the rest constant); kAny, the rest.
+  // How the launch's items are cut (launch_format), which picks the kernel instance (launch) whose
+  // producer and consumers take the cut as constants (the kernel's item lambda): kOne, one segment of
+  // whole row groups (rows % 8 == 0) and whole pieces (blocks % kChunk == 0), every item 8 rows x
+  // kChunk blocks of segment 0; kWhole, several segments of whole groups and pieces (the segment by
+  // compares, the rest constant); kAny, the rest.
   StreamCut cut;
 };
 
