@@ -89,7 +89,7 @@ void timed(benchmark::State& state, double bytes, Fn fn, double flops = 0) {
 void BM_GemvQ8(benchmark::State& state, GgmlType type) {
   const int64_t rows = state.range(0), cols = state.range(1);
   const auto out = static_cast<cuda::GemvOut>(state.range(2));
-  const int nt = state.range(3) > 0 ? static_cast<int>(state.range(3)) : 1;
+  const int nt = static_cast<int>(state.range(3));
   const TypeInfo* ti = type_info(type);
   const size_t wbytes = size_t(cols / ti->block_elems) * ti->block_bytes * rows;
   const int mats = out == cuda::GemvOut::kGateUp ? 2 : 1;

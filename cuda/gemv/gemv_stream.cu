@@ -542,6 +542,8 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   // delta-net layer's four inputs, F16 / BF16 Q + K + V) takes its bounds as constants: Qwen3.5-9B
   // Q4_K_M 518.5 / 518.2 -> 520.6 / 522.6, Qwen3-8B BF16 212.8 / 212.9 -> 216.2 / 216.2, Qwen3-8B /
   // 30B Q4_K_M within noise (next164, next166).
+  // A lambda called once: as a plain block, ptxas chose other registers in 27 of the 72 instances
+  // (cuobjdump), not the code measured in next175.
   auto consume = [&]() {
     Cursor cc{blockIdx.x, 0, 0, 0u};
     for (int i = 0; i < items; ++i, cc.next(chunks, a.stages, g_step)) {

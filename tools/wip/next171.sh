@@ -1,5 +1,5 @@
 #!/bin/bash
-# next171 (carry .carry only): bash tools/wip/next171.sh SHA  (timeout 580) -- next169 and next170 in one call.
+# next171 (carry .carry only): bash tools/wip/next171.sh SHA  (timeout 580) -- round 29's prepared next169 and next170 in one call (both removed since).
 # Programs: old = d93bff5 (round 22, BF16 JSON 220.9), base = dba9642 (main's device code), new = wip/nibble2 (main +
 # tools/wip/patches/nibble-in-place.patch). pack-bins.sh old d93bff5; base from build-pack/dba9642; pack-bins.sh new
 # wip/nibble2 bw24-bench bw24-kernel-check.
