@@ -195,6 +195,31 @@ __device__ __forceinline__ void o_epilogue(const OutEpilogue& ep, float* out, fl
   if (ep.q) store_act_q8(o, ep.q + at, ep.ds + at / 32);
 }
 
+// The fused writer's arguments with what the instance knows as constants: the head size, and the
+// cache type where Kv names one (every instance but KvAny's; flash_decode checks that the rope's
+// types are the cache's). store_kv / put_key then compile to that type's stores alone, not a switch
+// over six types.
+template <typename Kv>
+constexpr int kCacheType = -1;  // KvAny: the types at run time
+template <>
+constexpr int kCacheType<const float*> = static_cast<int>(KvDtype::kF32);
+template <>
+constexpr int kCacheType<const __half*> = static_cast<int>(KvDtype::kF16);
+template <>
+constexpr int kCacheType<const __nv_bfloat16*> = static_cast<int>(KvDtype::kBF16);
+template <>
+constexpr int kCacheType<KvQ8> = static_cast<int>(KvDtype::kQ8_0);
+template <>
+constexpr int kCacheType<KvQ4> = static_cast<int>(KvDtype::kQ4_0);
+template <>
+constexpr int kCacheType<KvFp8> = static_cast<int>(KvDtype::kFp8E4M3);
+template <typename Kv, int D>
+__device__ __forceinline__ QkRopeArgs typed_rope_args(QkRopeArgs a) {
+  if constexpr (kCacheType<Kv> >= 0) a.kv_type = KvTypes(static_cast<KvDtype>(kCacheType<Kv>));
+  a.head_dim = D;
+  return a;
+}
+
 // Kv: const float*, const __half* or KvQ8 (kv_load.cuh): the cache as a pointer-like value.
 // kMinCtas: the tensor-core instances (decode_mma.cuh) are held to two CTAs an SM (100-120 registers
 // at D = 128; 128 with 8-40 bytes of spills at D = 256, ptxas -v), so that the 8 x 33 CTAs of a
@@ -205,8 +230,9 @@ __device__ __forceinline__ void o_epilogue(const OutEpilogue& ep, float* out, fl
 template <typename Kv, int D, int kG, int kMinCtas = decode_mma::kTakes<Kv, D> ? 2 : 0>
 __global__ void __launch_bounds__(kThreads, kMinCtas)
     split_kernel(float* out, float* part_o, float2* part_ml, unsigned* done, const float* q, Kv kc, Kv vc, int n_head,
-                 int n_head_kv, DevicePos pos, int window, float scale, int n_splits, QkRopeArgs ra, bool fused,
-                 OutEpilogue ep, int groups, bool history_ready) {
+                 int n_head_kv, DevicePos pos, int window, float scale, int n_splits, QkRopeArgs ra_arg,
+                 bool fused, OutEpilogue ep, int groups, bool history_ready) {
+  const QkRopeArgs ra = typed_rope_args<Kv, D>(ra_arg);
   constexpr int kPer = D / 32, kHalf = D / 2, kKeysPerStep = 8;
   // kG: the CTA's query heads when known at compile time (1 or 4, launch_split), else 0 and up to
   // kMaxGroup at run time; the per-head loops and accumulators have kHeads entries.
