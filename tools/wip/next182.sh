@@ -7,7 +7,9 @@ source tools/wip/lib.sh
 begin $SHA
 export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$PWD/.carry/trace
 trace_profile new qwen3-8b:Q4_K_M 16
-json $SHA 200 qwen3-8b:Q4_K_M -again ""
+# As run, this row passed an empty argument after its tag (the bench printed its usage line); the row here is the
+# fixed form, which ran alone in the next call (`source tools/wip/lib.sh; begin again; json 884b882 100 ...`).
+json $SHA 200 qwen3-8b:Q4_K_M -again
 json $SHA 200 qwen3-8b:Q4_K_M -kv-q8_0-again --kv q8_0
 [ $(el) -lt 170 ] && trace_profile new qwen3-30b-a3b:Q4_K_M 16
 echo "end t=$(el)"
