@@ -31,5 +31,5 @@ for t in "${targets[@]}"; do if [[ $t == tests/* ]]; then
 mkdir -p .carry/rtlib
 for t in "${targets[@]}"; do LD_LIBRARY_PATH=$PWD/.deps/usr/lib/x86_64-linux-gnu ldd "build-pack/$sha/$t" |
   awk '/=> \// {print $1}' | while read -r lib; do
-    src=.deps/usr/lib/x86_64-linux-gnu/$lib; [ -e "$src" ] && cp -L "$src" .carry/rtlib/; done; done
+    src=.deps/usr/lib/x86_64-linux-gnu/$lib; if [ -e "$src" ]; then cp -L "$src" .carry/rtlib/; fi; done; done
 du -sh .carry/rtlib
