@@ -186,13 +186,14 @@ __device__ __forceinline__ void sum_fragments(float (&red)[kSumSlots][kMaxGroup]
 }
 
 // Element d of O row `row` ([t][head]) through the epilogue: out = o (times sigmoid(gate), sigmoid_mul's
-// helper); q, ds as OutEpilogue says (flash.cuh). The caller's whole warp holds 32 consecutive
-// elements of a row (one int8 block).
+// helper); q, ds as OutEpilogue says (flash.cuh), or, kQ8Step, int8 without a gate. The caller's
+// whole warp holds 32 consecutive elements of a row (one int8 block).
+template <bool kQ8Step>
 __device__ __forceinline__ void o_epilogue(const OutEpilogue& ep, float* out, float o, int64_t row, int64_t d, int D) {
-  if (ep.gate) o *= sigmoid(ep.gate[row * ep.gate_stride + d]);
+  if (!kQ8Step && ep.gate) o *= sigmoid(ep.gate[row * ep.gate_stride + d]);
   const int64_t at = row * D + d;
   out[at] = o;
-  if (ep.q) store_act_q8(o, ep.q + at, ep.ds + at / 32);
+  if (kQ8Step || ep.q) store_act_q8(o, ep.q + at, ep.ds + at / 32);
 }
 
 // The fused writer's arguments with what the instance knows as constants: the head size, and the
@@ -233,12 +234,13 @@ __device__ __forceinline__ QkRopeArgs typed_rope_args(QkRopeArgs a) {
 // four-head instance at D = 128 was held to three (80 registers): 377.5 / 379.1 -> 379.8 / 380.1 tok/s
 // at depth 4096 (H200, tg128), while the f16 one lost with a bound (371.7 / 372.5 -> 369.0 / 369.7). 0: no
 // bound (an explicit 1 gave the compiler a larger register budget: 64 -> 84 for one head).
-template <typename Kv, int D, int kG, int kMinCtas = decode_mma::kTakes<Kv, D> ? 2 : 0>
+template <typename Kv, int D, int kG, bool kQ8Step, int kMinCtas = decode_mma::kTakes<Kv, D> ? 2 : 0>
 __global__ void __launch_bounds__(kThreads, kMinCtas)
     split_kernel(float* out, float* part_o, float2* part_ml, unsigned* done, const float* q, Kv kc, Kv vc, int n_head,
                  int n_head_kv, DevicePos pos, int window, float scale, int n_splits, QkRopeArgs ra_arg,
-                 bool fused, OutEpilogue ep, int groups, bool history_ready) {
+                 bool fused_arg, OutEpilogue ep, int groups, bool history_ready) {
   const QkRopeArgs ra = typed_rope_args<Kv, D>(ra_arg);
+  const bool fused = kQ8Step || fused_arg;
   constexpr int kPer = D / 32, kHalf = D / 2, kKeysPerStep = 8;
   // kG: the CTA's query heads when known at compile time (1 or 4, launch_split), else 0 and up to
   // kMaxGroup at run time; the per-head loops and accumulators have kHeads entries.
@@ -502,7 +504,7 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
   auto write_o = [&](auto total) {
     const int64_t out0 = (int64_t{t} * n_head + h0) * D;
     for (int i = threadIdx.x; i < G * D; i += kThreads)  // G D a multiple of 32: whole warps
-      o_epilogue(ep, out, total(i) / ml[i / D].y, out0 / D + i / D, i % D, D);
+      o_epilogue<kQ8Step>(ep, out, total(i) / ml[i / D].y, out0 / D + i / D, i % D, D);
   };
   if (vis.end - vis.lo == 1) {  // the only split with visible keys: O at once
     write_o(pv_total);
@@ -656,7 +658,7 @@ __global__ void __launch_bounds__(kThreads) merge_kernel(float* out, const float
   for (int d = threadIdx.x; d < D; d += kThreads) {  // D a multiple of 32: whole warps
     const float o =
         (((red[0][d] + red[1][d]) + (red[2][d] + red[3][d])) + ((red[4][d] + red[5][d]) + (red[6][d] + red[7][d]))) / l;
-    o_epilogue(ep, out, o, int64_t{t} * n_head + h, d, D);
+    o_epilogue<false>(ep, out, o, int64_t{t} * n_head + h, d, D);
   }
 }
 
@@ -672,8 +674,22 @@ cudaError_t launch_split(dim3 grid, float* out, float* part_o, float2* part_ml, 
   // shapes) and four (the long histories of Qwen3-8B, G = 4, and Qwen3-30B-A3B, G = 8 in two
   // groups: at depth 4096 the f16 kernel ran 22.4 -> 19.9 us a Qwen3-8B layer alone, ncu).
   const int heads = n_head / (n_head_kv * groups);
-  const auto kernel =
-      heads == 1 ? split_kernel<Kv, D, 1> : heads == 4 ? split_kernel<Kv, D, 4> : split_kernel<Kv, D, 0>;
+  auto kernel = heads == 1   ? split_kernel<Kv, D, 1, false>
+                : heads == 4 ? split_kernel<Kv, D, 4, false>
+                             : split_kernel<Kv, D, 0, false>;
+  // kQ8Step: the Qwen3 decode step (one token, fused with qk_rope_store, O on as int8 for the O
+  // projection, no gate) over f16, bf16 and q8_0 caches at D = 128 takes instances with those flags
+  // as constants: the code every CTA walks once a layer, from a cold instruction cache, is what this
+  // latency-bound kernel's time follows (the writer compiled for its cache type, above). f16 SASS
+  // (sm_90a): one head 4,512 -> 3,856 instructions, four heads 4,688 -> 4,040. H200, tg128 `-p 16
+  // -r 3`, two rounds (next187): Qwen3-8B Q4_K_M 578.6 / 578.1 -> 581.5 / 581.4 (+0.5 %); Qwen3-30B-A3B
+  // 556.0 / 555.7 -> 554.9 / 555.3 and, with the gate constant too, Qwen3.5-9B (D = 256) 562.6 /
+  // 561.6 -> 562.2 / 562.3: no change, so D = 256 keeps the run-time instance.
+  constexpr bool kQ8StepTypes = std::is_same_v<Kv, const __half*> || std::is_same_v<Kv, const __nv_bfloat16*> ||
+                                std::is_same_v<Kv, KvQ8>;
+  if constexpr (kQ8StepTypes && D == 128)
+    if (fused && ep.q && !ep.gate && (heads == 1 || heads == 4))
+      kernel = heads == 1 ? split_kernel<Kv, D, 1, true> : split_kernel<Kv, D, 4, true>;
   return launch_pdl(kernel, grid, dim3(kThreads), 0, stream, out, part_o, part_ml, done, q, kc, vc, n_head, n_head_kv,
                     pos, window, scale, n_splits, ra, fused, ep, groups, history_ready);
 }

@@ -448,6 +448,35 @@ void check_flash_decode_rope(std::mt19937& rng, Result& r) {
                    " pos " + std::to_string(c.pos) + " " + kv.name() + ", groups " + std::to_string(groups),
                same4 ? 0.0 : 1.0);
       }
+      // The int8 O input of a Qwen3 step (OutEpilogue without a gate), the auto grouping and one CTA a
+      // KV head (the decode-step instances of one and four heads, kQ8Step at D = 128), against the
+      // two launches' output then rmsnorm_q8 without a norm: the same bits, and the same caches.
+      for (int groups : {0, 1}) {
+        DeviceBuffer<float> dout5(q.size());
+        DeviceBuffer<uint8_t> kc5(k_size), vc5(v_size);
+        DeviceBuffer<int8_t> q8o(q.size()), q8o_ref(q.size());
+        DeviceBuffer<float2> dso(q.size() / 32), dso_ref(q.size() / 32);
+        upload(dq, q);
+        upload(kc5, kb);
+        upload(vc5, vb);
+        const cuda::QkRopeArgs a5 = args(kc5, vc5);
+        const bool ran5 =
+            ok(cuda::rmsnorm_q8(nullptr, q8o_ref.p, dso_ref.p, dout.p, nullptr, 1, c.n_head * D, 1e-6f, false, nullptr),
+               "rmsnorm_q8") &&
+            ok(cuda::flash_decode(dout5.p, dq.p, kc5.p, vc5.p, {kv.k, kv.v}, dscratch.p, 1, c.n_head, c.n_head_kv, D,
+                                  a5.pos, c.window, scale, n_ctx, nullptr, &a5, cuda::OutEpilogue{q8o.p, dso.p}, -1,
+                                  groups, true),
+               "flash_decode int8 O") &&
+            ok(cudaDeviceSynchronize(), "sync");
+        const std::vector<float> o5 = download(dout5, q.size());
+        const bool same5 = o5 == o1 && download(q8o, q.size()) == download(q8o_ref, q.size()) &&
+                           same_bits(download(dso, q.size() / 32), download(dso_ref, q.size() / 32)) &&
+                           download(kc5, k_size) == download(kc1, k_size) && download(vc5, v_size) == download(vc1, v_size);
+        report(r, ran5 && same5, true, "flash_decode + rope + int8 O fused (bits)",
+               "heads " + std::to_string(c.n_head) + "/" + std::to_string(c.n_head_kv) + " D " + std::to_string(D) +
+                   " pos " + std::to_string(c.pos) + " " + kv.name() + ", groups " + std::to_string(groups),
+               nerr(o5, o1));
+      }
       // Gated (Qwen3.5): q read in place from the Q product's [q | gate] rows (q_stride 2 D), the
       // gate and the int8 O input applied by the O writer, against the two launches' output times
       // sigmoid(gate) (sigmoid_mul) then rmsnorm_q8: the same bits, and the same caches.
