@@ -35,6 +35,15 @@ json() { local sha=$1 lim=$2 m=$3 tag=$4; shift 4; [ $(el) -lt $lim ] || return 
 begin() { exec > >(tee "$OUT/console-$1.txt") 2>&1; bins; }
 # ab "BENCH ARGS" SHAPE...: the tg128 rows of base and new, alternated twice, each shape in turn
 ab() { local a=$1 i b m; shift; for i in 1 2; do for b in base new; do for m in "$@"; do row $b $b $m tg128 "$a"; done; done; done; }
+# ab_depth: base against new where attention at depth shows: Qwen3-8B Q4_K_M at depth 4096 (f16 KV, two rounds; q8_0
+# KV), at depth 0, and Qwen3-30B-A3B at depth 4096 (tg128)
+ab_depth() { local i b
+  for i in 1 2; do for b in base new; do row $b $b qwen3-8b:Q4_K_M tg128 "-p 16 -n 128 -d 4096 -r 2"; done; done
+  for b in base new; do
+    row $b-q8 $b qwen3-8b:Q4_K_M tg128 "-p 16 -n 128 -d 4096 -r 2 --kv q8_0"
+    row $b-d0 $b qwen3-8b:Q4_K_M tg128 "-p 16 -n 128 -r 3"
+  done
+  for b in base new; do row $b $b qwen3-30b-a3b:Q4_K_M tg128 "-p 16 -n 128 -d 4096 -r 2"; done; }
 # verify_attention SHA: the attention kernel-check families into one file, its head-group rows counted, the GPU tests
 verify_attention() { kc_one $1 attention attention_rope attention_bound; check_rows $1 attention 'head groups'; gpu_tests $1; }
 # gpu_tests SHA: build-new's [gpu] model tests and GPU-vs-CPU tests, both into $OUT/gpu-tests-SHA.txt (one file of the

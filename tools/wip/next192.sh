@@ -15,10 +15,5 @@ begin $SHA
 kc_one $SHA attention attention_rope attention_bound
 check_rows $SHA attention 'head groups'
 check_rows $SHA attention 'header at zero'
-for i in 1 2; do for b in base new; do row $b $b qwen3-8b:Q4_K_M tg128 "-p 16 -n 128 -d 4096 -r 2"; done; done
-for b in base new; do
-  row $b-q8 $b qwen3-8b:Q4_K_M tg128 "-p 16 -n 128 -d 4096 -r 2 --kv q8_0"
-  row $b-d0 $b qwen3-8b:Q4_K_M tg128 "-p 16 -n 128 -r 3"
-done
-for b in base new; do row $b $b qwen3-30b-a3b:Q4_K_M tg128 "-p 16 -n 128 -d 4096 -r 2"; done
+ab_depth
 echo "end t=$(el)"
