@@ -1,5 +1,5 @@
 #!/bin/bash
-# next185 (carry .carry only): bash tools/wip/next185.sh SHA  (timeout 560) -- next184 and next183 in one call:
+# next185 (carry .carry only): bash tools/wip/next185.sh SHA  (timeout 560) -- round 31's prepared next184 and next183 (removed once run) in one call:
 # build-new = branch wip/gdn-typed (70d0782: bench + kernel check), build-base = main's device code (884b882's bench).
 # 1. kernel check gdn of the constant-shape delta-net decode kernel; tg128 of Qwen3.5-9B and Qwen3.6-35B-A3B with main's
 #    generic kernel (BW24_AB_GDN_GENERIC=1) and the typed one, alternated twice. Prediction: 9B +0.5-1.5 %.
