@@ -674,9 +674,6 @@ cudaError_t launch_split(dim3 grid, float* out, float* part_o, float2* part_ml, 
   // shapes) and four (the long histories of Qwen3-8B, G = 4, and Qwen3-30B-A3B, G = 8 in two
   // groups: at depth 4096 the f16 kernel ran 22.4 -> 19.9 us a Qwen3-8B layer alone, ncu).
   const int heads = n_head / (n_head_kv * groups);
-  auto kernel = heads == 1   ? split_kernel<Kv, D, 1, false>
-                : heads == 4 ? split_kernel<Kv, D, 4, false>
-                             : split_kernel<Kv, D, 0, false>;
   // kQ8Step: the Qwen3 decode step (one token, fused with qk_rope_store, O on as int8 for the O
   // projection, no gate) over f16, bf16 and q8_0 caches at D = 128 takes instances with those flags
   // as constants: the code every CTA walks once a layer, from a cold instruction cache, is what this
@@ -684,12 +681,14 @@ cudaError_t launch_split(dim3 grid, float* out, float* part_o, float2* part_ml, 
   // (sm_90a): one head 4,512 -> 3,856 instructions, four heads 4,688 -> 4,040. H200, tg128 `-p 16
   // -r 3`, two rounds (next187): Qwen3-8B Q4_K_M 578.6 / 578.1 -> 581.5 / 581.4 (+0.5 %); Qwen3-30B-A3B
   // 556.0 / 555.7 -> 554.9 / 555.3 and, with the gate constant too, Qwen3.5-9B (D = 256) 562.6 /
-  // 561.6 -> 562.2 / 562.3: no change, so D = 256 keeps the run-time instance.
-  constexpr bool kQ8StepTypes = std::is_same_v<Kv, const __half*> || std::is_same_v<Kv, const __nv_bfloat16*> ||
-                                std::is_same_v<Kv, KvQ8>;
-  if constexpr (kQ8StepTypes && D == 128)
-    if (fused && ep.q && !ep.gate && (heads == 1 || heads == 4))
-      kernel = heads == 1 ? split_kernel<Kv, D, 1, true> : split_kernel<Kv, D, 4, true>;
+  // 561.6 -> 562.2 / 562.3: no change, so D = 256 keeps the run-time instance. Where kStep is false
+  // both arms name the run-time instance.
+  constexpr bool kStep = D == 128 && (std::is_same_v<Kv, const __half*> || std::is_same_v<Kv, const __nv_bfloat16*> ||
+                                      std::is_same_v<Kv, KvQ8>);
+  const bool step = kStep && fused && ep.q && !ep.gate;
+  const auto kernel = heads == 1   ? (step ? split_kernel<Kv, D, 1, kStep> : split_kernel<Kv, D, 1, false>)
+                      : heads == 4 ? (step ? split_kernel<Kv, D, 4, kStep> : split_kernel<Kv, D, 4, false>)
+                                   : split_kernel<Kv, D, 0, false>;
   return launch_pdl(kernel, grid, dim3(kThreads), 0, stream, out, part_o, part_ml, done, q, kc, vc, n_head, n_head_kv,
                     pos, window, scale, n_splits, ra, fused, ep, groups, history_ready);
 }
