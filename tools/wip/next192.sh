@@ -1,7 +1,7 @@
 #!/bin/bash
 # next192 (carry .carry without trace; prepared in round 32, not run): bash tools/wip/next192.sh SHA  (timeout 560)
 # -- flash decode's merge kernel polling the slot's ready stamp instead of waiting for the whole split grid (branch
-# wip/merge-poll 26dacc2, tools/wip/patches/merge-poll.patch). Round 32 found the 8B's depth cost all attention's own
+# wip/merge-poll 4b55e03, tools/wip/patches/merge-poll.patch; its binaries were packed from 26dacc2, the same device code before a rebase). Round 32 found the 8B's depth cost all attention's own
 # (BW24_ABLATE=attn: 9.4 us a layer at depth 4096) and the merge launch 4.5-4.8 us of it (next185's trace); the last
 # CTA merging inline lost (next186: one SM a KV head). Here the merge kernel keeps its 32 CTAs but starts when the
 # last split CTA of its slot publishes the stamp, not when the split grid has completed and flushed. Packed in round
