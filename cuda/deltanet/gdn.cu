@@ -129,11 +129,16 @@ __device__ __forceinline__ HeadIndex head_index(const GdnStepArgs& a, int hv) {
   return {a.v_heads_tiled ? hv % a.Hk : hv / r, a.ba_fused ? g * 2 * r + jr : hv, a.ba_fused ? g * 2 * r + r + jr : hv};
 }
 
-// Token t's gates of value head hv: beta = sigmoid(b), decay = e^(neg_a softplus(a + dt_bias)).
-__device__ __forceinline__ float2 token_gates(const GdnStepArgs& a, int t, HeadIndex h, float dt_bias, float neg_a) {
-  const float beta = 1.0f / (1.0f + expf(-a.beta_raw[int64_t{t} * a.ba_stride + h.b_index]));
-  const float ax = a.alpha_raw[int64_t{t} * a.ba_stride + h.a_index] + dt_bias;
+// A token's gates from its raw b and a: beta = sigmoid(b), decay = e^(neg_a softplus(a + dt_bias)).
+__device__ __forceinline__ float2 raw_gates(float b, float a_raw, float dt_bias, float neg_a) {
+  const float beta = 1.0f / (1.0f + expf(-b));
+  const float ax = a_raw + dt_bias;
   return make_float2(beta, expf(neg_a * (ax > 20.0f ? ax : log1pf(expf(ax)))));
+}
+// Token t's gates of value head hv.
+__device__ __forceinline__ float2 token_gates(const GdnStepArgs& a, int t, HeadIndex h, float dt_bias, float neg_a) {
+  return raw_gates(a.beta_raw[int64_t{t} * a.ba_stride + h.b_index], a.alpha_raw[int64_t{t} * a.ba_stride + h.a_index],
+                   dt_bias, neg_a);
 }
 
 // One token of the recurrence on part p of a state column (s, chunks of it): decay, S^T k
@@ -271,21 +276,21 @@ __global__ void __launch_bounds__(kMaxDv * kParts) decode_kernel(GdnDecodeArgs f
     for (int i = 0; i < kChunks; ++i)
       if (i < chunks) s[i] = scol[p + kParts * i];
   const float dt_bias = a.dt_bias[hv], neg_a = a.neg_a[hv], norm_w = col ? a.norm_w[j] : 0.0f;
-  // The Hv / Hk CTAs of key head hk all read its q and k history; the last of them to have read it
-  // writes the new one (a counter per key head, reset by that CTA): whichever CTA started first
-  // could otherwise overwrite it before a late one read it.
-  __syncthreads();
-  if (tid == 0) {
-    __threadfence();  // the CTA's reads of the history come before its turn
-    const unsigned turn = atomicAdd(&f.turn[h.hk], 1u);
-    history_writer = turn == static_cast<unsigned>(a.Hv / a.Hk) - 1;
-    if (history_writer) f.turn[h.hk] = 0;
-    __threadfence();
-  }
   pdl_wait();
   for (int t = 0; t < n_tokens; ++t) {
+    // What the pass's earlier kernels wrote for token t, loaded at once: the conv input, the raw
+    // gates, the output gate z (else each waits for its own L2 round trip after a barrier). Measured
+    // alone in round 26 (gdn-ahead) it gave nothing: the history turn below, then taken before the
+    // wait, set the pace. With the turn moved, H200 tg128 `-p 16 -r 3`, two rounds (next195): main
+    // -> turn moved -> turn moved and inputs at once, Qwen3.5-9B 557.6 / 560.2 -> 562.4 / 564.5 ->
+    // 575.7 / 573.9, Qwen3.6-35B-A3B 511.6 / 511.7 -> 511.4 / 510.9 -> 514.0 / 514.8.
+    const int64_t at = int64_t{t} * Vd + int64_t{hv} * a.dv;
+    const float x_in = conv ? f.in[int64_t{t} * C + c] : 0.0f;
+    const float b_raw = a.beta_raw[int64_t{t} * a.ba_stride + h.b_index];
+    const float a_raw = a.alpha_raw[int64_t{t} * a.ba_stride + h.a_index];
+    const float z = col && p == 0 ? a.z[at + j] : 0.0f;
     float v = 0;
-    if (conv) v = conv_token(w, hist, f.in[int64_t{t} * C + c], K);
+    if (conv) v = conv_token(w, hist, x_in, K);
     // The l2 norms of q and k: dk / 32 warps each, their sums added in warp order from zero, as
     // conv_kernel's block_sum adds them (its idle warps add zeros), so the same bits.
     if (qk) {
@@ -303,11 +308,26 @@ __global__ void __launch_bounds__(kMaxDv * kParts) decode_kernel(GdnDecodeArgs f
       vs[tid - 2 * dk] = v;
     }
     __syncthreads();
-    const float o = recur_token(s, qs, ks, col ? vs[j] : 0.0f, token_gates(a, t, h, dt_bias, neg_a), p, chunks);
+    // The Hv / Hk CTAs of key head hk all read its q and k history; the last of them to have read it
+    // writes the new one (a counter per key head, reset by that CTA): whichever CTA started first
+    // could otherwise overwrite it before a late one read it. Every thread of this CTA has used its
+    // history loads (the first token's conv, before the barrier above), so they have returned, and
+    // a later store cannot change what they read; thread 0 takes the CTA's turn here, and uses the
+    // answer after the recurrence, so the atomic's round trip runs under it. Taken before the wait
+    // (until round 33), with a fence on each side, the turn held each CTA ~2 us there, the fence
+    // waiting for the CTA's 64 KB of state loads: the last CTA to start, ~0.8 us before its
+    // predecessor's end, passed its wait ~1.8 us after it (Qwen3.5-9B, globaltimer stamps in a
+    // timing build, next194; the delta net's step then took ~5 us more to its end).
+    unsigned turn = 0;
+    if (t == 0 && tid == 0) turn = atomicAdd(&f.turn[h.hk], 1u);
+    const float o = recur_token(s, qs, ks, col ? vs[j] : 0.0f, raw_gates(b_raw, a_raw, dt_bias, neg_a), p, chunks);
+    if (t == 0 && tid == 0) {  // published by block_sum's barriers; read at the kernel's end
+      history_writer = turn == static_cast<unsigned>(a.Hv / a.Hk) - 1;
+      if (history_writer) f.turn[h.hk] = 0;
+    }
     const float ss = block_sum(col && p == 0 ? o * o : 0.0f, red);
-    const int64_t at = int64_t{t} * Vd + int64_t{hv} * a.dv;
     if (col && p == 0) {
-      const float y = gated_out(a, o, ss, norm_w, a.z[at + j]);
+      const float y = gated_out(a, o, ss, norm_w, z);
       a.out[at + j] = y;
       os[j] = y;
     }
