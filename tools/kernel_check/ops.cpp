@@ -348,14 +348,15 @@ void route_ref(const std::vector<float>& logits, int n, int X, int k, bool renor
 // moe_gate (router product and routing in one launch) for the float router types: its logits
 // against a double-precision product (error over sum |w x|, as the GEMV checks), its ids exactly
 // and weights within fp32 rounding against route_ref over the logits it computed. Each case runs
-// twice on one counter: the second launch proves the last CTA set it back to zero.
+// twice on one counter: the second launch proves the last CTA set it back to zero. 8,448 columns:
+// rows past the run of loads a thread issues before the wait (4,096 F32 or 8,192 F16 / BF16 columns).
 void check_moe_gate(std::mt19937& rng, Result& r) {
   std::normal_distribution<float> nd(0.0f, 1.0f);
   DeviceBuffer<unsigned> counter(1);
   cudaMemset(counter.p, 0, sizeof(unsigned));
   for (GgmlType t : {GgmlType::F32, GgmlType::F16, GgmlType::BF16}) {
     for (int X : {128, 512}) {
-      for (int64_t cols : {int64_t{512}, int64_t{2048}}) {
+      for (int64_t cols : {int64_t{512}, int64_t{2048}, int64_t{8448}}) {
         for (int n : {1, 3, 8}) {
           const int k = X == 128 ? 8 : 10;
           const bool renorm = n != 3;
