@@ -135,10 +135,14 @@ __device__ __forceinline__ float2 raw_gates(float b, float a_raw, float dt_bias,
   const float ax = a_raw + dt_bias;
   return make_float2(beta, expf(neg_a * (ax > 20.0f ? ax : log1pf(expf(ax)))));
 }
+// Token t's raw b and a of value head hv (x: b, y: a).
+__device__ __forceinline__ float2 token_ba(const GdnStepArgs& a, int t, HeadIndex h) {
+  return make_float2(a.beta_raw[int64_t{t} * a.ba_stride + h.b_index], a.alpha_raw[int64_t{t} * a.ba_stride + h.a_index]);
+}
 // Token t's gates of value head hv.
 __device__ __forceinline__ float2 token_gates(const GdnStepArgs& a, int t, HeadIndex h, float dt_bias, float neg_a) {
-  return raw_gates(a.beta_raw[int64_t{t} * a.ba_stride + h.b_index], a.alpha_raw[int64_t{t} * a.ba_stride + h.a_index],
-                   dt_bias, neg_a);
+  const float2 ba = token_ba(a, t, h);
+  return raw_gates(ba.x, ba.y, dt_bias, neg_a);
 }
 
 // One token of the recurrence on part p of a state column (s, chunks of it): decay, S^T k
@@ -286,8 +290,7 @@ __global__ void __launch_bounds__(kMaxDv * kParts) decode_kernel(GdnDecodeArgs f
     // 575.7 / 573.9, Qwen3.6-35B-A3B 511.6 / 511.7 -> 511.4 / 510.9 -> 514.0 / 514.8.
     const int64_t at = int64_t{t} * Vd + int64_t{hv} * a.dv;
     const float x_in = conv ? f.in[int64_t{t} * C + c] : 0.0f;
-    const float b_raw = a.beta_raw[int64_t{t} * a.ba_stride + h.b_index];
-    const float a_raw = a.alpha_raw[int64_t{t} * a.ba_stride + h.a_index];
+    const float2 ba = token_ba(a, t, h);
     const float z = col && p == 0 ? a.z[at + j] : 0.0f;
     float v = 0;
     if (conv) v = conv_token(w, hist, x_in, K);
@@ -320,7 +323,7 @@ __global__ void __launch_bounds__(kMaxDv * kParts) decode_kernel(GdnDecodeArgs f
     // timing build, next194; the delta net's step then took ~5 us more to its end).
     unsigned turn = 0;
     if (t == 0 && tid == 0) turn = atomicAdd(&f.turn[h.hk], 1u);
-    const float o = recur_token(s, qs, ks, col ? vs[j] : 0.0f, raw_gates(b_raw, a_raw, dt_bias, neg_a), p, chunks);
+    const float o = recur_token(s, qs, ks, col ? vs[j] : 0.0f, raw_gates(ba.x, ba.y, dt_bias, neg_a), p, chunks);
     if (t == 0 && tid == 0) {  // published by block_sum's barriers; read at the kernel's end
       history_writer = turn == static_cast<unsigned>(a.Hv / a.Hk) - 1;
       if (history_writer) f.turn[h.hk] = 0;
