@@ -320,9 +320,13 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
   if (fused) {
     cq = rope_lane<kPer>(ra, true, lane);
     ck = rope_lane<kPer>(ra, false, lane);
-    ang = rope_angles<kPer>(ra, p, lane);
+    if (!ra.angles) ang = rope_angles<kPer>(ra, p, lane);
   }
   pdl_wait();
+  // The step's angles from rope_table (written before this layer's first kernel), loaded with the
+  // query rows below: one L2 round trip they share, where every CTA computing them before the wait
+  // (a double sincos a pair) took a split CTA 4.6 us there at depth 4096 (next197's timing build).
+  if (fused && ra.angles) ang = table_angles<kPer>(ra, lane);
   if (fused) {
     // The work of qk_rope_store, with its code (cuda/ops/rope.cuh): warp i < G normalizes and
     // rotates query head g G + i (raw, from the QKV product) into qs; the split that holds position

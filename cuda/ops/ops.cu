@@ -198,7 +198,24 @@ __global__ void attention_kernel(float* out, const float* q, const void* kc, con
   }
 }
 
+// CTA l: layer l's pairs, a thread each (rope_pair: rope_angles' arithmetic).
+__global__ void rope_table_kernel(float2* out, int64_t stride, const RopeTableLayer* layers, DevicePos pos) {
+  const RopeTableLayer L = layers[blockIdx.x];
+  const int64_t p = rope_position(pos, 0);
+  pdl_begin();  // the table may still be read by the previous step's last kernels
+  for (int i = threadIdx.x; i < L.rope_dims / 2; i += blockDim.x)
+    out[blockIdx.x * stride + i] = rope_pair(L.inv_freq, L.theta, L.rope_dims, p, i);
+}
+
 }  // namespace
+
+cudaError_t rope_table(float2* out, int64_t stride, const RopeTableLayer* layers, int n_layers, DevicePos pos,
+                       cudaStream_t stream) {
+  if (n_layers <= 0) return cudaSuccess;
+  if (!out || !layers || n_layers > 65535) return cudaErrorInvalidValue;
+  return launch_pdl(rope_table_kernel, dim3(static_cast<unsigned>(n_layers)), dim3(128), 0, stream, out, stride, layers,
+                    pos);
+}
 
 cudaError_t qk_rope_store(const QkRopeArgs& a, int n_tokens, cudaStream_t stream) {
   if (n_tokens <= 0) return cudaSuccess;

@@ -68,8 +68,22 @@ struct QkRopeArgs {
   DevicePos pos;
   int64_t q_stride = 0;         // floats between query heads of q (0: head_dim); flash decode's fused
                                 // RoPE only (qk_rope_store rewrites q in place and takes head_dim)
+  const float2* angles = nullptr;  // flash decode's fused RoPE of one token only: the token's (cos, sin)
+                                   // per rotation pair, rope_table's row (null: computed per CTA)
 };
 cudaError_t qk_rope_store(const QkRopeArgs& args, int n_tokens, cudaStream_t stream);
+
+// The (cos, sin) of every rotation pair of one token at pos.base + *pos.dev, for n_layers rope
+// configurations at once: out[l * stride + i] for pair i < rope_dims[l] / 2, with rope_angles'
+// arithmetic (so its bits). A one-token step launches it once; flash decode's fused RoPE then loads
+// a row after its PDL wait (QkRopeArgs::angles) instead of computing the angles in every CTA.
+struct RopeTableLayer {
+  const double* inv_freq;  // [rope_dims / 2], or null (theta)
+  float theta;
+  int rope_dims;
+};
+cudaError_t rope_table(float2* out, int64_t stride, const RopeTableLayer* layers, int n_layers, DevicePos pos,
+                       cudaStream_t stream);
 
 // y = act(gate) * up over n elements (act: 0 = SiLU, 1 = tanh GELU).
 cudaError_t gated_act(float* y, const float* gate, const float* up, int64_t n, int act, cudaStream_t stream);

@@ -97,6 +97,15 @@ template <int kPer>
 struct RopeAngles {
   float cs[RopeLane<kPer>::kRot], sn[RopeLane<kPer>::kRot];
 };
+// Rotation pair i's (cos, sin) at position p: rope_angles' arithmetic, and rope_table's, so a table
+// holds the bits the lanes would compute.
+__device__ __forceinline__ float2 rope_pair(const double* inv_freq, float theta, int rope_dims, int64_t p, int i) {
+  const double freq = inv_freq ? inv_freq[i] : pow(static_cast<double>(theta), -2.0 * i / rope_dims);
+  const double angle = static_cast<double>(p) * freq;
+  double sd, cd;
+  sincos(angle, &sd, &cd);
+  return make_float2(static_cast<float>(cd), static_cast<float>(sd));
+}
 template <int kPer>
 __device__ __forceinline__ RopeAngles<kPer> rope_angles(const QkRopeArgs& a, int64_t p, int lane) {
   RopeAngles<kPer> r;
@@ -106,11 +115,21 @@ __device__ __forceinline__ RopeAngles<kPer> rope_angles(const QkRopeArgs& a, int
     const int i = lane + 32 * k;
     r.cs[k] = 1.0f, r.sn[k] = 0.0f;
     if (i >= half) continue;
-    const double freq = a.inv_freq ? a.inv_freq[i] : pow(static_cast<double>(a.theta), -2.0 * i / a.rope_dims);
-    const double angle = static_cast<double>(p) * freq;
-    double sd, cd;
-    sincos(angle, &sd, &cd);
-    r.cs[k] = static_cast<float>(cd), r.sn[k] = static_cast<float>(sd);
+    const float2 cs = rope_pair(a.inv_freq, a.theta, a.rope_dims, p, i);
+    r.cs[k] = cs.x, r.sn[k] = cs.y;
+  }
+  return r;
+}
+// The same angles read from a rope_table row (a.angles: the token's (cos, sin) per pair).
+template <int kPer>
+__device__ __forceinline__ RopeAngles<kPer> table_angles(const QkRopeArgs& a, int lane) {
+  RopeAngles<kPer> r;
+  const int half = a.rope_dims / 2;
+#pragma unroll
+  for (int k = 0; k < RopeLane<kPer>::kRot; ++k) {
+    const int i = lane + 32 * k;
+    const float2 cs = i < half ? a.angles[i] : make_float2(1.0f, 0.0f);
+    r.cs[k] = cs.x, r.sn[k] = cs.y;
   }
   return r;
 }

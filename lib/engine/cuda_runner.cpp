@@ -211,6 +211,12 @@ int forced_head_groups(int group) {
   static const int n = env_int("BW24_FLASH_HEAD_GROUPS", 0);
   return n > 0 && group % n == 0 ? n : 0;
 }
+// A/B switch (tools/wip next198): BW24_ROPE_TABLE=0 has a one-token step's flash decode compute its
+// rope angles in every CTA before its PDL wait, as before rope_table.
+bool rope_table_on() {
+  static const bool on = env_int("BW24_ROPE_TABLE", 1) != 0;
+  return on;
+}
 // Tokens per prefill pass (GEMM, tensor cores) on models whose layer weights the GEMM takes. 512:
 // the bf16 expansion of the weights (once per pass) costs about a third of a 512-token pass on
 // Qwen3-8B Q4_K_M; longer passes amortize it further but grow the activation buffers.
@@ -422,6 +428,19 @@ class CudaRunner final : public Runner {
       BW24_CUDA_OK(cudaMemcpy(inv_freq_.back()->p, f.data(), f.size() * sizeof(double), cudaMemcpyHostToDevice),
                    "rope table");
     }
+    // A one-token step's angles, a row per layer (cuda::rope_table; recurrent layers rope nothing).
+    std::vector<cuda::RopeTableLayer> rope_layers;
+    for (size_t l = 0; l < g_.layers.size(); ++l) {
+      const auto& L = g_.layers[l];
+      rope_layers.push_back({inv_freq_[l]->p, L.attn.rope_theta, L.recurrent ? 0 : L.attn.rope_dims});
+      rope_stride_ = std::max<int64_t>(rope_stride_, L.recurrent ? 0 : L.attn.rope_dims / 2);
+    }
+    rope_stride_ = std::max<int64_t>(rope_stride_, 1);
+    BW24_RETURN_IF_ERROR(rope_layers_.alloc(rope_layers.size(), "rope table"));
+    BW24_CUDA_OK(cudaMemcpy(rope_layers_.p, rope_layers.data(), rope_layers.size() * sizeof(cuda::RopeTableLayer),
+                            cudaMemcpyHostToDevice),
+                 "rope table");
+    BW24_RETURN_IF_ERROR(rope_angles_.alloc(size_t(rope_stride_) * rope_layers.size(), "rope table"));
     kc_.resize(g_.layers.size());
     vc_.resize(g_.layers.size());
     for (size_t l = 0; l < g_.layers.size(); ++l) {
@@ -516,6 +535,10 @@ class CudaRunner final : public Runner {
   absl::Status pass(int n, cuda::DevicePos pos, int first, float* logits_host) {
     const int64_t E = g_.n_embd;
     BW24_CUDA_OK(cudaMemcpyAsync(x_.p, emb_.p, size_t(n * E) * 4, cudaMemcpyHostToDevice, stream_), "upload");
+    if (rope_table_step(n))
+      BW24_CUDA_OK(cuda::rope_table(rope_angles_.p, rope_stride_, rope_layers_.p, static_cast<int>(g_.layers.size()), pos,
+                                    stream_),
+                   "rope table");
     for (size_t il = 0; il < g_.layers.size(); ++il) {
       const arch::Layer& L = g_.layers[il];
       if (L.recurrent) {
@@ -910,6 +933,8 @@ class CudaRunner final : public Runner {
     r.inv_freq = inv_freq_[layer]->p;
     r.neox = a.rope_style == arch::RopeStyle::kNeox;
     r.pos = pos;
+    // A one-token step: the angles rope_table wrote for this layer at the pass's start.
+    if (fuse_rope && rope_table_step(n)) r.angles = rope_angles_.p + int64_t{layer} * rope_stride_;
     if (!fuse_rope && !ablate(kAblRope, n))
       BW24_CUDA_OK(cuda::qk_rope_store(r, n, stream_), "qk norm + rope + kv store");
     const void* kc = kc_[layer]->p;
@@ -1305,6 +1330,14 @@ class CudaRunner final : public Runner {
   Ahead ahead_;
   std::vector<std::unique_ptr<DeviceArray<uint8_t>>> kc_, vc_;  // [n_ctx][n_head_kv * head_dim] of kv_types()
   std::vector<std::unique_ptr<DeviceArray<double>>> inv_freq_;  // per layer, [rope_dims / 2]
+  DeviceArray<cuda::RopeTableLayer> rope_layers_;               // per layer: inv_freq_, theta, rope_dims
+  DeviceArray<float2> rope_angles_;                             // a one-token step's (cos, sin), [layer][rope_stride_]
+  int64_t rope_stride_ = 0;                                     // the largest rope_dims / 2
+  // Whether a pass of n tokens takes its angles from rope_table (one-token steps whose flash decode
+  // does the RoPE: attention() sets QkRopeArgs::angles under the same test).
+  bool rope_table_step(int n) const {
+    return n == 1 && opt_.fused_rope && rope_table_on() && !ablate(kAblRope, n) && !ablate(kAblAttn, n);
+  }
   DeviceArray<float> qg_, attn_gate_;                          // gated attention: raw q projection, gate
   // Delta-net layers: activations (qkv projection, conv output, z, b, a, gated-norm output) and
   // per layer the states (DeltaNetState); dn_index_[layer] indexes dn_states_ (-1: attention).

@@ -477,6 +477,43 @@ void check_flash_decode_rope(std::mt19937& rng, Result& r) {
                    " pos " + std::to_string(c.pos) + " " + kv.name() + ", groups " + std::to_string(groups),
                nerr(o5, o1));
       }
+      // The angles from rope_table (QkRopeArgs::angles: a one-token step's row, loaded after the PDL
+      // wait instead of computed before it): the same bits as the two launches, the int8 O too. The
+      // table has a row before the case's (another rope configuration), so the row's offset counts.
+      {
+        const int64_t stride = c.rope_dims / 2 + 3;
+        const std::vector<cuda::RopeTableLayer> layers{{nullptr, 1e4f, 32}, {dfreq.p, 0.0f, c.rope_dims}};
+        DeviceBuffer<cuda::RopeTableLayer> dlayers(layers.size());
+        DeviceBuffer<float2> dtab(size_t(2 * stride));
+        DeviceBuffer<float> dout6(q.size());
+        DeviceBuffer<uint8_t> kc6(k_size), vc6(v_size);
+        DeviceBuffer<int8_t> q8o(q.size()), q8o_ref(q.size());
+        DeviceBuffer<float2> dso(q.size() / 32), dso_ref(q.size() / 32);
+        bool ran6 = ok(cudaMemcpy(dlayers.p, layers.data(), layers.size() * sizeof(layers[0]), cudaMemcpyHostToDevice),
+                       "upload rope layers");
+        upload(dq, q);
+        upload(kc6, kb);
+        upload(vc6, vb);
+        cuda::QkRopeArgs a6 = args(kc6, vc6);
+        a6.angles = dtab.p + stride;
+        ran6 = ran6 &&
+               ok(cuda::rope_table(dtab.p, stride, dlayers.p, 2, a6.pos, nullptr), "rope_table") &&
+               ok(cuda::rmsnorm_q8(nullptr, q8o_ref.p, dso_ref.p, dout.p, nullptr, 1, c.n_head * D, 1e-6f, false, nullptr),
+                  "rmsnorm_q8") &&
+               ok(cuda::flash_decode(dout6.p, dq.p, kc6.p, vc6.p, {kv.k, kv.v}, dscratch.p, 1, c.n_head, c.n_head_kv, D,
+                                     a6.pos, c.window, scale, n_ctx, nullptr, &a6, cuda::OutEpilogue{q8o.p, dso.p}, -1, 0,
+                                     true),
+                  "flash_decode rope table") &&
+               ok(cudaDeviceSynchronize(), "sync");
+        const std::vector<float> o6 = download(dout6, q.size());
+        const bool same6 = o6 == o1 && download(q8o, q.size()) == download(q8o_ref, q.size()) &&
+                           same_bits(download(dso, q.size() / 32), download(dso_ref, q.size() / 32)) &&
+                           download(kc6, k_size) == download(kc1, k_size) && download(vc6, v_size) == download(vc1, v_size);
+        report(r, ran6 && same6, true, "flash_decode + rope from rope_table (bits)",
+               "heads " + std::to_string(c.n_head) + "/" + std::to_string(c.n_head_kv) + " D " + std::to_string(D) +
+                   " rope " + std::to_string(c.rope_dims) + " pos " + std::to_string(c.pos) + " " + kv.name(),
+               nerr(o6, o1));
+      }
       // Gated (Qwen3.5): q read in place from the Q product's [q | gate] rows (q_stride 2 D), the
       // gate and the int8 O input applied by the O writer, against the two launches' output times
       // sigmoid(gate) (sigmoid_mul) then rmsnorm_q8: the same bits, and the same caches.

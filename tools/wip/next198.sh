@@ -21,3 +21,11 @@ for t in 0 1; do row "table=$t d0" new qwen3-8b:Q4_K_M tg128 "-p 16 -r 3" BW24_R
 for t in 0 1; do row "table=$t" new qwen3-30b-a3b:Q4_K_M tg128 "-p 16 -d 4096 -r 2" BW24_ROPE_TABLE=$t; done
 for t in 0 1; do row "table=$t" new qwen3.5-9b:Q4_K_M tg128 "-p 16 -r 3" BW24_ROPE_TABLE=$t; done
 echo "end t=$(el)"
+# round 34: GPU tests of main 3361cf0 (8d936dd's router row had none), packed as build-t
+if [ -e build-t/tests/bw24_model_tests ]; then
+  LD_LIBRARY_PATH=$PWD/build-t:$LD_LIBRARY_PATH timeout 100 ./build-t/tests/bw24_model_tests "[gpu]" > /tmp/gt.txt 2>&1
+  echo "main GPU tests rc=$? t=$(el)"; grep -E "FAILED|passed|failed" /tmp/gt.txt | head -3
+  LD_LIBRARY_PATH=$PWD/build-t:$LD_LIBRARY_PATH timeout 120 ./build-t/tests/bw24_gpu_vs_cpu_tests "[gpu]" > /tmp/gv.txt 2>&1
+  echo "main GPU vs CPU rc=$? t=$(el)"; grep -E "FAILED|All tests|test cases" /tmp/gv.txt | head -5
+fi
+echo "end2 t=$(el)"
