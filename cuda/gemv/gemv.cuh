@@ -97,8 +97,18 @@ struct GemvSegment {
   float* y;
   int64_t rows;
 };
+// How a streamed launch takes its place in the PDL chain. kPlain: trigger, then wait for the
+// previous kernel (every launch but these). kWaitFirst: wait, then trigger, so the next kernel
+// starts only once this one's input is complete. kIndependent, for a launch after a kWaitFirst (or
+// kIndependent) one over the same input: no wait before it reads that input, a wait before it
+// exits, so its completion still implies its predecessor's (the next kernel's wait covers both).
+// Q + K and V of a Q4_K_M layer (two launches: attn_v is Q6_K) then overlap instead of queueing.
+enum class GemvChain : int { kPlain, kWaitFirst, kIndependent };
+// chained (optional): set to whether the launch took `chain` (only the streamed kernel does; the
+// others launch kPlain, which is always safe after a kWaitFirst or kIndependent launch).
 cudaError_t gemv_q8_multi(const GemvSegment* segs, int n_segs, const void* w2, uint32_t ggml_type, int64_t cols,
-                          ActQ8 x, int n_tokens, GemvOut out, int act, cudaStream_t stream);
+                          ActQ8 x, int n_tokens, GemvOut out, int act, cudaStream_t stream,
+                          GemvChain chain = GemvChain::kPlain, bool* chained = nullptr);
 // The same for F32 / F16 / BF16 weights over an f32 input (gemv's types; store or add): one streamed
 // launch for one F16 / BF16 token on sm_90, else one launch a segment. Outputs equal gemv's bit for bit.
 cudaError_t gemv_multi(const GemvSegment* segs, int n_segs, uint32_t ggml_type, int64_t cols, const float* x,

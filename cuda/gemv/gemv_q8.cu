@@ -707,7 +707,9 @@ bool gemv_q8_supports(uint32_t t) {
 namespace {
 // The dispatch table of the int8 family: one entry per format.
 cudaError_t gemv_q8_launch(const GemvSegment* segs, int n_segs, const void* w2, uint32_t type, int64_t cols, ActQ8 x,
-                           int nt, GemvOut out, int act, const GemvRoute& route, cudaStream_t s) {
+                           int nt, GemvOut out, int act, const GemvRoute& route, cudaStream_t s,
+                           GemvChain chain = GemvChain::kPlain, bool* chained = nullptr) {
+  if (chained) *chained = false;
   if (nt < 1 || nt > kGemvMaxTokens || cols <= 0 || n_segs < 1 || n_segs > kMaxGemvSegments ||
       (out == GemvOut::kGateUp && (!w2 || n_segs != 1)))
     return cudaErrorInvalidValue;
@@ -733,7 +735,8 @@ cudaError_t gemv_q8_launch(const GemvSegment* segs, int n_segs, const void* w2, 
   }
   if (nt == 1 && !route.ids && gemv_q8_streamed() && pdl_supported()) {
     bool taken = false;
-    const cudaError_t e = gemv_stream(a.seg, a.w2, type, cols, x, out, act, s, &taken);
+    const cudaError_t e = gemv_stream(a.seg, a.w2, type, cols, x, out, act, s, &taken, chain);
+    if (chained) *chained = taken && e == cudaSuccess;
     if (taken) return e;
   }
   switch (type) {
@@ -753,8 +756,8 @@ cudaError_t gemv_q8_launch(const GemvSegment* segs, int n_segs, const void* w2, 
 }  // namespace
 
 cudaError_t gemv_q8_multi(const GemvSegment* segs, int n_segs, const void* w2, uint32_t type, int64_t cols, ActQ8 x,
-                          int nt, GemvOut out, int act, cudaStream_t s) {
-  return gemv_q8_launch(segs, n_segs, w2, type, cols, x, nt, out, act, GemvRoute{}, s);
+                          int nt, GemvOut out, int act, cudaStream_t s, GemvChain chain, bool* chained) {
+  return gemv_q8_launch(segs, n_segs, w2, type, cols, x, nt, out, act, GemvRoute{}, s, chain, chained);
 }
 
 cudaError_t gemv_q8(const void* w, const void* w2, uint32_t type, int64_t rows, int64_t cols, ActQ8 x, int nt,

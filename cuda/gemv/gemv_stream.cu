@@ -345,6 +345,7 @@ struct StreamArgs {
   // kChunk blocks of segment 0; kWhole, several segments of whole groups and pieces (the segment by
   // compares, the rest constant); kAny, the rest.
   StreamCut cut;
+  GemvChain chain;  // the launch's place in the PDL chain (gemv.cuh)
 };
 
 template <class F, int kMats>
@@ -496,7 +497,14 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
     for (int i = 0; i < min(items, a.stages); ++i, pc.next(chunks, a.stages, g_step))
       issue(pc, policy);
   }
-  pdl_begin();
+  if (a.chain == GemvChain::kPlain) {
+    pdl_begin();
+  } else if (a.chain == GemvChain::kWaitFirst) {
+    pdl_wait();
+    pdl_trigger();
+  } else {
+    pdl_trigger();  // kIndependent: the input was complete before this launch started
+  }
   // The activations into shared memory behind the ring (every warp reads all of them; none for
   // the f32 activations of F16 / BF16), in one L2 round trip (stage_q8_rows).
   int4* act = reinterpret_cast<int4*>(ring + a.stages * kStage);
@@ -517,6 +525,7 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
       mbar_wait(&empty[pc.slot], pc.phase ^ 1u);  // released: phase (i - stages) / stages
       issue(pc, policy);
     }
+    if (a.chain == GemvChain::kIndependent) pdl_wait();  // this CTA completes after the predecessor
     return;
   }
   constexpr int kBlocksPerStep = 32 / F::kLanes;
@@ -661,7 +670,7 @@ cudaError_t launch_format(StreamArgs a, GemvOut out, cudaStream_t s, bool* taken
 
 // A launch's arguments with its segments' row groups counted (8 rows each).
 StreamArgs stream_args(const Segments& seg, const uint8_t* w2, int64_t cols, ActQ8 x, const float* xf, int act) {
-  StreamArgs a{seg, w2, cols, x, xf, act, {}, 0, kMinStages};
+  StreamArgs a{seg, w2, cols, x, xf, act, {}, 0, kMinStages, StreamCut::kAny, GemvChain::kPlain};
   for (int i = 0; i < seg.n; ++i) {
     a.groups += static_cast<unsigned>((seg.rows[i] + kWarpsPerCta - 1) / kWarpsPerCta);
     a.group_end[i] = a.groups;
@@ -712,12 +721,13 @@ bool stream_format(uint32_t type, GemvOut out) {
 }
 
 cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, int64_t cols, ActQ8 x, GemvOut out,
-                        int act, cudaStream_t s, bool* taken) {
+                        int act, cudaStream_t s, bool* taken, GemvChain chain) {
   *taken = false;
   bool aligned = out != GemvOut::kGateUp || reinterpret_cast<uintptr_t>(w2) % 16 == 0;
   for (int i = 0; i < seg.n; ++i) aligned = aligned && reinterpret_cast<uintptr_t>(seg.w[i]) % 16 == 0;
   if (!aligned || cols % 32 != 0 || !stream_format(type, out)) return cudaSuccess;
-  const StreamArgs a = stream_args(seg, w2, cols, x, nullptr, act);
+  StreamArgs a = stream_args(seg, w2, cols, x, nullptr, act);
+  a.chain = chain;
   switch (type) {
     case kQ4_K: return launch_kquant<false>(a, out, s, taken);
     case kQ5_K: return launch_kquant<true>(a, out, s, taken);

@@ -213,6 +213,12 @@ int forced_head_groups(int group) {
 }
 // A/B switch (tools/wip next198): BW24_ROPE_TABLE=0 has a one-token step's flash decode compute its
 // rope angles in every CTA before its PDL wait, as before rope_table.
+// A one-token step's Q + K and V launches overlap (cuda::GemvChain; H200 tg128, next200: Qwen3-30B-A3B
+// 552.3 / 551.2 -> 565.7 / 565.3, Qwen3-8B +0.2 %). A/B switch: BW24_QKV_OVERLAP=0 chains them plainly.
+bool qkv_overlap() {
+  static const bool on = env_int("BW24_QKV_OVERLAP", 1) != 0;
+  return on;
+}
 bool rope_table_on() {
   static const bool on = env_int("BW24_ROPE_TABLE", 1) != 0;
   return on;
@@ -869,6 +875,21 @@ class CudaRunner final : public Runner {
     constexpr int kMaxProducts = 4;
     if (count > kMaxProducts) return error(Code::kInternal, "products of {} weights (at most {})", count, kMaxProducts);
     bool done[kMaxProducts] = {};
+    // Launches of one token over the same int8 input may overlap (cuda::GemvChain): the first
+    // waits before it lets the next start, the next ones read the input without waiting.
+    int q8_launches = 0;
+    {
+      uint32_t seen[kMaxProducts];
+      for (int i = 0; i < count && !in.bf; ++i) {
+        const uint32_t type = w_.type_of(jobs[i].w->t);
+        bool fresh = is_q8(*jobs[i].w);
+        for (int j = 0; j < q8_launches && fresh; ++j) fresh = seen[j] != type;
+        if (fresh) seen[q8_launches++] = type;
+      }
+    }
+    const bool overlap = n == 1 && q8_launches >= 2 && qkv_overlap();
+    bool chained = false;  // the first launch took kWaitFirst
+    int launches = 0;
     for (int i = 0; i < count && !in.bf; ++i) {
       const uint32_t type = w_.type_of(jobs[i].w->t);
       const bool q8 = is_q8(*jobs[i].w);
@@ -881,9 +902,17 @@ class CudaRunner final : public Runner {
         segs[n_segs++] = {w_.at(jobs[j].w->t), jobs[j].y, jobs[j].w->rows()};
         done[j] = true;
       }
+      const bool first = launches++ == 0;
+      const cuda::GemvChain chain = !overlap || !q8        ? cuda::GemvChain::kPlain
+                                    : first                ? cuda::GemvChain::kWaitFirst
+                                    : chained              ? cuda::GemvChain::kIndependent
+                                                           : cuda::GemvChain::kPlain;
+      bool took = false;
       const cudaError_t e =
-          q8 ? cuda::gemv_q8_multi(segs, n_segs, nullptr, type, cols, in.q8, n, cuda::GemvOut::kStore, 0, stream_)
+          q8 ? cuda::gemv_q8_multi(segs, n_segs, nullptr, type, cols, in.q8, n, cuda::GemvOut::kStore, 0, stream_, chain,
+                                   &took)
              : cuda::gemv_multi(segs, n_segs, type, cols, in.x, n, cuda::GemvOut::kStore, stream_);
+      if (first) chained = took && chain == cuda::GemvChain::kWaitFirst;
       if (e != cudaSuccess) return error(Code::kDevice, "CUDA gemv of '{}': {}", jobs[i].w->t->name, cudaGetErrorString(e));
     }
     for (int i = 0; i < count; ++i)

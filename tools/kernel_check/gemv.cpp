@@ -435,6 +435,79 @@ void check_gemv_q8_streamed(std::mt19937& rng, Result& r) {
   }
 }
 
+// The overlapping chain of a Q4_K_M attention layer's products (cuda::GemvChain): rmsnorm_q8 writes
+// the int8 input, Q + K (Q4_K, two segments) launch kWaitFirst and V (Q6_K) kIndependent, reading it
+// without a wait. Outputs bit-equal to the same launches chained plainly, both launches reporting
+// that they took their chain, repeated so that a V that read its input early would show.
+void check_gemv_q8_chain(std::mt19937& rng, Result& r) {
+  if (!cuda::gemv_q8_streamed() || !cuda::gemv_q8_streams(static_cast<uint32_t>(GgmlType::Q6_K), cuda::GemvOut::kStore)) {
+    std::printf("SKIPPED gemv_q8_chain: the streamed kernel is off or needs sm_90\n");
+    return;
+  }
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (int64_t cols : {int64_t{2048}, int64_t{4096}}) {
+    const int64_t rq = 2 * cols, rk = cols / 4, rv = cols / 4;
+    std::vector<uint8_t> wq_file, wk_file, wv_file;
+    const loaders::TensorInfo tq = random_weights(rng, GgmlType::Q4_K, rq, cols, wq_file);
+    const loaders::TensorInfo tk = random_weights(rng, GgmlType::Q4_K, rk, cols, wk_file);
+    const loaders::TensorInfo tv = random_weights(rng, GgmlType::Q6_K, rv, cols, wv_file);
+    DeviceBuffer<uint8_t> dwq(wq_file.size()), dwk(wk_file.size()), dwv(wv_file.size());
+    upload_weights(dwq, tq);
+    upload_weights(dwk, tk);
+    upload_weights(dwv, tv);
+    std::vector<float> norm_w(static_cast<size_t>(cols));
+    for (auto& v : norm_w) v = 1.0f + 0.1f * nd(rng);
+    DeviceBuffer<float> dnw(norm_w.size()), dx(norm_w.size()), dyq(static_cast<size_t>(rq)), dyk(static_cast<size_t>(rk)),
+        dyv(static_cast<size_t>(rv));
+    DeviceBuffer<int8_t> dq(static_cast<size_t>(cols));
+    DeviceBuffer<float2> dds(static_cast<size_t>(cols / 32));
+    upload(dnw, norm_w);
+    auto run = [&](bool overlap, const std::vector<float>& x, bool& chained) {
+      upload(dx, x);
+      cudaMemset(dq.p, 0, size_t(cols));  // a V that read before the norm would read zeros
+      cudaDeviceSynchronize();
+      const cuda::GemvSegment qk[2] = {{dwq.p, dyq.p, rq}, {dwk.p, dyk.p, rk}}, v[1] = {{dwv.p, dyv.p, rv}};
+      bool took_qk = false, took_v = false;
+      const auto first = overlap ? cuda::GemvChain::kWaitFirst : cuda::GemvChain::kPlain;
+      const auto second = overlap ? cuda::GemvChain::kIndependent : cuda::GemvChain::kPlain;
+      bool good = ok(cuda::rmsnorm_q8(nullptr, dq.p, dds.p, dx.p, dnw.p, 1, static_cast<int>(cols), 1e-6f, false, nullptr),
+                     "rmsnorm_q8") &&
+                  ok(cuda::gemv_q8_multi(qk, 2, nullptr, static_cast<uint32_t>(GgmlType::Q4_K), cols, {dq.p, dds.p}, 1,
+                                         cuda::GemvOut::kStore, 0, nullptr, first, &took_qk),
+                     "gemv_q8_multi Q + K") &&
+                  ok(cuda::gemv_q8_multi(v, 1, nullptr, static_cast<uint32_t>(GgmlType::Q6_K), cols, {dq.p, dds.p}, 1,
+                                         cuda::GemvOut::kStore, 0, nullptr, second, &took_v),
+                     "gemv_q8_multi V") &&
+                  ok(cudaDeviceSynchronize(), "sync");
+      chained = good && took_qk && took_v;
+      std::vector<float> all = download(dyq, size_t(rq));
+      for (auto* d : {&dyk, &dyv}) {
+        const auto y = download(*d, size_t(d == &dyk ? rk : rv));
+        all.insert(all.end(), y.begin(), y.end());
+      }
+      return good ? all : std::vector<float>{};
+    };
+    int64_t differ = 0, outputs = 0;
+    bool chained_all = true, good = true;
+    for (int rep = 0; rep < 8; ++rep) {
+      std::vector<float> x(static_cast<size_t>(cols));
+      for (auto& v : x) v = nd(rng);
+      bool c0 = false, c1 = false;
+      const std::vector<float> plain = run(false, x, c0), over = run(true, x, c1);
+      good = good && !plain.empty() && plain.size() == over.size();
+      chained_all = chained_all && c1;
+      for (size_t k = 0; good && k < plain.size(); ++k) differ += !(plain[k] == over[k]);
+      outputs += static_cast<int64_t>(plain.size());
+    }
+    report(r, good && chained_all && differ == 0, true, "gemv_q8_chain",
+           "rmsnorm_q8, Q + K (Q4_K " + std::to_string(rq) + " + " + std::to_string(rk) + ") waiting first, V (Q6_K " +
+               std::to_string(rv) + ") independent, K " + std::to_string(cols) + ", 8 inputs: chained " +
+               (chained_all ? "yes" : "no") + ", outputs not bit-equal " + std::to_string(differ) + "/" +
+               std::to_string(outputs),
+           0.0);
+  }
+}
+
 // rmsnorm_q8 against ref::rmsnorm + ref::quantize_act_q8: the f32 output within fp32 tolerance, the
 // int8 codes equal except where the reference value sits within rounding distance of a .5 step.
 void check_rmsnorm_q8(std::mt19937& rng, Result& r) {
