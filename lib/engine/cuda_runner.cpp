@@ -213,8 +213,9 @@ int forced_head_groups(int group) {
 }
 // A/B switch (tools/wip next198): BW24_ROPE_TABLE=0 has a one-token step's flash decode compute its
 // rope angles in every CTA before its PDL wait, as before rope_table.
-// A one-token step's Q + K and V launches overlap (cuda::GemvChain; H200 tg128, next200: Qwen3-30B-A3B
-// 552.3 / 551.2 -> 565.7 / 565.3, Qwen3-8B +0.2 %). A/B switch: BW24_QKV_OVERLAP=0 chains them plainly.
+// A one-token step's Q + K and V launches overlap below position 1,024 (cuda::GemvChain; H200 tg128,
+// next200: Qwen3-30B-A3B 552.3 / 551.2 -> 565.7 / 565.3, Qwen3-8B +0.2 %). A/B switch:
+// BW24_QKV_OVERLAP=0 chains them plainly.
 bool qkv_overlap() {
   static const bool on = env_int("BW24_QKV_OVERLAP", 1) != 0;
   return on;
@@ -887,7 +888,11 @@ class CudaRunner final : public Runner {
         if (fresh) seen[q8_launches++] = type;
       }
     }
-    const bool overlap = n == 1 && q8_launches >= 2 && qkv_overlap();
+    // Only in the short-history graph (step_max_pos_ set, no merge launch): from position 1,024 on,
+    // flash decode prefetches the history before its wait and gains from starting early, as V's
+    // immediate trigger in a plain chain lets it (Qwen3-30B-A3B at depth 4096, next202: plain
+    // 463.6 / 462.6, overlapping 457.3 / 457.0).
+    const bool overlap = n == 1 && step_max_pos_ >= 0 && q8_launches >= 2 && qkv_overlap();
     bool chained = false;  // the first launch took kWaitFirst
     int launches = 0;
     for (int i = 0; i < count && !in.bf; ++i) {
