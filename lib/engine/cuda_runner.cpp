@@ -211,8 +211,6 @@ int forced_head_groups(int group) {
   static const int n = env_int("BW24_FLASH_HEAD_GROUPS", 0);
   return n > 0 && group % n == 0 ? n : 0;
 }
-// A/B switch (tools/wip next198): BW24_ROPE_TABLE=0 has a one-token step's flash decode compute its
-// rope angles in every CTA before its PDL wait, as before rope_table.
 // A one-token step's Q + K and V launches overlap below position 1,024 (cuda::GemvChain; H200 tg128,
 // next200: Qwen3-30B-A3B 552.3 / 551.2 -> 565.7 / 565.3, Qwen3-8B +0.2 %). A/B switch:
 // BW24_QKV_OVERLAP=0 chains them plainly.
@@ -220,6 +218,8 @@ bool qkv_overlap() {
   static const bool on = env_int("BW24_QKV_OVERLAP", 1) != 0;
   return on;
 }
+// A/B switch (tools/wip next198): BW24_ROPE_TABLE=0 has a one-token step's flash decode compute its
+// rope angles in every CTA before its PDL wait, as before rope_table.
 bool rope_table_on() {
   static const bool on = env_int("BW24_ROPE_TABLE", 1) != 0;
   return on;
@@ -425,7 +425,10 @@ class CudaRunner final : public Runner {
           if (!L.recurrent && L.attn.head_dim % 32 != 0)
             return error(Code::kUnsupported, "a {} KV cache needs head_dim to be a multiple of 32 (it is {})",
                          kv::kv_type_name(t), L.attn.head_dim);
-    // RoPE frequencies per layer, as lib/ref computes them (std::pow in double).
+    // RoPE frequencies per layer, as lib/ref computes them (std::pow in double), and the layer's
+    // entry of a one-token step's angle table (cuda::rope_table; recurrent layers rope nothing).
+    std::vector<cuda::RopeTableLayer> rope_layers;
+    rope_stride_ = 1;
     for (const auto& L : g_.layers) {
       std::vector<double> f(static_cast<size_t>(std::max(1, L.attn.rope_dims / 2)));
       for (int i = 0; i < L.attn.rope_dims / 2; ++i)
@@ -434,15 +437,10 @@ class CudaRunner final : public Runner {
       BW24_RETURN_IF_ERROR(inv_freq_.back()->alloc(f.size(), "rope table"));
       BW24_CUDA_OK(cudaMemcpy(inv_freq_.back()->p, f.data(), f.size() * sizeof(double), cudaMemcpyHostToDevice),
                    "rope table");
+      const int rope_dims = L.recurrent ? 0 : L.attn.rope_dims;
+      rope_layers.push_back({inv_freq_.back()->p, L.attn.rope_theta, rope_dims});
+      rope_stride_ = std::max<int64_t>(rope_stride_, rope_dims / 2);
     }
-    // A one-token step's angles, a row per layer (cuda::rope_table; recurrent layers rope nothing).
-    std::vector<cuda::RopeTableLayer> rope_layers;
-    for (size_t l = 0; l < g_.layers.size(); ++l) {
-      const auto& L = g_.layers[l];
-      rope_layers.push_back({inv_freq_[l]->p, L.attn.rope_theta, L.recurrent ? 0 : L.attn.rope_dims});
-      rope_stride_ = std::max<int64_t>(rope_stride_, L.recurrent ? 0 : L.attn.rope_dims / 2);
-    }
-    rope_stride_ = std::max<int64_t>(rope_stride_, 1);
     BW24_RETURN_IF_ERROR(rope_layers_.alloc(rope_layers.size(), "rope table"));
     BW24_CUDA_OK(cudaMemcpy(rope_layers_.p, rope_layers.data(), rope_layers.size() * sizeof(cuda::RopeTableLayer),
                             cudaMemcpyHostToDevice),
@@ -876,23 +874,13 @@ class CudaRunner final : public Runner {
     constexpr int kMaxProducts = 4;
     if (count > kMaxProducts) return error(Code::kInternal, "products of {} weights (at most {})", count, kMaxProducts);
     bool done[kMaxProducts] = {};
-    // Launches of one token over the same int8 input may overlap (cuda::GemvChain): the first
-    // waits before it lets the next start, the next ones read the input without waiting.
-    int q8_launches = 0;
-    {
-      uint32_t seen[kMaxProducts];
-      for (int i = 0; i < count && !in.bf; ++i) {
-        const uint32_t type = w_.type_of(jobs[i].w->t);
-        bool fresh = is_q8(*jobs[i].w);
-        for (int j = 0; j < q8_launches && fresh; ++j) fresh = seen[j] != type;
-        if (fresh) seen[q8_launches++] = type;
-      }
-    }
-    // Only in the short-history graph (step_max_pos_ set, no merge launch): from position 1,024 on,
-    // flash decode prefetches the history before its wait and gains from starting early, as V's
-    // immediate trigger in a plain chain lets it (Qwen3-30B-A3B at depth 4096, next202: plain
-    // 463.6 / 462.6, overlapping 457.3 / 457.0).
-    const bool overlap = n == 1 && step_max_pos_ >= 0 && q8_launches >= 2 && qkv_overlap();
+    // Int8 launches of one token over the same input overlap (cuda::GemvChain): the first waits
+    // before it lets the next start, where another int8 launch follows it; the next ones read the
+    // input without waiting. Only in the short-history graph (step_max_pos_ set, no merge launch):
+    // from position 1,024 on, flash decode prefetches the history before its wait and gains from
+    // starting early, as V's immediate trigger in a plain chain lets it (Qwen3-30B-A3B at depth
+    // 4096, next202: plain 463.6 / 462.6, overlapping 457.3 / 457.0).
+    const bool overlap = n == 1 && step_max_pos_ >= 0 && qkv_overlap();
     bool chained = false;  // the first launch took kWaitFirst
     int launches = 0;
     for (int i = 0; i < count && !in.bf; ++i) {
@@ -908,10 +896,12 @@ class CudaRunner final : public Runner {
         done[j] = true;
       }
       const bool first = launches++ == 0;
-      const cuda::GemvChain chain = !overlap || !q8        ? cuda::GemvChain::kPlain
-                                    : first                ? cuda::GemvChain::kWaitFirst
-                                    : chained              ? cuda::GemvChain::kIndependent
-                                                           : cuda::GemvChain::kPlain;
+      bool q8_after = false;  // an int8 launch follows this one
+      for (int j = 0; j < count; ++j) q8_after = q8_after || (!done[j] && is_q8(*jobs[j].w));
+      const cuda::GemvChain chain = !overlap || !q8          ? cuda::GemvChain::kPlain
+                                    : first && q8_after      ? cuda::GemvChain::kWaitFirst
+                                    : !first && chained      ? cuda::GemvChain::kIndependent
+                                                             : cuda::GemvChain::kPlain;
       bool took = false;
       const cudaError_t e =
           q8 ? cuda::gemv_q8_multi(segs, n_segs, nullptr, type, cols, in.q8, n, cuda::GemvOut::kStore, 0, stream_, chain,
