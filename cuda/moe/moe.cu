@@ -10,9 +10,14 @@
 // moe_combine: one thread per output column; reads k rows of expert outputs (k x 8 KB for a
 // 2048-wide model), bandwidth-trivial. Decode on int8-path experts skips it: the routed down GEMV
 // combines in its epilogue (gemv_q8_combine, the same moe_combine_value).
+#include <cooperative_groups.h>
 #include <cuda_fp16.h>
 #include <math.h>
 
+#include <atomic>
+#include <cstdlib>
+
+#include "cuda/common/bulk.cuh"
 #include "cuda/common/check.cuh"
 #include "cuda/common/float_rows.cuh"
 #include "cuda/common/ggml_types.cuh"
@@ -124,6 +129,136 @@ __global__ void __launch_bounds__(kGateThreads) gate_kernel(int32_t* ids, float*
     }
   }
   if (threadIdx.x == 0) *counter = 0;
+}
+
+// The router of one token as one cluster of kGateClusterCtas CTAs (sm_90): CTA r takes expert
+// rows [r kRows, (r + 1) kRows), bulk-copied into its shared memory before the PDL wait (64 KB for
+// 8 rows of 2,048 F32, the 30B's; 128 KB for 16, the 35B's; a thread reads its kLoads 16-byte pieces
+// of each row from there). After the wait the products are gate_kernel's, thread for thread and in
+// its order (the same bits);
+// each CTA writes its logits into CTA 0's shared memory, and one cluster barrier replaces
+// gate_kernel's handoff (a fence, an L2 atomic and the last CTA's L2 reads of every logit: three L2
+// round trips on the step's critical path, ~6 us a Qwen3-30B-A3B layer with the wait, next189).
+// Round 25's cluster router (16 CTAs reading the rows after the wait) lost 3.8 % on Qwen3.6-35B-A3B;
+// here the rows are in shared memory at the wait, as gate_kernel's one row a CTA is in registers
+// since round 33. H200, tg128 `-p 16 -r 3`, one binary, two rounds (next205): Qwen3-30B-A3B 560.3 /
+// 560.2 -> 568.4 / 566.4 (+1.3 %), at depth 4096 463.9 -> 472.2; Qwen3.6-35B-A3B 515.6 / 516.1 ->
+// 517.3 / 517.9 (its 128 KB CTAs find room later beside the previous launches' stages).
+constexpr int kGateClusterCtas = 16;
+template <uint32_t kType, int kRows, int kLoads>
+__global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids, float* weights, float* logits,
+                                                                    const uint8_t* w, const float* __restrict__ x, int k,
+                                                                    bool renormalize) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  constexpr int kElemBytes = kType == kF32 ? 4 : 2, kPer = 16 / kElemBytes, kStep = kGateThreads * kPer;
+  constexpr int kCols = kStep * kLoads, kExperts = kRows * kGateClusterCtas;
+  constexpr uint32_t kBytes = uint32_t{kRows} * kCols * kElemBytes, kCopy = 16 * 1024;
+  cg::cluster_group cluster = cg::this_cluster();
+  const int rank = static_cast<int>(cluster.block_rank()), warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int first = threadIdx.x * kPer;
+  const uint8_t* rows = w + int64_t{rank} * kBytes;  // this CTA's kRows rows, contiguous
+  extern __shared__ __align__(128) uint8_t row_smem[];  // the rows
+  __shared__ uint64_t landed;
+  pdl_trigger();
+  // The rows depend on nothing: bulk copies into shared memory before the wait. (Loads into
+  // registers there, as gate_kernel's, were moved after the wait by ptxas, which spent fewer
+  // registers that way; from L2 after the wait it interleaved them with the products, several
+  // round trips. The copy engine's instructions stay where they are written: SASS, sm_90a.)
+  if (threadIdx.x == 0) {
+    mbar_init(&landed, 1);
+    mbar_init_fence();
+    mbar_arrive_expect_tx(&landed, kBytes);
+    const uint64_t policy = l2_evict_first_policy();
+    for (uint32_t off = 0; off < kBytes; off += kCopy)
+      bulk_copy_g2s(row_smem + off, rows + off, min(kCopy, kBytes - off), &landed, policy);
+  }
+  __syncthreads();  // the barrier's initialisation, before any thread waits on it
+  pdl_wait();
+  float4 xs[kLoads][kPer / 4];
+#pragma unroll
+  for (int u = 0; u < kLoads; ++u)
+#pragma unroll
+    for (int k4 = 0; k4 < kPer / 4; ++k4) xs[u][k4] = __ldg(reinterpret_cast<const float4*>(x + first + kStep * u) + k4);
+  mbar_wait(&landed, 0);
+  __shared__ float red[kGateWarps][kRows];
+  __shared__ float all[kExperts];  // CTA 0's: every logit, then (in place) the probabilities
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+    float acc = 0.0f;  // dot_tokens' arithmetic, for one token
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u) {
+      const int64_t at = (int64_t{r} * kCols + first + kStep * u) * kElemBytes;
+      const uint4 v = *reinterpret_cast<const uint4*>(row_smem + at);
+      float wf[kPer];
+      widen16<kElemBytes, kType == kBF16>(v, wf);
+#pragma unroll
+      for (int k4 = 0; k4 < kPer / 4; ++k4) {
+        const float4 xa = xs[u][k4];
+        acc += wf[4 * k4] * xa.x + wf[4 * k4 + 1] * xa.y + wf[4 * k4 + 2] * xa.z + wf[4 * k4 + 3] * xa.w;
+      }
+    }
+    const float v = warp_sum(acc);
+    if (lane == 0) red[warp][r] = v;
+  }
+  __syncthreads();
+  if (threadIdx.x < kRows) {
+    float v = 0;
+#pragma unroll
+    for (int i = 0; i < kGateWarps; ++i) v += red[i][threadIdx.x];
+    const int e = rank * kRows + static_cast<int>(threadIdx.x);
+    logits[e] = v;
+    *cluster.map_shared_rank(&all[e], 0) = v;
+  }
+  cluster.sync();  // every logit in CTA 0's shared memory
+  if (rank == 0 && warp == 0) {
+    int id;
+    float wt;
+    warp_route(all, all, kExperts, k, renormalize, lane, &id, &wt);
+    if (lane < k) {
+      ids[lane] = id;
+      weights[lane] = wt;
+    }
+  }
+#endif
+}
+
+std::atomic<int> g_gate_cluster{-1};  // -1: not yet read from BW24_GATE_CLUSTER (0: off; on by default)
+std::atomic<long> g_gate_cluster_launches{0};
+
+template <int kRows>
+cudaError_t launch_gate_cluster(int32_t* ids, float* weights, float* logits, const void* w, const float* x, int k,
+                                bool renormalize, cudaStream_t stream, bool* taken) {
+  constexpr auto kernel = gate_cluster_kernel<kF32, kRows, 2>;
+  constexpr size_t smem = size_t{kRows} * 2048 * 4;  // the CTA's rows: 64 KB (8), 128 KB (16)
+  // Per device, once: 16 CTAs a cluster is past the portable 8, and the cluster must fit.
+  static std::atomic<uint64_t> checked{0}, fits{0};
+  int dev = 0;
+  BW24_CUDA_TRY(cudaGetDevice(&dev));
+  const uint64_t bit = dev < 64 ? uint64_t{1} << dev : 0;
+  if (!(checked.load(std::memory_order_relaxed) & bit)) {
+    BW24_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    BW24_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int{smem}));
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(kGateClusterCtas);
+    cfg.blockDim = dim3(kGateThreads);
+    cfg.dynamicSmemBytes = smem;
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim = {kGateClusterCtas, 1, 1};
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) == cudaSuccess && clusters > 0)
+      fits.fetch_or(bit, std::memory_order_relaxed);
+    cudaGetLastError();  // a refused query leaves gate_kernel in use
+    checked.fetch_or(bit, std::memory_order_relaxed);
+  }
+  if (!(fits.load(std::memory_order_relaxed) & bit)) return cudaSuccess;
+  *taken = true;
+  g_gate_cluster_launches.fetch_add(1, std::memory_order_relaxed);
+  return launch_pdl_cluster(kernel, dim3(kGateClusterCtas), dim3(kGateThreads), kGateClusterCtas, smem, stream, ids,
+                            weights, logits, static_cast<const uint8_t*>(w), x, k, renormalize);
 }
 
 template <uint32_t kType, int nt>
@@ -255,6 +390,18 @@ cudaError_t moe_route(int32_t* ids, float* weights, const float* logits, int n, 
                     logits, n_expert, k, renormalize);
 }
 
+bool moe_gate_cluster() {
+  int v = g_gate_cluster.load(std::memory_order_relaxed);
+  if (v < 0) {
+    const char* e = std::getenv("BW24_GATE_CLUSTER");
+    v = (e && e[0] == '0') ? 0 : 1;
+    g_gate_cluster.store(v, std::memory_order_relaxed);
+  }
+  return v == 1;
+}
+void moe_gate_set_cluster(bool on) { g_gate_cluster.store(on ? 1 : 0, std::memory_order_relaxed); }
+long moe_gate_cluster_launches() { return g_gate_cluster_launches.load(std::memory_order_relaxed); }
+
 bool moe_gate_supports(const void* w, uint32_t type, int n, int n_expert, int64_t cols) {
   const int per = type == kF32 ? 4 : 8;
   const bool float_type = type == kF32 || type == kF16 || type == kBF16;
@@ -268,6 +415,15 @@ cudaError_t moe_gate(int32_t* ids, float* weights, float* logits, unsigned* coun
       reinterpret_cast<uintptr_t>(x) % 16 != 0)
     return cudaErrorInvalidValue;
   const int c = static_cast<int>(cols);
+  if (n == 1 && type == kF32 && cols == 2048 && moe_gate_cluster() && wgmma_supported() && pdl_supported()) {
+    bool taken = false;
+    cudaError_t e = cudaSuccess;
+    if (n_expert == 8 * kGateClusterCtas)
+      e = launch_gate_cluster<8>(ids, weights, logits, w, x, k, renormalize, stream, &taken);
+    else if (n_expert == 16 * kGateClusterCtas)
+      e = launch_gate_cluster<16>(ids, weights, logits, w, x, k, renormalize, stream, &taken);
+    if (taken || e != cudaSuccess) return e;
+  }
   if (type == kBF16)
     return launch_gate_nt<kBF16>(n, ids, weights, logits, counter, w, x, n_expert, c, k, renormalize, stream);
   if (type == kF16)

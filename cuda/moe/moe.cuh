@@ -33,6 +33,13 @@ constexpr int kMoeGateMaxTokens = 8;
 bool moe_gate_supports(const void* w, uint32_t type, int n, int n_expert, int64_t cols);
 cudaError_t moe_gate(int32_t* ids, float* weights, float* logits, unsigned* counter, const void* w, uint32_t type,
                      const float* x, int n, int n_expert, int64_t cols, int k, bool renormalize, cudaStream_t stream);
+// One token of a 2,048-wide F32 router of 128 or 256 experts (Qwen3-30B-A3B, Qwen3.6-35B-A3B) on sm_90
+// may take a cluster of 16 CTAs instead (gate_cluster_kernel, moe.cu): the same logits, ids and
+// weights, bit for bit (Qwen3-30B-A3B tg128 +1.3 %, round 35). On by default where the cluster fits;
+// A/B switch: BW24_GATE_CLUSTER=0 in the environment (gate_kernel), or moe_gate_set_cluster (kernel check).
+bool moe_gate_cluster();
+void moe_gate_set_cluster(bool on);
+long moe_gate_cluster_launches();  // how many launches took the cluster kernel (kernel check)
 
 // The pairs of a prefill pass sorted by expert for the grouped GEMM (cuda/gemm gemm_grouped):
 // sorted[offsets[e] ..< offsets[e + 1]] = the pairs p (ids[p] == e) in increasing order;

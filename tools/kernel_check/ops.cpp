@@ -417,6 +417,52 @@ void check_moe_gate(std::mt19937& rng, Result& r) {
       }
     }
   }
+  // The cluster router (moe_gate_set_cluster): one token of a 2,048-wide F32 router of 128 or 256
+  // experts, its logits, ids and weights bit-equal to gate_kernel's, and the cluster kernel taken.
+  int major = 0;
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
+  if (major != 9) std::printf("SKIPPED moe_gate cluster: the cluster router is built for sm_90 only\n");
+  for (int X : {128, 256}) {
+    if (major != 9) break;
+    for (bool renorm : {true, false}) {
+      const int64_t cols = 2048;
+      const int k = 8;
+      std::vector<uint8_t> wq;
+      const loaders::TensorInfo ti = random_weights(rng, GgmlType::F32, X, cols, wq);
+      std::vector<float> x(static_cast<size_t>(cols));
+      for (auto& v : x) v = nd(rng);
+      DeviceBuffer<uint8_t> dw(wq.size());
+      DeviceBuffer<float> dx(x.size()), dl(static_cast<size_t>(X)), dwt(static_cast<size_t>(k));
+      DeviceBuffer<int32_t> di(static_cast<size_t>(k));
+      upload_weights(dw, ti);
+      upload(dx, x);
+      std::vector<float> logits[2], wts[2];
+      std::vector<int32_t> ids[2];
+      bool good = true;
+      const bool was = cuda::moe_gate_cluster();
+      const long before = cuda::moe_gate_cluster_launches();
+      for (int cl = 0; cl < 2; ++cl) {
+        cuda::moe_gate_set_cluster(cl == 1);
+        good = good && ok(cuda::moe_gate(di.p, dwt.p, dl.p, counter.p, dw.p, ti.type, dx.p, 1, X, cols, k, renorm, nullptr),
+                          "moe_gate") &&
+               ok(cudaDeviceSynchronize(), "moe_gate sync");
+        logits[cl] = download(dl, static_cast<size_t>(X));
+        wts[cl] = download(dwt, static_cast<size_t>(k));
+        ids[cl] = download(di, static_cast<size_t>(k));
+      }
+      cuda::moe_gate_set_cluster(was);
+      const bool taken = cuda::moe_gate_cluster_launches() == before + 1;
+      int differ = 0;
+      for (int e = 0; e < X; ++e) differ += !(logits[0][size_t(e)] == logits[1][size_t(e)]);
+      for (int j = 0; j < k; ++j) differ += !(wts[0][size_t(j)] == wts[1][size_t(j)]);
+      const bool same_ids = ids[0] == ids[1];
+      report(r, good && taken && differ == 0 && same_ids, true, "moe_gate cluster",
+             std::to_string(X) + " x 2048 F32, 1 tok, top 8" + (renorm ? " renorm" : "") + ": cluster kernel " +
+                 (taken ? "taken" : "NOT taken") + ", logits and weights not bit-equal " + std::to_string(differ) +
+                 (same_ids ? "" : ", ids differ"),
+             0.0);
+    }
+  }
   // Refusals: a quantized router, too many tokens, a misaligned weight.
   const bool refused = !cuda::moe_gate_supports(counter.p, static_cast<uint32_t>(GgmlType::Q8_0), 1, 128, 2048) &&
                        !cuda::moe_gate_supports(counter.p, 0, cuda::kMoeGateMaxTokens + 1, 128, 2048) &&

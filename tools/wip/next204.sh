@@ -1,5 +1,5 @@
 #!/bin/bash
-# next204 (prepared in round 34, not run; carry .carry): bash tools/wip/next204.sh SHA (timeout 560) -- the MoE router
+# next204 (prepared in round 34; run in round 35 as next205.sh, the cluster router landed and its patch removed; carry .carry): bash tools/wip/next204.sh SHA (timeout 560) -- the MoE router
 # of one token as one cluster of 16 CTAs (tools/wip/patches/gate-cluster-smem.patch on main e91583b+; one binary,
 # BW24_GATE_CLUSTER=1 the cluster kernel, unset gate_kernel). Each CTA bulk-copies its 8 (30B) / 16 (35B) rows of the
 # 2,048-wide F32 router into shared memory before the PDL wait; after it the products are gate_kernel's (same bits)
