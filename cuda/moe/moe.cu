@@ -174,6 +174,9 @@ __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids
       bulk_copy_g2s(row_smem + off, rows + off, min(kCopy, kBytes - off), &landed, policy);
   }
   __syncthreads();  // the barrier's initialisation, before any thread waits on it
+  // Every CTA of the cluster has started before one writes into CTA 0's shared memory: the arrival
+  // here, the wait before that write (long satisfied by then).
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
   pdl_wait();
   float4 xs[kLoads][kPer / 4];
 #pragma unroll
@@ -202,6 +205,7 @@ __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids
     if (lane == 0) red[warp][r] = v;
   }
   __syncthreads();
+  asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
   if (threadIdx.x < kRows) {
     float v = 0;
 #pragma unroll
