@@ -135,9 +135,8 @@ __global__ void __launch_bounds__(kGateThreads) gate_kernel(int32_t* ids, float*
 // rows [r kRows, (r + 1) kRows), bulk-copied into its shared memory before the PDL wait (64 KB for
 // 8 rows of 2,048 F32, the 30B's; 128 KB for 16, the 35B's; a thread reads its kLoads 16-byte pieces
 // of each row from there). After the wait the products are gate_kernel's, thread for thread and in
-// its order (the same bits);
-// each CTA writes its logits into CTA 0's shared memory, and one cluster barrier replaces
-// gate_kernel's handoff (a fence, an L2 atomic and the last CTA's L2 reads of every logit: three L2
+// its order (the same bits); each CTA writes its logits into CTA 0's shared memory, and one cluster
+// barrier replaces gate_kernel's handoff (a fence, an L2 atomic and the last CTA's L2 reads of every logit: three L2
 // round trips on the step's critical path, ~6 us a Qwen3-30B-A3B layer with the wait, next189).
 // Round 25's cluster router (16 CTAs reading the rows after the wait) lost 3.8 % on Qwen3.6-35B-A3B;
 // here the rows are in shared memory at the wait, as gate_kernel's one row a CTA is in registers
