@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <atomic>
 #include <cstring>
 
@@ -97,6 +98,16 @@ int current_cc() {
 }  // namespace
 
 bool pdl_supported() { return current_cc() >= 90; }
+
+bool env_switch(std::atomic<int>& state, const char* name) {
+  int v = state.load(std::memory_order_relaxed);
+  if (v < 0) {
+    const char* e = std::getenv(name);
+    v = (e && e[0] == '0') ? 0 : 1;
+    state.store(v, std::memory_order_relaxed);
+  }
+  return v == 1;
+}
 
 bool wgmma_supported() {
 #ifdef BW24_SM90A

@@ -37,6 +37,10 @@ __device__ __forceinline__ void pdl_begin() {
 // Whether the current device takes the PDL launch attribute (compute capability >= 9.0).
 bool pdl_supported();
 
+// A kernel family's A/B switch: on unless the environment sets `name` to 0, read once into `state`
+// (-1: not read yet; 0 / 1 after, or as a test hook stored it).
+bool env_switch(std::atomic<int>& state, const char* name);
+
 // Whether the current device runs the sm_90a kernels (wgmma): compute capability 9.0 and a build
 // whose CUDA architectures include 90 (CMake builds it as 90a, which defines BW24_SM90A).
 bool wgmma_supported();
@@ -58,6 +62,36 @@ cudaError_t allow_smem(size_t bytes) {
     configured.fetch_or(bit, std::memory_order_relaxed);
   }
   return cudaSuccess;
+}
+
+// Whether one cluster of cluster_x CTAs of kKernel (block threads, smem bytes of dynamic shared
+// memory, already allowed by allow_smem) fits on the current device; past the portable 8 it first
+// allows the non-portable size. Asked once a device, as allow_smem; a refused query reads false, so
+// the caller keeps its unclustered kernel.
+template <auto kKernel>
+bool cluster_fits(dim3 block, unsigned cluster_x, size_t smem) {
+  static std::atomic<uint64_t> checked{0}, fits{0};
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return false;
+  const uint64_t bit = dev < 64 ? uint64_t{1} << dev : 0;
+  if (bit != 0 && (checked.load(std::memory_order_relaxed) & bit))
+    return (fits.load(std::memory_order_relaxed) & bit) != 0;
+  bool ok = cluster_x <= 8 || cudaFuncSetAttribute(kKernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(cluster_x);
+  cfg.blockDim = block;
+  cfg.dynamicSmemBytes = smem;
+  cudaLaunchAttribute attr;
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim = {cluster_x, 1, 1};
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  int clusters = 0;
+  ok = ok && cudaOccupancyMaxActiveClusters(&clusters, kKernel, &cfg) == cudaSuccess && clusters > 0;
+  cudaGetLastError();  // a refused query is not the caller's error
+  if (ok) fits.fetch_or(bit, std::memory_order_relaxed);
+  checked.fetch_or(bit, std::memory_order_relaxed);
+  return ok;
 }
 
 // kernel<<<grid, block, smem, stream>>>(args...) with the programmatic-serialization attribute

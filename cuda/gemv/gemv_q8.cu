@@ -18,7 +18,6 @@
 #include <cuda_fp16.h>
 
 #include <atomic>
-#include <cstdlib>
 
 #include "cuda/common/check.cuh"
 #include "cuda/common/launch.cuh"
@@ -688,15 +687,7 @@ cudaError_t launch_combine(const uint8_t* w, int64_t rows, int64_t cols, ActQ8 x
 namespace {
 std::atomic<int> g_streamed{-1};  // -1: not yet read from BW24_GEMV_STREAM
 }
-bool gemv_q8_streamed() {
-  int v = g_streamed.load(std::memory_order_relaxed);
-  if (v < 0) {
-    const char* e = std::getenv("BW24_GEMV_STREAM");
-    v = (e && e[0] == '0') ? 0 : 1;
-    g_streamed.store(v, std::memory_order_relaxed);
-  }
-  return v == 1;
-}
+bool gemv_q8_streamed() { return env_switch(g_streamed, "BW24_GEMV_STREAM"); }
 void gemv_q8_set_streamed(bool on) { g_streamed.store(on ? 1 : 0, std::memory_order_relaxed); }
 
 bool gemv_q8_supports(uint32_t t) {

@@ -15,7 +15,6 @@
 #include <math.h>
 
 #include <atomic>
-#include <cstdlib>
 
 #include "cuda/common/bulk.cuh"
 #include "cuda/common/check.cuh"
@@ -144,13 +143,13 @@ __global__ void __launch_bounds__(kGateThreads) gate_kernel(int32_t* ids, float*
 // 560.2 -> 568.4 / 566.4 (+1.3 %), at depth 4096 463.9 -> 472.2; Qwen3.6-35B-A3B 515.6 / 516.1 ->
 // 517.3 / 517.9 (its 128 KB CTAs find room later beside the previous launches' stages).
 constexpr int kGateClusterCtas = 16;
-template <uint32_t kType, int kRows, int kLoads>
+template <int kRows, int kLoads>
 __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids, float* weights, float* logits,
                                                                     const uint8_t* w, const float* __restrict__ x, int k,
                                                                     bool renormalize) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
-  constexpr int kElemBytes = kType == kF32 ? 4 : 2, kPer = 16 / kElemBytes, kStep = kGateThreads * kPer;
+  constexpr int kElemBytes = 4, kPer = 16 / kElemBytes, kStep = kGateThreads * kPer;  // F32 rows
   constexpr int kCols = kStep * kLoads, kExperts = kRows * kGateClusterCtas;
   constexpr uint32_t kBytes = uint32_t{kRows} * kCols * kElemBytes, kCopy = 16 * 1024;
   cg::cluster_group cluster = cg::this_cluster();
@@ -193,7 +192,7 @@ __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids
       const int64_t at = (int64_t{r} * kCols + first + kStep * u) * kElemBytes;
       const uint4 v = *reinterpret_cast<const uint4*>(row_smem + at);
       float wf[kPer];
-      widen16<kElemBytes, kType == kBF16>(v, wf);
+      widen16<kElemBytes, false>(v, wf);  // F32 (moe_gate takes no other router here)
 #pragma unroll
       for (int k4 = 0; k4 < kPer / 4; ++k4) {
         const float4 xa = xs[u][k4];
@@ -232,32 +231,11 @@ std::atomic<long> g_gate_cluster_launches{0};
 template <int kRows>
 cudaError_t launch_gate_cluster(int32_t* ids, float* weights, float* logits, const void* w, const float* x, int k,
                                 bool renormalize, cudaStream_t stream, bool* taken) {
-  constexpr auto kernel = gate_cluster_kernel<kF32, kRows, 2>;
+  constexpr auto kernel = gate_cluster_kernel<kRows, 2>;
   constexpr size_t smem = size_t{kRows} * 2048 * 4;  // the CTA's rows: 64 KB (8), 128 KB (16)
-  // Per device, once: 16 CTAs a cluster is past the portable 8, and the cluster must fit.
-  static std::atomic<uint64_t> checked{0}, fits{0};
-  int dev = 0;
-  BW24_CUDA_TRY(cudaGetDevice(&dev));
-  const uint64_t bit = dev < 64 ? uint64_t{1} << dev : 0;
-  if (!(checked.load(std::memory_order_relaxed) & bit)) {
-    BW24_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    BW24_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int{smem}));
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(kGateClusterCtas);
-    cfg.blockDim = dim3(kGateThreads);
-    cfg.dynamicSmemBytes = smem;
-    cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim = {kGateClusterCtas, 1, 1};
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
-    int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) == cudaSuccess && clusters > 0)
-      fits.fetch_or(bit, std::memory_order_relaxed);
-    cudaGetLastError();  // a refused query leaves gate_kernel in use
-    checked.fetch_or(bit, std::memory_order_relaxed);
-  }
-  if (!(fits.load(std::memory_order_relaxed) & bit)) return cudaSuccess;
+  BW24_CUDA_TRY(allow_smem<kernel>(smem));
+  // 16 CTAs a cluster is past the portable 8: where the cluster does not fit, gate_kernel runs.
+  if (!cluster_fits<kernel>(dim3(kGateThreads), kGateClusterCtas, smem)) return cudaSuccess;
   *taken = true;
   g_gate_cluster_launches.fetch_add(1, std::memory_order_relaxed);
   return launch_pdl_cluster(kernel, dim3(kGateClusterCtas), dim3(kGateThreads), kGateClusterCtas, smem, stream, ids,
@@ -393,15 +371,7 @@ cudaError_t moe_route(int32_t* ids, float* weights, const float* logits, int n, 
                     logits, n_expert, k, renormalize);
 }
 
-bool moe_gate_cluster() {
-  int v = g_gate_cluster.load(std::memory_order_relaxed);
-  if (v < 0) {
-    const char* e = std::getenv("BW24_GATE_CLUSTER");
-    v = (e && e[0] == '0') ? 0 : 1;
-    g_gate_cluster.store(v, std::memory_order_relaxed);
-  }
-  return v == 1;
-}
+bool moe_gate_cluster() { return env_switch(g_gate_cluster, "BW24_GATE_CLUSTER"); }
 void moe_gate_set_cluster(bool on) { g_gate_cluster.store(on ? 1 : 0, std::memory_order_relaxed); }
 long moe_gate_cluster_launches() { return g_gate_cluster_launches.load(std::memory_order_relaxed); }
 

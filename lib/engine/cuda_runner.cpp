@@ -896,8 +896,8 @@ class CudaRunner final : public Runner {
         done[j] = true;
       }
       const bool first = launches++ == 0;
-      bool q8_after = false;  // an int8 launch follows this one
-      for (int j = 0; j < count; ++j) q8_after = q8_after || (!done[j] && is_q8(*jobs[j].w));
+      bool q8_after = false;  // the first launch: an int8 launch follows it
+      for (int j = 0; first && j < count; ++j) q8_after = q8_after || (!done[j] && is_q8(*jobs[j].w));
       const cuda::GemvChain chain = !overlap || !q8          ? cuda::GemvChain::kPlain
                                     : first && q8_after      ? cuda::GemvChain::kWaitFirst
                                     : !first && chained      ? cuda::GemvChain::kIndependent

@@ -448,6 +448,15 @@ void check_flash_decode_rope(std::mt19937& rng, Result& r) {
                    " pos " + std::to_string(c.pos) + " " + kv.name() + ", groups " + std::to_string(groups),
                same4 ? 0.0 : 1.0);
       }
+      // A fused launch's int8 O input and scales the same bits as the reference's (the two launches then
+      // rmsnorm_q8), and its caches the same bytes as the two launches' (kc1, vc1).
+      auto same_step = [&](const DeviceBuffer<int8_t>& q8o, const DeviceBuffer<float2>& dso,
+                           const DeviceBuffer<int8_t>& q8o_ref, const DeviceBuffer<float2>& dso_ref,
+                           const DeviceBuffer<uint8_t>& kcx, const DeviceBuffer<uint8_t>& vcx) {
+        return download(q8o, q.size()) == download(q8o_ref, q.size()) &&
+               same_bits(download(dso, q.size() / 32), download(dso_ref, q.size() / 32)) &&
+               download(kcx, k_size) == download(kc1, k_size) && download(vcx, v_size) == download(vc1, v_size);
+      };
       // The int8 O input of a Qwen3 step (OutEpilogue without a gate), the auto grouping and one CTA a
       // KV head (the decode-step instances of one and four heads, kQ8Step at D = 128), against the
       // two launches' output then rmsnorm_q8 without a norm: the same bits, and the same caches.
@@ -469,9 +478,7 @@ void check_flash_decode_rope(std::mt19937& rng, Result& r) {
                "flash_decode int8 O") &&
             ok(cudaDeviceSynchronize(), "sync");
         const std::vector<float> o5 = download(dout5, q.size());
-        const bool same5 = o5 == o1 && download(q8o, q.size()) == download(q8o_ref, q.size()) &&
-                           same_bits(download(dso, q.size() / 32), download(dso_ref, q.size() / 32)) &&
-                           download(kc5, k_size) == download(kc1, k_size) && download(vc5, v_size) == download(vc1, v_size);
+        const bool same5 = o5 == o1 && same_step(q8o, dso, q8o_ref, dso_ref, kc5, vc5);
         report(r, ran5 && same5, true, "flash_decode + rope + int8 O fused (bits)",
                "heads " + std::to_string(c.n_head) + "/" + std::to_string(c.n_head_kv) + " D " + std::to_string(D) +
                    " pos " + std::to_string(c.pos) + " " + kv.name() + ", groups " + std::to_string(groups),
@@ -506,9 +513,7 @@ void check_flash_decode_rope(std::mt19937& rng, Result& r) {
                   "flash_decode rope table") &&
                ok(cudaDeviceSynchronize(), "sync");
         const std::vector<float> o6 = download(dout6, q.size());
-        const bool same6 = o6 == o1 && download(q8o, q.size()) == download(q8o_ref, q.size()) &&
-                           same_bits(download(dso, q.size() / 32), download(dso_ref, q.size() / 32)) &&
-                           download(kc6, k_size) == download(kc1, k_size) && download(vc6, v_size) == download(vc1, v_size);
+        const bool same6 = o6 == o1 && same_step(q8o, dso, q8o_ref, dso_ref, kc6, vc6);
         report(r, ran6 && same6, true, "flash_decode + rope from rope_table (bits)",
                "heads " + std::to_string(c.n_head) + "/" + std::to_string(c.n_head_kv) + " D " + std::to_string(D) +
                    " rope " + std::to_string(c.rope_dims) + " pos " + std::to_string(c.pos) + " " + kv.name(),
@@ -544,9 +549,7 @@ void check_flash_decode_rope(std::mt19937& rng, Result& r) {
                       "flash_decode gated") &&
                    ok(cudaDeviceSynchronize(), "sync");
       const std::vector<float> g1 = download(dout, q.size()), g3 = download(dout3, q.size());
-      gated = gated && g1 == g3 && download(q8, q.size()) == download(q8_ref, q.size()) &&
-              same_bits(download(ds, q.size() / 32), download(ds_ref, q.size() / 32)) &&
-              download(kc3, k_size) == download(kc1, k_size) && download(vc3, v_size) == download(vc1, v_size);
+      gated = gated && g1 == g3 && same_step(q8, ds, q8_ref, ds_ref, kc3, vc3);
       report(r, gated, true, "flash_decode + rope + gate + int8 O fused (bits)",
              "heads " + std::to_string(c.n_head) + "/" + std::to_string(c.n_head_kv) + " D " + std::to_string(D) +
                  " pos " + std::to_string(c.pos) + " " + kv.name(),
