@@ -143,6 +143,10 @@ __global__ void __launch_bounds__(kGateThreads) gate_kernel(int32_t* ids, float*
 // 560.2 -> 568.4 / 566.4 (+1.3 %), at depth 4096 463.9 -> 472.2; Qwen3.6-35B-A3B 515.6 / 516.1 ->
 // 517.3 / 517.9 (its 128 KB CTAs find room later beside the previous launches' stages).
 constexpr int kGateClusterCtas = 16;
+// A CTA's rows in shared memory: kRows F32 rows of kGateThreads x 4 x kLoads columns (the kernel's
+// bulk copies and the launch's dynamic shared memory).
+template <int kRows, int kLoads>
+constexpr uint32_t kGateClusterBytes = uint32_t{kRows} * (kGateThreads * 4 * kLoads) * 4;
 template <int kRows, int kLoads>
 __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids, float* weights, float* logits,
                                                                     const uint8_t* w, const float* __restrict__ x, int k,
@@ -151,7 +155,8 @@ __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids
   namespace cg = cooperative_groups;
   constexpr int kElemBytes = 4, kPer = 16 / kElemBytes, kStep = kGateThreads * kPer;  // F32 rows
   constexpr int kCols = kStep * kLoads, kExperts = kRows * kGateClusterCtas;
-  constexpr uint32_t kBytes = uint32_t{kRows} * kCols * kElemBytes, kCopy = 16 * 1024;
+  constexpr uint32_t kBytes = kGateClusterBytes<kRows, kLoads>, kCopy = 16 * 1024;
+  static_assert(kBytes == uint32_t{kRows} * kCols * kElemBytes, "the rows' bytes, as the launch allows them");
   cg::cluster_group cluster = cg::this_cluster();
   const int rank = static_cast<int>(cluster.block_rank()), warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int first = threadIdx.x * kPer;
@@ -231,8 +236,10 @@ std::atomic<long> g_gate_cluster_launches{0};
 template <int kRows>
 cudaError_t launch_gate_cluster(int32_t* ids, float* weights, float* logits, const void* w, const float* x, int k,
                                 bool renormalize, cudaStream_t stream, bool* taken) {
-  constexpr auto kernel = gate_cluster_kernel<kRows, 2>;
-  constexpr size_t smem = size_t{kRows} * 2048 * 4;  // the CTA's rows: 64 KB (8), 128 KB (16)
+  constexpr int kLoads = 2;
+  static_assert(kGateThreads * 4 * kLoads == 2048, "2,048-wide rows: moe_gate's condition for the cluster");
+  constexpr auto kernel = gate_cluster_kernel<kRows, kLoads>;
+  constexpr size_t smem = kGateClusterBytes<kRows, kLoads>;  // the CTA's rows: 64 KB (8), 128 KB (16)
   BW24_CUDA_TRY(allow_smem<kernel>(smem));
   // 16 CTAs a cluster is past the portable 8: where the cluster does not fit, gate_kernel runs.
   if (!cluster_fits<kernel>(dim3(kGateThreads), kGateClusterCtas, smem)) return cudaSuccess;
