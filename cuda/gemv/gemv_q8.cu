@@ -18,6 +18,7 @@
 #include <cuda_fp16.h>
 
 #include <atomic>
+#include <type_traits>
 
 #include "cuda/common/check.cuh"
 #include "cuda/common/launch.cuh"
@@ -480,8 +481,13 @@ __device__ __forceinline__ void stage_act(ActQ8& x, int64_t cols, int nt) {
 // kRows). Each lane adds its blocks in the same order either way, so a
 // row's sum does not depend on kRows (the kernel check compares routed launches with plain ones
 // bit for bit).
+// kMinCtas: the one-token Q4_K gate-up (the routed gate-up of Qwen3-30B-A3B and Qwen3.6-35B-A3B: 768 /
+// 1,536 CTAs) held to four CTAs an SM, 64 registers without spills (70 unbounded: three an SM, the
+// 768 CTAs of a 30B layer in two full waves of 396, against 528 and 240).
+template <class F, int nt, GemvOut kOut>
+constexpr int kMinCtas = std::is_same_v<F, Q4_K> && kOut == GemvOut::kGateUp && nt == 1 ? 4 : 1;
 template <class F, int nt, GemvOut kOut, int kRows>
-__global__ void __launch_bounds__(kThreads) gemv_q8_kernel(Segments seg, const uint8_t* w2, int64_t cols, ActQ8 x,
+__global__ void __launch_bounds__(kThreads, kMinCtas<F, nt, kOut>) gemv_q8_kernel(Segments seg, const uint8_t* w2, int64_t cols, ActQ8 x,
                                                            int act, GemvRoute route) {
   static_assert(kRows == 1 || kOut == GemvOut::kStore, "several rows a warp: store launches only");
   constexpr int kMats = kOut == GemvOut::kGateUp ? 2 : kRows;
