@@ -481,9 +481,12 @@ __device__ __forceinline__ void stage_act(ActQ8& x, int64_t cols, int nt) {
 // kRows). Each lane adds its blocks in the same order either way, so a
 // row's sum does not depend on kRows (the kernel check compares routed launches with plain ones
 // bit for bit).
-// kMinCtas: the one-token Q4_K gate-up (the routed gate-up of Qwen3-30B-A3B and Qwen3.6-35B-A3B: 768 /
-// 1,536 CTAs) held to four CTAs an SM, 64 registers without spills (70 unbounded: three an SM, the
-// 768 CTAs of a 30B layer in two full waves of 396, against 528 and 240).
+// kMinCtas: the one-token Q4_K gate-up (the routed gate-up of the MoE shapes: 768 CTAs a Qwen3-30B-A3B
+// layer) held to four CTAs an SM: 64 registers without spills. Unbounded it had grown to 70 since
+// round 14 measured it at 64, so three an SM: the 30B's 768 CTAs ran in waves of 396 + 372 instead of
+// 528 + 240. H200, tg128 `-p 16 -r 3`, two rounds (next217): Qwen3-30B-A3B 573.8 / 573.3 -> 582.3 /
+// 582.0, Qwen3.6-35B-A3B 511.2 / 516.2 -> 529.2 / 530.4. (Q5_K and Q6_K gate-ups spill under the
+// bound, 80 and 60 bytes: left unbounded.)
 template <class F, int nt, GemvOut kOut>
 constexpr int kMinCtas = std::is_same_v<F, Q4_K> && kOut == GemvOut::kGateUp && nt == 1 ? 4 : 1;
 template <class F, int nt, GemvOut kOut, int kRows>
