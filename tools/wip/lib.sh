@@ -117,3 +117,10 @@ trace_profile() { local b=$1 m=$2 tag=${2/:/-}
     BW24_KERNEL_TRACE=/tmp/trace-$tag.csv
   python3 .carry/trace/step_profile.py /tmp/trace-$tag.csv --steps 100 --layer-rows 48 > $OUT/profile-$tag.md 2>&1
   head -${3:-28} $OUT/profile-$tag.md; }
+# trace_row TAG SHAPE "BENCH ARGS" [ENV=VALUE...]: build-new's tg128 row of SHAPE traced (tools/trace from .carry/trace),
+# the profile of its last 100 steps into $OUT/profile-TAG.md, its first 14 lines and the first layer's rows printed
+trace_row() { local tag=$1 m=$2 a=$3; shift 3
+  LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$PWD/.carry/trace row "traced $tag" new $m tg128 "$a" "$@" \
+    CUDA_INJECTION64_PATH=$PWD/.carry/trace/libbw24-kernel-trace.so BW24_KERNEL_TRACE=/tmp/trace-$tag.csv
+  python3 .carry/trace/step_profile.py /tmp/trace-$tag.csv --steps 100 --layer-rows 24 > $OUT/profile-$tag.md 2>&1
+  head -14 $OUT/profile-$tag.md; sed -n '/| pos |/,$p' $OUT/profile-$tag.md | sed -n 3,12p; }

@@ -18,14 +18,7 @@ for s in 0 1; do row "tail=$s q8" new qwen3-8b:Q4_K_M tg128 "-p 16 -n 128 -d 409
 for s in 0 1; do row "tail=$s d0" new qwen3-8b:Q4_K_M tg128 "-p 16 -n 128 -r 3" BW24_FLASH_TAIL_MERGE=$s; done
 for s in 0 1; do row "tail=$s" new qwen3-30b-a3b:Q4_K_M tg128 "-p 16 -n 128 -d 4096 -r 2" BW24_FLASH_TAIL_MERGE=$s; done
 echo "ab done t=$(el)"
-export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$PWD/.carry/trace
-trace() { local tag=$1 m=$2; shift 2
-  row "traced $tag" new $m tg128 "-p 16 -n 128 -d 4096 -r 1" "$@" \
-    CUDA_INJECTION64_PATH=$PWD/.carry/trace/libbw24-kernel-trace.so BW24_KERNEL_TRACE=/tmp/trace-$tag.csv
-  python3 .carry/trace/step_profile.py /tmp/trace-$tag.csv --steps 100 --layer-rows 24 > $OUT/profile-$tag.md 2>&1
-  head -14 $OUT/profile-$tag.md; sed -n '/| pos |/,$p' $OUT/profile-$tag.md | sed -n 3,12p; }
-trace tail0 qwen3-8b:Q4_K_M BW24_FLASH_TAIL_MERGE=0
-trace tail1 qwen3-8b:Q4_K_M BW24_FLASH_TAIL_MERGE=1
+for s in 0 1; do trace_row tail$s qwen3-8b:Q4_K_M "-p 16 -n 128 -d 4096 -r 1" BW24_FLASH_TAIL_MERGE=$s; done
 json $SHA 400 qwen3-8b:Q4_K_M "-tail"
 json $SHA 450 qwen3-8b:Q4_K_M "-q8kv-tail" --kv q8_0
 echo "end t=$(el)"

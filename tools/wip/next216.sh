@@ -17,13 +17,6 @@ for m in qwen3.6-35b-a3b:Q4_K_M qwen3-8b:Q4_K_M qwen3.5-9b:Q4_K_M; do
 done
 for e in 0 1; do row "early=$e d4096" new qwen3-30b-a3b:Q4_K_M tg128 "-p 16 -n 128 -d 4096 -r 2" BW24_GEMV_EARLY_WEIGHTS=$e; done
 echo "ab done t=$(el)"
-export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$PWD/.carry/trace
-trace() { local tag=$1 m=$2; shift 2
-  row "traced $tag" new $m tg128 "-p 16 -n 128 -r 1" "$@" \
-    CUDA_INJECTION64_PATH=$PWD/.carry/trace/libbw24-kernel-trace.so BW24_KERNEL_TRACE=/tmp/trace-$tag.csv
-  python3 .carry/trace/step_profile.py /tmp/trace-$tag.csv --steps 100 --layer-rows 24 > $OUT/profile-$tag.md 2>&1
-  head -14 $OUT/profile-$tag.md; }
-trace early0 qwen3-30b-a3b:Q4_K_M BW24_GEMV_EARLY_WEIGHTS=0
-trace early1 qwen3-30b-a3b:Q4_K_M BW24_GEMV_EARLY_WEIGHTS=1
+for e in 0 1; do trace_row early$e qwen3-30b-a3b:Q4_K_M "-p 16 -n 128 -r 1" BW24_GEMV_EARLY_WEIGHTS=$e; done
 json $SHA 420 qwen3-30b-a3b:Q4_K_M "-early"
 echo "end t=$(el)"

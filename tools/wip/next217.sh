@@ -11,10 +11,6 @@ for i in 1 2; do for b in base new; do
   row $b $b qwen3.6-35b-a3b:Q4_K_M tg128 "-p 16 -n 128 -r 3"; done; done
 for b in base new; do row "$b d4096" $b qwen3-30b-a3b:Q4_K_M tg128 "-p 16 -n 128 -d 4096 -r 2"; done
 echo "ab done t=$(el)"
-export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$PWD/.carry/trace
-row traced new qwen3-30b-a3b:Q4_K_M tg128 "-p 16 -n 128 -r 1" \
-  CUDA_INJECTION64_PATH=$PWD/.carry/trace/libbw24-kernel-trace.so BW24_KERNEL_TRACE=/tmp/trace-b4.csv
-python3 .carry/trace/step_profile.py /tmp/trace-b4.csv --steps 100 --layer-rows 24 > $OUT/profile-30b-b4.md 2>&1
-head -14 $OUT/profile-30b-b4.md
+trace_row 30b-b4 qwen3-30b-a3b:Q4_K_M "-p 16 -n 128 -r 1"
 json $SHA 300 qwen3-30b-a3b:Q4_K_M "-b4"
 echo "end t=$(el)"
