@@ -84,6 +84,16 @@ struct MoeCombine {
   int k;
 };
 bool gemv_q8_combine_supports(uint32_t ggml_type, int64_t rows, int64_t cols, int k);
+// Registers and resident CTAs an SM of the MoE decode launches of `type` on the current device: the
+// one-token routed gate-up over rows of gate_cols, and the down + combine over rows of down_cols for
+// k experts a token. The kernel check holds the Q4_K gate-up and the combines to four an SM, the
+// counts their grids were measured with (a gate-up that grew to 70 registers ran at three, docs/
+// performance.md round 37).
+struct GemvOccupancy {
+  int regs = 0, ctas_per_sm = 0;
+};
+cudaError_t gemv_q8_routed_occupancy(uint32_t ggml_type, int64_t gate_cols, int64_t down_cols, int k,
+                                     GemvOccupancy* gate_up, GemvOccupancy* combine);
 cudaError_t gemv_q8_combine(const void* w, uint32_t ggml_type, int64_t rows, int64_t cols, ActQ8 x,
                             const GemvRoute& route, const MoeCombine& c, cudaStream_t stream);
 

@@ -793,4 +793,35 @@ cudaError_t gemv_q8_combine(const void* w, uint32_t type, int64_t rows, int64_t 
   }
 }
 
+namespace {
+template <auto kKernel>
+cudaError_t occupancy_of(size_t smem, GemvOccupancy* o) {
+  cudaFuncAttributes attr{};
+  if (const cudaError_t e = cudaFuncGetAttributes(&attr, kKernel); e != cudaSuccess) return e;
+  o->regs = attr.numRegs;
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o->ctas_per_sm, kKernel, kThreads, smem);
+}
+template <class F>
+cudaError_t routed_occupancy(int64_t gate_cols, int64_t down_cols, int k, GemvOccupancy* gate_up,
+                             GemvOccupancy* combine) {
+  auto smem = [](int64_t bytes) { return static_cast<size_t>(bytes <= kMaxStagedBytes ? bytes : 0); };
+  if (const cudaError_t e = occupancy_of<gemv_q8_kernel<F, 1, GemvOut::kGateUp, 1>>(smem(staged_bytes(gate_cols, 1)), gate_up);
+      e != cudaSuccess)
+    return e;
+  return occupancy_of<gemv_q8_combine_kernel<F>>(smem(staged_bytes(down_cols, k)), combine);
+}
+}  // namespace
+
+cudaError_t gemv_q8_routed_occupancy(uint32_t type, int64_t gate_cols, int64_t down_cols, int k,
+                                     GemvOccupancy* gate_up, GemvOccupancy* combine) {
+  if (!gate_up || !combine || gate_cols <= 0 || down_cols <= 0 || k < 1 || k > kWarpsPerCta)
+    return cudaErrorInvalidValue;
+  switch (type) {
+    case kQ4_K: return routed_occupancy<Q4_K>(gate_cols, down_cols, k, gate_up, combine);
+    case kQ5_K: return routed_occupancy<Q5_K>(gate_cols, down_cols, k, gate_up, combine);
+    case kQ6_K: return routed_occupancy<Q6_K>(gate_cols, down_cols, k, gate_up, combine);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
 }  // namespace bw24::cuda

@@ -575,6 +575,21 @@ void check_moe(std::mt19937& rng, Result& r) {
     }
   }
   check_moe_gate(rng, r);
+  // The MoE decode launches' residency (gemv_q8_routed_occupancy) at Qwen3-30B-A3B's widths: the Q4_K
+  // routed gate-up and every combine at four CTAs an SM, the count their grids were measured with.
+  // A gate-up grown to 70 registers ran at three (768 CTAs a layer in waves of 396 + 372 instead of
+  // 528 + 240; docs/performance.md round 37). Q5_K / Q6_K gate-ups are shown, not held (they spill at
+  // 64 registers).
+  for (GgmlType t : {GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K}) {
+    cuda::GemvOccupancy gate_up, combine;
+    const bool ran = ok(cuda::gemv_q8_routed_occupancy(static_cast<uint32_t>(t), 2048, 768, 8, &gate_up, &combine),
+                        "gemv_q8_routed_occupancy");
+    const bool held = (t != GgmlType::Q4_K || gate_up.ctas_per_sm >= 4) && combine.ctas_per_sm >= 4;
+    std::string shape = "gate-up 2048 cols: " + std::to_string(gate_up.regs) + " registers, ";
+    shape += std::to_string(gate_up.ctas_per_sm) + " CTAs an SM; combine 768 cols x 8: ";
+    shape += std::to_string(combine.regs) + " registers, " + std::to_string(combine.ctas_per_sm) + " CTAs an SM";
+    report(r, ran && held, true, fmt_name("moe decode occupancy", t, ""), shape, 0.0);
+  }
   // Routed GEMVs: 8 experts of rows x cols, 3 tokens x 2 experts each = 6 pairs. Row counts that
   // are multiples of 4 take four rows a warp in store launches (40 x 512: one CTA and a part;
   // 48 x 768: three K-quant blocks a row, as a Qwen3-30B-A3B down projection); 41 x 2048 a row a
