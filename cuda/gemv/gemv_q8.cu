@@ -490,8 +490,8 @@ __device__ __forceinline__ void stage_act(ActQ8& x, int64_t cols, int nt) {
 template <class F, int nt, GemvOut kOut>
 constexpr int kMinCtas = std::is_same_v<F, Q4_K> && kOut == GemvOut::kGateUp && nt == 1 ? 4 : 1;
 template <class F, int nt, GemvOut kOut, int kRows>
-__global__ void __launch_bounds__(kThreads, kMinCtas<F, nt, kOut>) gemv_q8_kernel(Segments seg, const uint8_t* w2, int64_t cols, ActQ8 x,
-                                                           int act, GemvRoute route) {
+__global__ void __launch_bounds__(kThreads, kMinCtas<F, nt, kOut>)
+    gemv_q8_kernel(Segments seg, const uint8_t* w2, int64_t cols, ActQ8 x, int act, GemvRoute route) {
   static_assert(kRows == 1 || kOut == GemvOut::kStore, "several rows a warp: store launches only");
   constexpr int kMats = kOut == GemvOut::kGateUp ? 2 : kRows;
   const int s = segment_of(seg.cta_end, seg.n, blockIdx.x);  // by selects (q8_common.cuh)
@@ -805,8 +805,8 @@ template <class F>
 cudaError_t routed_occupancy(int64_t gate_cols, int64_t down_cols, int k, GemvOccupancy* gate_up,
                              GemvOccupancy* combine) {
   auto smem = [](int64_t bytes) { return static_cast<size_t>(bytes <= kMaxStagedBytes ? bytes : 0); };
-  if (const cudaError_t e = occupancy_of<gemv_q8_kernel<F, 1, GemvOut::kGateUp, 1>>(smem(staged_bytes(gate_cols, 1)), gate_up);
-      e != cudaSuccess)
+  constexpr auto kGateUpKernel = gemv_q8_kernel<F, 1, GemvOut::kGateUp, 1>;
+  if (const cudaError_t e = occupancy_of<kGateUpKernel>(smem(staged_bytes(gate_cols, 1)), gate_up); e != cudaSuccess)
     return e;
   return occupancy_of<gemv_q8_combine_kernel<F>>(smem(staged_bytes(down_cols, k)), combine);
 }
