@@ -108,19 +108,19 @@ PY
   [ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
   # the tests' libbw24.so.0, and pack-bins' copies of the libraries the device lacks (carry .carry without .deps)
   export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$PWD/build-new:$PWD/.carry/rtlib; echo "unpacked t=$(el)"; }
-# trace_profile BUILD SHAPE [LINES]: a plain tg128 row of build-BUILD, the same run traced (tools/trace from .carry/trace:
-# libbw24-kernel-trace.so, libcupti.so.13, step_profile.py; LD_LIBRARY_PATH must hold .carry/trace), and the profile of
-# its last 100 steps into $OUT/profile-SHAPE.md, its first LINES lines printed (default 28)
-trace_profile() { local b=$1 m=$2 tag=${2/:/-}
-  row plain $b $m tg128 "-p 16 -n 128 -r 1"
-  row traced $b $m tg128 "-p 16 -n 128 -r 1" CUDA_INJECTION64_PATH=$PWD/.carry/trace/libbw24-kernel-trace.so \
-    BW24_KERNEL_TRACE=/tmp/trace-$tag.csv
-  python3 .carry/trace/step_profile.py /tmp/trace-$tag.csv --steps 100 --layer-rows 48 > $OUT/profile-$tag.md 2>&1
-  head -${3:-28} $OUT/profile-$tag.md; }
-# trace_row TAG SHAPE "BENCH ARGS" [ENV=VALUE...]: build-new's tg128 row of SHAPE traced (tools/trace from .carry/trace),
-# the profile of its last 100 steps into $OUT/profile-TAG.md, its first 14 lines and the first layer's rows printed
-trace_row() { local tag=$1 m=$2 a=$3; shift 3
-  LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$PWD/.carry/trace row "traced $tag" new $m tg128 "$a" "$@" \
+# trace_row TAG SHAPE "BENCH ARGS" [ENV=VALUE...]: a tg128 row of SHAPE traced (tools/trace from .carry/trace:
+# libbw24-kernel-trace.so, libcupti.so.13, step_profile.py) and the profile of its last 100 steps into
+# $OUT/profile-TAG.md, its first TRACE_LINES lines (14) and TRACE_POS first-layer rows (10) printed. TRACE_BUILD
+# (new) is the build, TRACE_LAYER_ROWS (24) the profile's per-position rows.
+trace_row() { local tag=$1 m=$2 a=$3 pos=${TRACE_POS:-10}; shift 3
+  LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$PWD/.carry/trace row "traced $tag" ${TRACE_BUILD:-new} $m tg128 "$a" "$@" \
     CUDA_INJECTION64_PATH=$PWD/.carry/trace/libbw24-kernel-trace.so BW24_KERNEL_TRACE=/tmp/trace-$tag.csv
-  python3 .carry/trace/step_profile.py /tmp/trace-$tag.csv --steps 100 --layer-rows 24 > $OUT/profile-$tag.md 2>&1
-  head -14 $OUT/profile-$tag.md; sed -n '/| pos |/,$p' $OUT/profile-$tag.md | sed -n 3,12p; }
+  python3 .carry/trace/step_profile.py /tmp/trace-$tag.csv --steps 100 --layer-rows ${TRACE_LAYER_ROWS:-24} \
+    > $OUT/profile-$tag.md 2>&1
+  head -${TRACE_LINES:-14} $OUT/profile-$tag.md
+  if [ $pos -gt 0 ]; then sed -n '/| pos |/,$p' $OUT/profile-$tag.md | sed -n "3,$((2 + pos))p"; fi; }
+# trace_profile BUILD SHAPE [LINES]: a plain tg128 row of build-BUILD, then the same run traced (trace_row, 48
+# per-position rows), its profile's first LINES lines printed (default 28)
+trace_profile() { local b=$1 m=$2
+  row plain $b $m tg128 "-p 16 -n 128 -r 1"
+  TRACE_BUILD=$b TRACE_LAYER_ROWS=48 TRACE_LINES=${3:-28} TRACE_POS=0 trace_row ${m/:/-} $m "-p 16 -n 128 -r 1"; }
