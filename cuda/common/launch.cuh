@@ -94,6 +94,16 @@ bool cluster_fits(dim3 block, unsigned cluster_x, size_t smem) {
   return ok;
 }
 
+// kKernel's registers a thread and resident CTAs an SM at `threads` a CTA and smem bytes of dynamic shared
+// memory on the current device (cudaFuncGetAttributes, the occupancy API): what a grid's waves follow.
+template <auto kKernel>
+cudaError_t kernel_occupancy(int threads, size_t smem, int* regs, int* ctas_per_sm) {
+  cudaFuncAttributes attr{};
+  if (const cudaError_t e = cudaFuncGetAttributes(&attr, kKernel); e != cudaSuccess) return e;
+  *regs = attr.numRegs;
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(ctas_per_sm, kKernel, threads, smem);
+}
+
 // kernel<<<grid, block, smem, stream>>>(args...) with the programmatic-serialization attribute
 // where supported, and (cluster_x > 1, sm_90 devices only: the caller checks) in clusters of
 // cluster_x CTAs along x. Returns the launch error.

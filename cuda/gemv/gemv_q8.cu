@@ -796,10 +796,7 @@ cudaError_t gemv_q8_combine(const void* w, uint32_t type, int64_t rows, int64_t 
 namespace {
 template <auto kKernel>
 cudaError_t occupancy_of(size_t smem, GemvOccupancy* o) {
-  cudaFuncAttributes attr{};
-  if (const cudaError_t e = cudaFuncGetAttributes(&attr, kKernel); e != cudaSuccess) return e;
-  o->regs = attr.numRegs;
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&o->ctas_per_sm, kKernel, kThreads, smem);
+  return kernel_occupancy<kKernel>(kThreads, smem, &o->regs, &o->ctas_per_sm);
 }
 template <class F>
 cudaError_t routed_occupancy(int64_t gate_cols, int64_t down_cols, int k, GemvOccupancy* gate_up,
