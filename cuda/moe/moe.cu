@@ -16,6 +16,7 @@
 
 #include <atomic>
 
+#include "cuda/common/act_q8.cuh"
 #include "cuda/common/bulk.cuh"
 #include "cuda/common/check.cuh"
 #include "cuda/common/float_rows.cuh"
@@ -24,6 +25,8 @@
 #include "cuda/moe/combine.cuh"
 #include "cuda/moe/moe.cuh"
 #include "cuda/moe/route.cuh"
+#include "cuda/norm/rmsnorm.cuh"
+#include "cuda/norm/row_rms.cuh"
 
 namespace bw24::cuda {
 namespace {
@@ -50,9 +53,9 @@ __global__ void route_kernel(int32_t* ids, float* weights, const float* logits, 
 // Each CTA stores its logits, fences, and counts itself in *counter; the last one reads every
 // logit back from L2 and routes each token with a warp (route.cuh), then sets the counter back
 // to zero for the next launch.
-// The MoE block's rmsnorm_q8 folded into this launch (each CTA normalizing the residual row after
-// the wait; round 11, f33f255) measured slower: Qwen3-30B-A3B 382.9 -> 376.6, Qwen3.6-35B-A3B
-// 374.9 -> 369.1 (docs/performance.md).
+// The MoE block's rmsnorm_q8 folded into this launch (each of its 128 CTAs normalizing the residual
+// row after the wait; round 11, f33f255) measured slower: Qwen3-30B-A3B 382.9 -> 376.6,
+// Qwen3.6-35B-A3B 374.9 -> 369.1 (docs/performance.md). The cluster router below takes it (round 38).
 constexpr int kGateThreads = 256, kGateWarps = kGateThreads / 32;
 
 template <uint32_t kType, int nt>
@@ -147,10 +150,21 @@ constexpr int kGateClusterCtas = 16;
 // bulk copies and the launch's dynamic shared memory).
 template <int kRows, int kLoads>
 constexpr uint32_t kGateClusterBytes = uint32_t{kRows} * (kGateThreads * 4 * kLoads) * 4;
-template <int kRows, int kLoads>
+// kNorm: x is the residual and the launch is also the MoE block's rmsnorm_q8 (MoeGateNorm). Every
+// CTA loads the whole row anyway (a thread its 8 columns), so each sums the squares itself in
+// row_inv_rms's order (row_rms.cuh: a thread's float4 at t and t + 256, then the CTA's sum) and
+// normalizes as rmsnorm_q8 does, (x inv) w: the router's products see the bits the separate norm
+// wrote. After the logits are in, CTA r writes slice (r + 1) % 16 of the normed row (128 columns,
+// one warp's, f32 and int8, store_act_q8x4) while CTA 0's warp 0 routes (slice 1 is warp 1's).
+// The norm's launch and its boundary go; the cluster now starts beside the O projection instead of
+// the norm, so its row copies are on the path (trace: lead 0.5 us, was 2.4; the norm's 1.9 us and
+// the router's 4.5 became 6.2). H200, tg128 `-p 16 -r 3`, one binary, two rounds (next221):
+// Qwen3-30B-A3B 584.0 / 586.5 -> 594.0 / 597.3 (+1.8 %), at depth 4096 483.3 -> 488.2;
+// Qwen3.6-35B-A3B 528.9 / 532.0 -> 537.1 / 535.7 (+1.0 %).
+template <int kRows, int kLoads, bool kNorm>
 __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids, float* weights, float* logits,
                                                                     const uint8_t* w, const float* __restrict__ x, int k,
-                                                                    bool renormalize) {
+                                                                    bool renormalize, MoeGateNorm nm) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
   constexpr int kElemBytes = 4, kPer = 16 / kElemBytes, kStep = kGateThreads * kPer;  // F32 rows
@@ -180,12 +194,32 @@ __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids
   // Every CTA of the cluster has started before one writes into CTA 0's shared memory: the arrival
   // here, the wait before that write (long satisfied by then).
   asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+  static_assert(kPer == 4 && kGateThreads == kRowRmsThreads, "a thread's columns of a load: one float4");
+  float4 norm_w[kLoads];  // the norm's weight at the thread's columns (no kernel writes it: before the wait)
+  if constexpr (kNorm) {
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u) {
+      const float4 v = __ldg(reinterpret_cast<const float4*>(nm.w + first + kStep * u));
+      norm_w[u] = nm.one_plus ? make_float4(1.0f + v.x, 1.0f + v.y, 1.0f + v.z, 1.0f + v.w) : v;
+    }
+  }
   pdl_wait();
   float4 xs[kLoads][kPer / 4];
 #pragma unroll
   for (int u = 0; u < kLoads; ++u)
 #pragma unroll
     for (int k4 = 0; k4 < kPer / 4; ++k4) xs[u][k4] = __ldg(reinterpret_cast<const float4*>(x + first + kStep * u) + k4);
+  if constexpr (kNorm) {
+    float ss = 0.0f;
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u) ss += sum_sq4(xs[u][0]);
+    const float inv = block_inv_rms(ss, kCols, nm.eps);
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u) {
+      const float4 v = xs[u][0], g = norm_w[u];
+      xs[u][0] = make_float4(v.x * inv * g.x, v.y * inv * g.y, v.z * inv * g.z, v.w * inv * g.w);
+    }
+  }
   mbar_wait(&landed, 0);
   __shared__ float red[kGateWarps][kRows];
   __shared__ float all[kExperts];  // CTA 0's: every logit, then (in place) the probabilities
@@ -227,26 +261,44 @@ __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids
       weights[lane] = wt;
     }
   }
+  if constexpr (kNorm) {
+    constexpr int kSlice = kCols / kGateClusterCtas;  // 128 columns: one warp's float4s of one load
+    static_assert(kSlice == 32 * kPer && kStep % kSlice == 0, "a slice is one warp's columns of one load");
+    const int slice = (rank + 1) % kGateClusterCtas, owner = slice % (kStep / kSlice);
+    static_assert(kLoads == 2, "the slice's load: the first or the second");
+    if (warp == owner) {
+      // A select per component: indexing xs by a run-time load put it in local memory (ptxas).
+      const bool second = slice >= kStep / kSlice;
+      const float4 a = xs[0][0], b = xs[1][0];
+      const float4 v = make_float4(second ? b.x : a.x, second ? b.y : a.y, second ? b.z : a.z, second ? b.w : a.w);
+      const int c = slice * kSlice + kPer * lane;  // == first + kStep * u
+      *reinterpret_cast<float4*>(nm.y + c) = v;
+      store_act_q8x4(v, nm.q + c, nm.ds + c / 32);
+    }
+  }
 #endif
 }
 
 std::atomic<int> g_gate_cluster{-1};  // -1: not yet read from BW24_GATE_CLUSTER (0: off; on by default)
 std::atomic<long> g_gate_cluster_launches{0};
+std::atomic<int> g_gate_norm{-1};  // -1: not yet read from BW24_GATE_NORM (0: off; on by default)
+std::atomic<long> g_gate_norm_launches{0};
 
-template <int kRows>
+template <int kRows, bool kNorm>
 cudaError_t launch_gate_cluster(int32_t* ids, float* weights, float* logits, const void* w, const float* x, int k,
-                                bool renormalize, cudaStream_t stream, bool* taken) {
+                                bool renormalize, const MoeGateNorm& nm, cudaStream_t stream, bool* taken) {
   constexpr int kLoads = 2;
   static_assert(kGateThreads * 4 * kLoads == 2048, "2,048-wide rows: moe_gate's condition for the cluster");
-  constexpr auto kernel = gate_cluster_kernel<kRows, kLoads>;
+  constexpr auto kernel = gate_cluster_kernel<kRows, kLoads, kNorm>;
   constexpr size_t smem = kGateClusterBytes<kRows, kLoads>;  // the CTA's rows: 64 KB (8), 128 KB (16)
   BW24_CUDA_TRY(allow_smem<kernel>(smem));
   // 16 CTAs a cluster is past the portable 8: where the cluster does not fit, gate_kernel runs.
   if (!cluster_fits<kernel>(dim3(kGateThreads), kGateClusterCtas, smem)) return cudaSuccess;
   *taken = true;
   g_gate_cluster_launches.fetch_add(1, std::memory_order_relaxed);
+  if (kNorm) g_gate_norm_launches.fetch_add(1, std::memory_order_relaxed);
   return launch_pdl_cluster(kernel, dim3(kGateClusterCtas), dim3(kGateThreads), kGateClusterCtas, smem, stream, ids,
-                            weights, logits, static_cast<const uint8_t*>(w), x, k, renormalize);
+                            weights, logits, static_cast<const uint8_t*>(w), x, k, renormalize, nm);
 }
 
 template <uint32_t kType, int nt>
@@ -381,6 +433,9 @@ cudaError_t moe_route(int32_t* ids, float* weights, const float* logits, int n, 
 bool moe_gate_cluster() { return env_switch(g_gate_cluster, "BW24_GATE_CLUSTER"); }
 void moe_gate_set_cluster(bool on) { g_gate_cluster.store(on ? 1 : 0, std::memory_order_relaxed); }
 long moe_gate_cluster_launches() { return g_gate_cluster_launches.load(std::memory_order_relaxed); }
+bool moe_gate_norm_fused() { return env_switch(g_gate_norm, "BW24_GATE_NORM"); }
+void moe_gate_set_norm_fused(bool on) { g_gate_norm.store(on ? 1 : 0, std::memory_order_relaxed); }
+long moe_gate_norm_launches() { return g_gate_norm_launches.load(std::memory_order_relaxed); }
 
 bool moe_gate_supports(const void* w, uint32_t type, int n, int n_expert, int64_t cols) {
   const int per = type == kF32 ? 4 : 8;
@@ -390,19 +445,41 @@ bool moe_gate_supports(const void* w, uint32_t type, int n, int n_expert, int64_
 }
 
 cudaError_t moe_gate(int32_t* ids, float* weights, float* logits, unsigned* counter, const void* w, uint32_t type,
-                     const float* x, int n, int n_expert, int64_t cols, int k, bool renormalize, cudaStream_t stream) {
+                     const float* x, int n, int n_expert, int64_t cols, int k, bool renormalize, cudaStream_t stream,
+                     const MoeGateNorm* norm) {
   if (!moe_gate_supports(w, type, n, n_expert, cols) || k < 1 || k > kMoeMaxUsed || k > n_expert || !counter ||
       reinterpret_cast<uintptr_t>(x) % 16 != 0)
+    return cudaErrorInvalidValue;
+  if (norm && (!norm->w || !norm->y || !norm->q || !norm->ds || cols % 32 != 0 ||
+               reinterpret_cast<uintptr_t>(norm->w) % 16 != 0 || reinterpret_cast<uintptr_t>(norm->y) % 16 != 0 ||
+               reinterpret_cast<uintptr_t>(norm->q) % 4 != 0 || reinterpret_cast<uintptr_t>(norm->ds) % 8 != 0))
     return cudaErrorInvalidValue;
   const int c = static_cast<int>(cols);
   if (n == 1 && type == kF32 && cols == 2048 && moe_gate_cluster() && wgmma_supported() && pdl_supported()) {
     bool taken = false;
     cudaError_t e = cudaSuccess;
+    const MoeGateNorm nm = norm ? *norm : MoeGateNorm{};
+    if (norm && moe_gate_norm_fused()) {
+      if (n_expert == 8 * kGateClusterCtas)
+        e = launch_gate_cluster<8, true>(ids, weights, logits, w, x, k, renormalize, nm, stream, &taken);
+      else if (n_expert == 16 * kGateClusterCtas)
+        e = launch_gate_cluster<16, true>(ids, weights, logits, w, x, k, renormalize, nm, stream, &taken);
+      if (taken || e != cudaSuccess) return e;
+    }
+    if (norm) {  // the norm as its own launch, the router reading its output
+      BW24_CUDA_TRY(rmsnorm_q8(nm.y, nm.q, nm.ds, x, nm.w, 1, c, nm.eps, nm.one_plus, stream));
+      x = nm.y;
+      norm = nullptr;
+    }
     if (n_expert == 8 * kGateClusterCtas)
-      e = launch_gate_cluster<8>(ids, weights, logits, w, x, k, renormalize, stream, &taken);
+      e = launch_gate_cluster<8, false>(ids, weights, logits, w, x, k, renormalize, nm, stream, &taken);
     else if (n_expert == 16 * kGateClusterCtas)
-      e = launch_gate_cluster<16>(ids, weights, logits, w, x, k, renormalize, stream, &taken);
+      e = launch_gate_cluster<16, false>(ids, weights, logits, w, x, k, renormalize, nm, stream, &taken);
     if (taken || e != cudaSuccess) return e;
+  }
+  if (norm) {
+    BW24_CUDA_TRY(rmsnorm_q8(norm->y, norm->q, norm->ds, x, norm->w, n, c, norm->eps, norm->one_plus, stream));
+    x = norm->y;
   }
   if (type == kBF16)
     return launch_gate_nt<kBF16>(n, ids, weights, logits, counter, w, x, n_expert, c, k, renormalize, stream);

@@ -31,8 +31,20 @@ cudaError_t moe_route(int32_t* ids, float* weights, const float* logits, int n, 
 // qualify (else the GEMV and moe_route).
 constexpr int kMoeGateMaxTokens = 8;
 bool moe_gate_supports(const void* w, uint32_t type, int n, int n_expert, int64_t cols);
+// With norm: x is the residual and the launch also does the MoE block's input norm, rmsnorm_q8's
+// work (cuda/norm/rmsnorm.cuh, the same bits): norm->y = rmsnorm(x) f32 (the router reads it),
+// norm->q / norm->ds its int8 blocks of 32 for the routed GEMVs. y 16-byte, q 4-byte aligned; cols % 32 == 0.
+struct MoeGateNorm {
+  const float* w;  // the norm's weight [cols]
+  float eps;
+  bool one_plus;   // the weight is stored as w - 1 (Qwen3.5 GGUFs)
+  float* y;        // [n][cols]
+  int8_t* q;       // [n][cols]
+  float2* ds;      // [n][cols / 32]
+};
 cudaError_t moe_gate(int32_t* ids, float* weights, float* logits, unsigned* counter, const void* w, uint32_t type,
-                     const float* x, int n, int n_expert, int64_t cols, int k, bool renormalize, cudaStream_t stream);
+                     const float* x, int n, int n_expert, int64_t cols, int k, bool renormalize, cudaStream_t stream,
+                     const MoeGateNorm* norm = nullptr);
 // One token of a 2,048-wide F32 router of 128 or 256 experts (Qwen3-30B-A3B, Qwen3.6-35B-A3B) on sm_90
 // may take a cluster of 16 CTAs instead (gate_cluster_kernel, moe.cu): the same logits, ids and
 // weights, bit for bit (Qwen3-30B-A3B tg128 +1.3 %, round 35). On by default where the cluster fits;
@@ -40,6 +52,13 @@ cudaError_t moe_gate(int32_t* ids, float* weights, float* logits, unsigned* coun
 bool moe_gate_cluster();
 void moe_gate_set_cluster(bool on);
 long moe_gate_cluster_launches();  // how many launches took the cluster kernel (kernel check)
+// The cluster router also takes the norm (with MoeGateNorm): one launch and its boundary fewer a MoE
+// layer (the 16 CTAs each hold the whole row, so each sums its squares itself, and each quantizes a
+// 128-column slice while CTA 0 routes). Elsewhere, or with BW24_GATE_NORM=0 in the environment
+// (moe_gate_set_norm_fused in the kernel check), moe_gate launches rmsnorm_q8 first.
+bool moe_gate_norm_fused();
+void moe_gate_set_norm_fused(bool on);
+long moe_gate_norm_launches();  // how many launches took the cluster kernel with the norm (kernel check)
 
 // The pairs of a prefill pass sorted by expert for the grouped GEMM (cuda/gemm gemm_grouped):
 // sorted[offsets[e] ..< offsets[e + 1]] = the pairs p (ids[p] == e) in increasing order;

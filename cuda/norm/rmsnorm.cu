@@ -2,11 +2,12 @@
 #include "cuda/common/check.cuh"
 #include "cuda/common/launch.cuh"
 #include "cuda/norm/rmsnorm.cuh"
+#include "cuda/norm/row_rms.cuh"
 
 namespace bw24::cuda {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = kRowRmsThreads;
 
 // 1 / sqrt(mean(x^2) + eps) of one row, every thread of the CTA gets it. Rows of a multiple of 4
 // floats (16-byte aligned) as float4 loads, kUnroll of them issued before any is used: a warp
@@ -26,22 +27,12 @@ __device__ float row_inv_rms(const float* xr, int n, float eps) {
         v[u] = i < n4 ? x4[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       }
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) ss += v[u].x * v[u].x + v[u].y * v[u].y + v[u].z * v[u].z + v[u].w * v[u].w;
+      for (int u = 0; u < kUnroll; ++u) ss += sum_sq4(v[u]);
     }
   } else {
     for (int i = threadIdx.x; i < n; i += kThreads) ss += xr[i] * xr[i];
   }
-  ss = warp_sum(ss);
-  __shared__ float partial[kThreads / 32];
-  if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = ss;
-  __syncthreads();
-  if (threadIdx.x < 32) {
-    float v = threadIdx.x < kThreads / 32 ? partial[threadIdx.x] : 0.0f;
-    v = warp_sum(v);
-    if (threadIdx.x == 0) partial[0] = v;
-  }
-  __syncthreads();
-  return rsqrtf(partial[0] / n + eps);
+  return block_inv_rms(ss, n, eps);
 }
 
 // Grid (ceil(n / slice), rows): every CTA recomputes the row's sum of squares and writes its

@@ -1121,17 +1121,27 @@ class CudaRunner final : public Runner {
   // t's j-th expert; all of a step's pairs go through each routed GEMV in one launch.
   absl::Status moe(const MlpBlock& m, int n) {
     const arch::MoeBlock& e = m.moe;
-    const int E = g_.n_embd, k = e.n_used, pairs = n * e.n_used;
-    const int64_t F = e.gate_exps.rows();
-    const int act = m.act == arch::Activation::kSilu ? 0 : 1;
-    BW24_ASSIGN_OR_RETURN(const GemvIn in, prepare(&m.norm, x_.p, n, E));
-    if (in.bf) return moe_prefill(m, in.bf, n);
+    const int E = g_.n_embd, k = e.n_used;
     const void* router = w_.at(e.router.t);
     const uint32_t router_type = w_.type_of(e.router.t);
+    const bool router_fused = cuda::moe_gate_supports(router, router_type, n, e.n_expert, e.router.cols());
+    // One token: the router launch also does the block's input norm (cuda::MoeGateNorm, rmsnorm_q8's
+    // bits), so the norm's launch and its boundary go where the cluster router runs.
+    if (opt_.fused_moe_norm && n == 1 && router_fused && uses_q8_ && E % 32 == 0 && !ablate(kAblNorm, n) &&
+        !ablate(kAblMoeGate, n)) {
+      const GemvIn in{h_.p, {act_q_.p, act_ds_.p}, nullptr};
+      const cuda::MoeGateNorm nm{f32(m.norm.w), g_.norm_eps, m.norm.one_plus, h_.p, act_q_.p, act_ds_.p};
+      BW24_CUDA_OK(cuda::moe_gate(moe_.ids.p, moe_.weights.p, moe_.logits.p, moe_.gate_counter.p, router, router_type,
+                                  x_.p, n, e.n_expert, e.router.cols(), k, e.norm_topk, stream_, &nm),
+                   "MoE norm + router");
+      return moe_experts(m, in, n);
+    }
+    BW24_ASSIGN_OR_RETURN(const GemvIn in, prepare(&m.norm, x_.p, n, E));
+    if (in.bf) return moe_prefill(m, in.bf, n);
     // The router product and the routing in one launch where the router is F32 / F16 / BF16.
     if (ablate(kAblMoeGate, n)) {
       // left out: the routed launches read the last routes written (valid experts; zero at first)
-    } else if (cuda::moe_gate_supports(router, router_type, n, e.n_expert, e.router.cols())) {
+    } else if (router_fused) {
       BW24_CUDA_OK(cuda::moe_gate(moe_.ids.p, moe_.weights.p, moe_.logits.p, moe_.gate_counter.p, router, router_type,
                                   in.x, n, e.n_expert, e.router.cols(), k, e.norm_topk, stream_),
                    "MoE router");
@@ -1140,6 +1150,16 @@ class CudaRunner final : public Runner {
       BW24_CUDA_OK(cuda::moe_route(moe_.ids.p, moe_.weights.p, moe_.logits.p, n, e.n_expert, k, e.norm_topk, stream_),
                    "MoE router");
     }
+    return moe_experts(m, in, n);
+  }
+
+  // The GEMV pass's experts after the routing: the shared expert where the model has one, the routed
+  // gate-up and down, the combine. in: the normed rows.
+  absl::Status moe_experts(const MlpBlock& m, const GemvIn& in, int n) {
+    const arch::MoeBlock& e = m.moe;
+    const int E = g_.n_embd, k = e.n_used, pairs = n * e.n_used;
+    const int64_t F = e.gate_exps.rows();
+    const int act = m.act == arch::Activation::kSilu ? 0 : 1;
     // Everything that reads the normed rows (in) before the activations buffer is requantized.
     if (e.shared_gate_inp) {
       BW24_RETURN_IF_ERROR(matmul(e.shared_gate_inp, in, n, moe_.shared_gate.p, cuda::GemvOut::kStore));

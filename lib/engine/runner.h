@@ -90,6 +90,10 @@ struct RunnerOptions {
   // residual itself (cuda::gemv_q8_combine, moe_combine's arithmetic), so moe_combine's launch goes;
   // false keeps it (tests compare).
   bool fused_combine = true;
+  // CUDA runner, one-token steps of a MoE layer: the router launch also does the block's input norm
+  // (cuda::MoeGateNorm: rmsnorm_q8's output, the same bits), so that launch goes where the cluster
+  // router runs; false keeps it (tests compare).
+  bool fused_moe_norm = true;
   // CUDA runner, passes of fewer than cuda::kGdnChunkedFrom tokens on a delta-net layer: the conv,
   // the recurrence and the out_proj's int8 input in one launch (cuda::gdn_decode, the three
   // launches' arithmetic); false keeps the three (tests compare).

@@ -46,6 +46,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const M
   ro.moe_int8_superblock = opt.moe_int8_superblock;
   ro.fused_rope = opt.fused_rope;
   ro.fused_combine = opt.fused_combine;
+  ro.fused_moe_norm = opt.fused_moe_norm;
   ro.fused_delta_net = opt.fused_delta_net;
   ro.fused_o_epilogue = opt.fused_o_epilogue;
   ro.emulate_device_choice = opt.emulate_device_choice;

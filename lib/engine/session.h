@@ -28,6 +28,7 @@ struct SessionOptions {
   bool moe_int8_superblock = true;  // CUDA runner: RunnerOptions::moe_int8_superblock (tests turn it off)
   bool fused_rope = true;           // CUDA runner: RunnerOptions::fused_rope (tests turn it off)
   bool fused_combine = true;        // CUDA runner: RunnerOptions::fused_combine (tests turn it off)
+  bool fused_moe_norm = true;       // CUDA runner: RunnerOptions::fused_moe_norm (tests turn it off)
   bool fused_delta_net = true;      // CUDA runner: RunnerOptions::fused_delta_net (tests turn it off)
   bool fused_o_epilogue = true;     // CUDA runner: RunnerOptions::fused_o_epilogue (tests turn it off)
   bool cuda_graph = true;           // CUDA runner: the model's cuda_graph and this (tests turn it off)

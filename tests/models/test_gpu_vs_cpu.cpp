@@ -266,11 +266,14 @@ TEST_CASE("CUDA greedy decode on the device equals the host argmax", "[gpu]") {
 // (RunnerOptions::fused_rope, qk_rope_store's code) and its O epilogue (fused_o_epilogue: q read in
 // place and the output gate on gated layers, sigmoid_mul's arithmetic; O as the O projection's
 // int8 input, store_act_q8), the routed down projection's combine (fused_combine,
-// moe_combine_value) and the delta net's conv, recurrence and int8 out_proj input (fused_delta_net,
-// gdn_decode: conv_token / recur_token / store_act_q8), so every later kernel's input is the same:
-// logits bit-identical with all four off, over a 6-token pass (GEMV: combine and delta net fused,
-// RoPE and the O epilogue not) and 12 one-token steps, on a dense model, the hybrid (gated
-// attention; delta-net heads of 64), a MoE and the hybrid MoE (a shared expert).
+// moe_combine_value), the MoE router's input norm (fused_moe_norm, rmsnorm_q8's bits; the tiny
+// MoEs' routers are too narrow for the cluster router, so moe_gate launches the norm itself there:
+// the kernel check's "moe_gate norm" rows compare the fold) and the delta net's conv, recurrence
+// and int8 out_proj input (fused_delta_net, gdn_decode: conv_token / recur_token / store_act_q8),
+// so every later kernel's input is the same: logits bit-identical with all five off, over a 6-token
+// pass (GEMV: combine and delta net fused, RoPE and the O epilogue not) and 12 one-token steps, on a
+// dense model, the hybrid (gated attention; delta-net heads of 64), a MoE and the hybrid MoE (a
+// shared expert).
 TEST_CASE("CUDA decode: fused launches equal the separate launches", "[gpu]") {
   require_gpu();
   for (auto [shape, quant] : {std::pair{"tiny-qwen3", "Q4_K_M"}, std::pair{"tiny-qwen35", "Q4_K_M"},
@@ -281,6 +284,7 @@ TEST_CASE("CUDA decode: fused launches equal the separate launches", "[gpu]") {
     engine::SessionOptions launches_opt;
     launches_opt.fused_rope = false;
     launches_opt.fused_combine = false;
+    launches_opt.fused_moe_norm = false;
     launches_opt.fused_delta_net = false;
     launches_opt.fused_o_epilogue = false;
     auto fused = engine::Session::create(model, {});

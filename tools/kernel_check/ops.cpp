@@ -463,6 +463,69 @@ void check_moe_gate(std::mt19937& rng, Result& r) {
              0.0);
     }
   }
+  // The cluster router with the block's input norm (MoeGateNorm, moe_gate_set_norm_fused): x is the
+  // residual; the normed row (f32), its int8 blocks and scales, the logits, ids and weights
+  // bit-equal to rmsnorm_q8 then the cluster router, and the fused kernel taken.
+  if (major != 9) std::printf("SKIPPED moe_gate norm: the cluster router is built for sm_90 only\n");
+  for (int X : {128, 256}) {
+    if (major != 9) break;
+    for (bool one_plus : {false, true}) {
+      const int64_t cols = 2048;
+      const int k = 8;
+      std::vector<uint8_t> wq;
+      const loaders::TensorInfo ti = random_weights(rng, GgmlType::F32, X, cols, wq);
+      std::vector<float> x(static_cast<size_t>(cols)), nw(static_cast<size_t>(cols));
+      for (auto& v : x) v = 3.0f * nd(rng);
+      for (auto& v : nw) v = (one_plus ? 0.0f : 1.0f) + 0.2f * nd(rng);
+      DeviceBuffer<uint8_t> dw(wq.size());
+      DeviceBuffer<float> dx(x.size()), dnw(nw.size()), dy(x.size()), dl(static_cast<size_t>(X)),
+          dwt(static_cast<size_t>(k));
+      DeviceBuffer<int8_t> dq(x.size());
+      DeviceBuffer<float> dds(x.size() / 16);  // cols / 32 float2
+      DeviceBuffer<int32_t> di(static_cast<size_t>(k));
+      upload_weights(dw, ti);
+      upload(dx, x);
+      upload(dnw, nw);
+      const cuda::MoeGateNorm nm{dnw.p, 1e-6f, one_plus, dy.p, dq.p, reinterpret_cast<float2*>(dds.p)};
+      std::vector<float> logits[2], wts[2], y[2], ds[2];
+      std::vector<int8_t> q[2];
+      std::vector<int32_t> ids[2];
+      bool good = true;
+      const bool was = cuda::moe_gate_norm_fused();
+      const long before = cuda::moe_gate_norm_launches();
+      for (int fused = 0; fused < 2; ++fused) {
+        cuda::moe_gate_set_norm_fused(fused == 1);
+        good = good && ok(cudaMemset(dy.p, 0, x.size() * 4), "memset") &&
+               ok(cudaMemset(dq.p, 0, x.size()), "memset") &&
+               ok(cuda::moe_gate(di.p, dwt.p, dl.p, counter.p, dw.p, ti.type, dx.p, 1, X, cols, k, true, nullptr, &nm),
+                  "moe_gate norm") &&
+               ok(cudaDeviceSynchronize(), "moe_gate norm sync");
+        logits[fused] = download(dl, static_cast<size_t>(X));
+        wts[fused] = download(dwt, static_cast<size_t>(k));
+        ids[fused] = download(di, static_cast<size_t>(k));
+        y[fused] = download(dy, x.size());
+        q[fused] = download(dq, x.size());
+        ds[fused] = download(dds, x.size() / 16);
+      }
+      cuda::moe_gate_set_norm_fused(was);
+      const bool taken = cuda::moe_gate_norm_launches() == before + 1;
+      auto unequal = [](const auto& a, const auto& b) {
+        int d = 0;
+        for (size_t i = 0; i < a.size(); ++i) d += !(a[i] == b[i]);
+        return d;
+      };
+      const int d_route = unequal(logits[0], logits[1]) + unequal(wts[0], wts[1]) + (ids[0] == ids[1] ? 0 : 1);
+      const int d_norm = unequal(y[0], y[1]) + unequal(q[0], q[1]) + unequal(ds[0], ds[1]);
+      int zero_q = 0;  // a slice left unwritten would read back as the memset's zeros in both
+      for (size_t i = 0; i < q[1].size(); ++i) zero_q += q[1][i] == 0;
+      const bool written = zero_q < static_cast<int>(q[1].size()) / 8;
+      report(r, good && taken && d_route == 0 && d_norm == 0 && written, true, "moe_gate norm",
+             std::to_string(X) + " x 2048 F32, 1 tok, top 8" + (one_plus ? ", 1 + w" : "") + ": fused kernel " +
+                 (taken ? "taken" : "NOT taken") + ", not bit-equal: routing " + std::to_string(d_route) +
+                 ", norm output " + std::to_string(d_norm) + ", zero codes " + std::to_string(zero_q),
+             0.0);
+    }
+  }
   // Refusals: a quantized router, too many tokens, a misaligned weight.
   const bool refused = !cuda::moe_gate_supports(counter.p, static_cast<uint32_t>(GgmlType::Q8_0), 1, 128, 2048) &&
                        !cuda::moe_gate_supports(counter.p, 0, cuda::kMoeGateMaxTokens + 1, 128, 2048) &&
