@@ -450,16 +450,18 @@ cudaError_t moe_gate(int32_t* ids, float* weights, float* logits, unsigned* coun
   if (!moe_gate_supports(w, type, n, n_expert, cols) || k < 1 || k > kMoeMaxUsed || k > n_expert || !counter ||
       reinterpret_cast<uintptr_t>(x) % 16 != 0)
     return cudaErrorInvalidValue;
-  if (norm && (!norm->w || !norm->y || !norm->q || !norm->ds || cols % 32 != 0 ||
-               reinterpret_cast<uintptr_t>(norm->w) % 16 != 0 || reinterpret_cast<uintptr_t>(norm->y) % 16 != 0 ||
-               reinterpret_cast<uintptr_t>(norm->q) % 4 != 0 || reinterpret_cast<uintptr_t>(norm->ds) % 8 != 0))
+  if (norm && (!norm->w || !norm->y || !norm->q || !norm->ds || cols % 32 != 0))
     return cudaErrorInvalidValue;
   const int c = static_cast<int>(cols);
   if (n == 1 && type == kF32 && cols == 2048 && moe_gate_cluster() && wgmma_supported() && pdl_supported()) {
     bool taken = false;
     cudaError_t e = cudaSuccess;
     const MoeGateNorm nm = norm ? *norm : MoeGateNorm{};
-    if (norm && moe_gate_norm_fused()) {
+    // The fused kernel's vector accesses: the weight and y as float4, q four codes at a time, ds float2.
+    const bool aligned = norm && reinterpret_cast<uintptr_t>(norm->w) % 16 == 0 &&
+                         reinterpret_cast<uintptr_t>(norm->y) % 16 == 0 && reinterpret_cast<uintptr_t>(norm->q) % 4 == 0 &&
+                         reinterpret_cast<uintptr_t>(norm->ds) % 8 == 0;
+    if (aligned && moe_gate_norm_fused()) {
       if (n_expert == 8 * kGateClusterCtas)
         e = launch_gate_cluster<8, true>(ids, weights, logits, w, x, k, renormalize, nm, stream, &taken);
       else if (n_expert == 16 * kGateClusterCtas)

@@ -33,7 +33,8 @@ constexpr int kMoeGateMaxTokens = 8;
 bool moe_gate_supports(const void* w, uint32_t type, int n, int n_expert, int64_t cols);
 // With norm: x is the residual and the launch also does the MoE block's input norm, rmsnorm_q8's
 // work (cuda/norm/rmsnorm.cuh, the same bits): norm->y = rmsnorm(x) f32 (the router reads it),
-// norm->q / norm->ds its int8 blocks of 32 for the routed GEMVs. y 16-byte, q 4-byte aligned; cols % 32 == 0.
+// norm->q / norm->ds its int8 blocks of 32 for the routed GEMVs; cols % 32 == 0. (The fused kernel
+// wants w and y 16-byte aligned and q 4-byte aligned; otherwise rmsnorm_q8 runs first.)
 struct MoeGateNorm {
   const float* w;  // the norm's weight [cols]
   float eps;
