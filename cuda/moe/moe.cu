@@ -301,6 +301,18 @@ cudaError_t launch_gate_cluster(int32_t* ids, float* weights, float* logits, con
                             weights, logits, static_cast<const uint8_t*>(w), x, k, renormalize, nm);
 }
 
+// The cluster router for its expert count (8 or 16 rows a CTA); any other count leaves *taken false.
+template <bool kNorm>
+cudaError_t launch_gate_cluster_rows(int32_t* ids, float* weights, float* logits, const void* w, const float* x,
+                                     int n_expert, int k, bool renormalize, const MoeGateNorm& nm, cudaStream_t stream,
+                                     bool* taken) {
+  if (n_expert == 8 * kGateClusterCtas)
+    return launch_gate_cluster<8, kNorm>(ids, weights, logits, w, x, k, renormalize, nm, stream, taken);
+  if (n_expert == 16 * kGateClusterCtas)
+    return launch_gate_cluster<16, kNorm>(ids, weights, logits, w, x, k, renormalize, nm, stream, taken);
+  return cudaSuccess;
+}
+
 template <uint32_t kType, int nt>
 cudaError_t launch_gate(int32_t* ids, float* weights, float* logits, unsigned* counter, const void* w,
                         const float* x, int n_expert, int cols, int k, bool renormalize, cudaStream_t stream) {
@@ -453,35 +465,27 @@ cudaError_t moe_gate(int32_t* ids, float* weights, float* logits, unsigned* coun
   if (norm && (!norm->w || !norm->y || !norm->q || !norm->ds || cols % 32 != 0))
     return cudaErrorInvalidValue;
   const int c = static_cast<int>(cols);
-  if (n == 1 && type == kF32 && cols == 2048 && moe_gate_cluster() && wgmma_supported() && pdl_supported()) {
+  const bool cluster = n == 1 && type == kF32 && cols == 2048 && moe_gate_cluster() && wgmma_supported() &&
+                       pdl_supported();
+  // The fused kernel's vector accesses: the weight and y as float4, q four codes at a time, ds float2.
+  const bool aligned = norm && reinterpret_cast<uintptr_t>(norm->w) % 16 == 0 &&
+                       reinterpret_cast<uintptr_t>(norm->y) % 16 == 0 && reinterpret_cast<uintptr_t>(norm->q) % 4 == 0 &&
+                       reinterpret_cast<uintptr_t>(norm->ds) % 8 == 0;
+  if (cluster && aligned && moe_gate_norm_fused()) {
     bool taken = false;
-    cudaError_t e = cudaSuccess;
-    const MoeGateNorm nm = norm ? *norm : MoeGateNorm{};
-    // The fused kernel's vector accesses: the weight and y as float4, q four codes at a time, ds float2.
-    const bool aligned = norm && reinterpret_cast<uintptr_t>(norm->w) % 16 == 0 &&
-                         reinterpret_cast<uintptr_t>(norm->y) % 16 == 0 && reinterpret_cast<uintptr_t>(norm->q) % 4 == 0 &&
-                         reinterpret_cast<uintptr_t>(norm->ds) % 8 == 0;
-    if (aligned && moe_gate_norm_fused()) {
-      if (n_expert == 8 * kGateClusterCtas)
-        e = launch_gate_cluster<8, true>(ids, weights, logits, w, x, k, renormalize, nm, stream, &taken);
-      else if (n_expert == 16 * kGateClusterCtas)
-        e = launch_gate_cluster<16, true>(ids, weights, logits, w, x, k, renormalize, nm, stream, &taken);
-      if (taken || e != cudaSuccess) return e;
-    }
-    if (norm) {  // the norm as its own launch, the router reading its output
-      BW24_CUDA_TRY(rmsnorm_q8(nm.y, nm.q, nm.ds, x, nm.w, 1, c, nm.eps, nm.one_plus, stream));
-      x = nm.y;
-      norm = nullptr;
-    }
-    if (n_expert == 8 * kGateClusterCtas)
-      e = launch_gate_cluster<8, false>(ids, weights, logits, w, x, k, renormalize, nm, stream, &taken);
-    else if (n_expert == 16 * kGateClusterCtas)
-      e = launch_gate_cluster<16, false>(ids, weights, logits, w, x, k, renormalize, nm, stream, &taken);
+    const cudaError_t e = launch_gate_cluster_rows<true>(ids, weights, logits, w, x, n_expert, k, renormalize, *norm,
+                                                         stream, &taken);
     if (taken || e != cudaSuccess) return e;
   }
-  if (norm) {
+  if (norm) {  // the norm as its own launch, the router reading its output
     BW24_CUDA_TRY(rmsnorm_q8(norm->y, norm->q, norm->ds, x, norm->w, n, c, norm->eps, norm->one_plus, stream));
     x = norm->y;
+  }
+  if (cluster) {
+    bool taken = false;
+    const cudaError_t e = launch_gate_cluster_rows<false>(ids, weights, logits, w, x, n_expert, k, renormalize,
+                                                          MoeGateNorm{}, stream, &taken);
+    if (taken || e != cudaSuccess) return e;
   }
   if (type == kBF16)
     return launch_gate_nt<kBF16>(n, ids, weights, logits, counter, w, x, n_expert, c, k, renormalize, stream);
