@@ -12,10 +12,18 @@
 
 namespace bw24::cuda {
 
+// A block's scale d from its largest |v|, and the factor its codes are rounded with (v * id).
+__device__ __forceinline__ float act_q8_scale(float amax, float* id) {
+  const float d = amax / 127.0f;
+  *id = d > 0.0f ? 1.0f / d : 0.0f;
+  return d;
+}
+
 // A warp quantizes one block: lane i holds element i (v) and writes *q; lane 0 writes *ds =
 // (d, d * sum q). amax: the largest |v| the block's scale covers (the warp's max, or a wider one).
 __device__ __forceinline__ void store_act_q8(float v, float amax, int8_t* q, float2* ds) {
-  const float d = amax / 127.0f, id = d > 0.0f ? 1.0f / d : 0.0f;
+  float id;
+  const float d = act_q8_scale(amax, &id);
   const int qi = __float2int_rn(v * id);
   *q = static_cast<int8_t>(qi);
   const int sum = warp_sum(qi);
@@ -32,7 +40,8 @@ __device__ __forceinline__ void store_act_q8x4(const float4& v, int8_t* q, float
   float amax = fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w)));
 #pragma unroll
   for (int o = 1; o < 8; o *= 2) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
-  const float d = amax / 127.0f, id = d > 0.0f ? 1.0f / d : 0.0f;
+  float id;
+  const float d = act_q8_scale(amax, &id);
   const int q0 = __float2int_rn(v.x * id), q1 = __float2int_rn(v.y * id), q2 = __float2int_rn(v.z * id),
             q3 = __float2int_rn(v.w * id);
   *reinterpret_cast<char4*>(q) = make_char4(static_cast<signed char>(q0), static_cast<signed char>(q1),
