@@ -481,13 +481,14 @@ void check_moe_gate(std::mt19937& rng, Result& r) {
       DeviceBuffer<float> dx(x.size()), dnw(nw.size()), dy(x.size()), dl(static_cast<size_t>(X)),
           dwt(static_cast<size_t>(k));
       DeviceBuffer<int8_t> dq(x.size());
-      DeviceBuffer<float> dds(x.size() / 16);  // cols / 32 float2
+      DeviceBuffer<float2> dds(x.size() / 32);
       DeviceBuffer<int32_t> di(static_cast<size_t>(k));
       upload_weights(dw, ti);
       upload(dx, x);
       upload(dnw, nw);
-      const cuda::MoeGateNorm nm{dnw.p, 1e-6f, one_plus, dy.p, dq.p, reinterpret_cast<float2*>(dds.p)};
-      std::vector<float> logits[2], wts[2], y[2], ds[2];
+      const cuda::MoeGateNorm nm{dnw.p, 1e-6f, one_plus, dy.p, dq.p, dds.p};
+      std::vector<float> logits[2], wts[2], y[2];
+      std::vector<float2> ds[2];
       std::vector<int8_t> q[2];
       std::vector<int32_t> ids[2];
       bool good = true;
@@ -505,24 +506,19 @@ void check_moe_gate(std::mt19937& rng, Result& r) {
         ids[fused] = download(di, static_cast<size_t>(k));
         y[fused] = download(dy, x.size());
         q[fused] = download(dq, x.size());
-        ds[fused] = download(dds, x.size() / 16);
+        ds[fused] = download(dds, x.size() / 32);
       }
       cuda::moe_gate_set_norm_fused(was);
       const bool taken = cuda::moe_gate_norm_launches() == before + 1;
-      auto unequal = [](const auto& a, const auto& b) {
-        int d = 0;
-        for (size_t i = 0; i < a.size(); ++i) d += !(a[i] == b[i]);
-        return d;
-      };
-      const int d_route = unequal(logits[0], logits[1]) + unequal(wts[0], wts[1]) + (ids[0] == ids[1] ? 0 : 1);
-      const int d_norm = unequal(y[0], y[1]) + unequal(q[0], q[1]) + unequal(ds[0], ds[1]);
+      const bool same_route = same_bits(logits[0], logits[1]) && same_bits(wts[0], wts[1]) && ids[0] == ids[1];
+      const bool same_norm = same_bits(y[0], y[1]) && same_bits(q[0], q[1]) && same_bits(ds[0], ds[1]);
       int zero_q = 0;  // a slice left unwritten would read back as the memset's zeros in both
       for (size_t i = 0; i < q[1].size(); ++i) zero_q += q[1][i] == 0;
       const bool written = zero_q < static_cast<int>(q[1].size()) / 8;
-      report(r, good && taken && d_route == 0 && d_norm == 0 && written, true, "moe_gate norm",
+      report(r, good && taken && same_route && same_norm && written, true, "moe_gate norm",
              std::to_string(X) + " x 2048 F32, 1 tok, top 8" + (one_plus ? ", 1 + w" : "") + ": fused kernel " +
-                 (taken ? "taken" : "NOT taken") + ", not bit-equal: routing " + std::to_string(d_route) +
-                 ", norm output " + std::to_string(d_norm) + ", zero codes " + std::to_string(zero_q),
+                 (taken ? "taken" : "NOT taken") + ", routing " + (same_route ? "bit-equal" : "DIFFERS") +
+                 ", norm output " + (same_norm ? "bit-equal" : "DIFFERS") + ", zero codes " + std::to_string(zero_q),
              0.0);
     }
   }
