@@ -22,6 +22,7 @@
 
 #include "cuda/common/check.cuh"
 #include "cuda/common/launch.cuh"
+#include "cuda/common/mma.cuh"
 #include "cuda/gemv/gemv.cuh"
 #include "cuda/gemv/q8_common.cuh"
 #include "cuda/moe/combine.cuh"
@@ -615,6 +616,91 @@ cudaError_t launch_format(const Launch& a, int nt, GemvOut out) {
   return cudaErrorInvalidValue;
 }
 
+// The combine's weights by cp.async (round 39): a warp copies its kRoutedStoreRows rows of its
+// expert into shared memory right after it reads its expert id, before the CTA stages the
+// activations, and dots from there. Round 38's timing build showed the register form's weight loads
+// starting 1.1 us after the PDL wait, behind the ids and the staging of 8 activation rows; the
+// register forms that issued them earlier spilled (rounds 37, 38). cp.async holds no registers: 50
+// (Q4_K) and 52 (Q6_K) registers, no spills, 35 KB of shared memory a CTA, still four an SM.
+// Q4_K (the rows' blocks are one run in the file) and Q6_K (a run of each plane, or one run of whole
+// tiles); the image keeps the tensor's layout for an expert of 4 rows, so the fields sit where
+// Q6KTiles says, and the dot is row_dot's, so the bits are the register kernel's.
+constexpr int kAsyncBlocks = 4;
+template <class F>
+constexpr bool kCombineAsync = std::is_same_v<F, Q4_K> || std::is_same_v<F, Q6_K>;
+template <class F>
+constexpr int kAsyncRowBytes = std::is_same_v<F, Q6_K> ? 210 * kAsyncBlocks : 144 * kAsyncBlocks;  // a row's image
+__device__ __forceinline__ void cp_async8(void* dst, const void* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(smem_addr(dst)), "l"(src));
+}
+// Bytes [src, src + n) into dst by the warp's lanes, 16 at a time (n % 16 == 0, both 16-byte aligned).
+__device__ __forceinline__ void warp_copy16(uint8_t* dst, const uint8_t* src, int n, int lane) {
+  for (int i = 16 * lane; i < n; i += 16 * 32) cp_async16(dst + i, src + i, 16);
+}
+// Rows [row, row + kRoutedStoreRows) of an expert of n_blocks blocks in rows of `blocks` into img.
+template <class F>
+__device__ __forceinline__ void copy_rows_async(uint8_t* img, const uint8_t* w, int64_t n_blocks, int64_t row,
+                                                int64_t blocks, int lane) {
+  const int nb = kRoutedStoreRows * static_cast<int>(blocks);  // the image's blocks
+  const int64_t gb0 = row * blocks;
+  if constexpr (std::is_same_v<F, Q4_K>) {
+    warp_copy16(img, w + gb0 * 144, nb * 144, lane);
+  } else {
+    const Q6KTiles t6(n_blocks, blocks);
+    if (t6.sh != kQ6KWhole) {  // whole tiles: one run, the image's tiles the same
+      warp_copy16(img, w + t6.base(gb0), nb * 210, lane);
+    } else {  // the plain planes: a run of each, at the image's plane offsets (an expert of nb blocks)
+      warp_copy16(img, w + t6.ql(gb0), nb * 128, lane);
+      warp_copy16(img + nb * 128, w + t6.qh(gb0), nb * 64, lane);
+      warp_copy16(img + nb * 192, w + t6.sc(gb0), nb * 16, lane);
+      for (int i = 8 * lane; i < nb * 2; i += 8 * 32) cp_async8(img + nb * 208 + i, w + t6.d(gb0) + i);  // 8-byte aligned
+    }
+  }
+}
+// The lane's part of the warp's 4 rows from the image: row_dot<1, 4, 4>'s arithmetic and order (one
+// step: blocks <= 4), so the bits are the routed store launch's.
+template <class F>
+__device__ __forceinline__ void dot_rows_image(const uint8_t* img, int64_t blocks, const ActQ8& x, int64_t cols,
+                                               int lane, float (&acc)[kRoutedStoreRows][1]) {
+  constexpr int kRows = kRoutedStoreRows;
+  const int sub = lane % 8, b = lane / 8;
+  if (b >= blocks) return;
+  const int nb = kRows * static_cast<int>(blocks);
+  if constexpr (std::is_same_v<F, Q4_K>) {
+    const int c = sub / 2, h = sub % 2;
+    const Q4_K::Act<1> a = Q4_K::load_act<1>(x, cols, b, c, h);
+#pragma unroll
+    for (int m = 0; m < kRows; ++m) {
+      const uint8_t* blk = img + (m * blocks + b) * 144;
+      const uint4 head = *reinterpret_cast<const uint4*>(blk), qq = *reinterpret_cast<const uint4*>(blk + 16 + 32 * c + 16 * h);
+      Q4_K::dot<1>(head, qq, qq, a, c, h, acc[m]);
+    }
+  } else {
+    const int n = sub / 4, l0 = 8 * (sub % 4);
+    const Q6KTiles t6(nb, blocks);
+#pragma unroll
+    for (int m = 0; m < kRows; ++m) {
+      const int64_t gbm = m * blocks + b;
+      const uint8_t* ql = img + t6.ql(gbm) + 64 * n + l0;
+      const uint2 av = *reinterpret_cast<const uint2*>(ql), bv = *reinterpret_cast<const uint2*>(ql + 32),
+                  hv = *reinterpret_cast<const uint2*>(img + t6.qh(gbm) + 32 * n + l0);
+      const float d = half_at(img + t6.d(gbm));
+      const int8_t* sc = reinterpret_cast<const int8_t*>(img + t6.sc(gbm)) + 8 * n + l0 / 16;
+      const float s[4] = {d * sc[0], d * sc[2], d * sc[4], d * sc[6]};
+      int q[4][2];
+      q6k_unpack<false>(av, bv, hv, q);
+      int2 xv[4];
+      float dx[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        xv[j] = act8(x, cols, 0, b * 256 + 128 * n + 32 * j + l0);
+        dx[j] = act_ds(x, cols, 0, b * 8 + 4 * n + j).x;
+      }
+      acc[m][0] += q6k_lane_dot<false>(q, s, xv, dx);
+    }
+  }
+}
+
 // The routed down projection with the MoE combine as its epilogue (gemv_q8_combine, gemv.cuh):
 // CTA (b, t) takes rows 4b .. 4b + 3 of every pair of token t, warp j pair j (k <= 8), four rows a
 // warp as launch<F, kStore, 1, kRoutedStoreRows>, so each pair's value is the routed store launch's
@@ -625,7 +711,8 @@ cudaError_t launch_format(const Launch& a, int nt, GemvOut out) {
 // 11) go. Grid (rows / 4, tokens): 512 CTAs for a Qwen3-30B-A3B token, the routed store launch's
 // count; bounded to four CTAs an SM (528 slots, one wave on an H200: 64 registers, where Q6_K
 // spills 40 bytes, against 72 unbounded and three CTAs an SM).
-template <class F>
+// kAsync: the weights by cp.async (above; combine_async_takes says where).
+template <class F, bool kAsync = false>
 __global__ void __launch_bounds__(kThreads, 4) gemv_q8_combine_kernel(const uint8_t* w, int64_t rows, int64_t cols,
                                                                    ActQ8 x, GemvRoute route, MoeCombine c) {
   constexpr int kRows = kRoutedStoreRows;
@@ -651,6 +738,14 @@ __global__ void __launch_bounds__(kThreads, 4) gemv_q8_combine_kernel(const uint
       gate = c.shared_gate[t];
     }
   }
+  uint8_t* img = nullptr;
+  if constexpr (kAsync) {  // the warp's rows into its image, before the staging (dynamic shared memory after it)
+    extern __shared__ int4 dyn[];
+    const int64_t staged = (staged_bytes(cols, k) + 15) / 16 * 16;
+    img = reinterpret_cast<uint8_t*>(dyn) + staged + warp * kAsyncRowBytes<F> * kRows;
+    if (warp < k) copy_rows_async<F>(img, w + expert * route.expert_bytes, n_blocks, row, blocks, lane);
+    cp_async_commit();
+  }
   x.q += pair0 * cols;
   x.ds += pair0 * (cols / 32);
   stage_act(x, cols, k);  // the token's k activation rows
@@ -666,7 +761,13 @@ __global__ void __launch_bounds__(kThreads, 4) gemv_q8_combine_kernel(const uint
     const uint8_t* wj[kRows] = {base, base, base, base};
     const ActQ8 xj{x.q + j * cols, x.ds + j * (cols / 32)};
     float acc[kRows][1] = {};
-    F::template row_dot<1, kRows, kRows>(wj, n_blocks, row, blocks, xj, cols, lane, acc);
+    if constexpr (kAsync) {
+      cp_async_wait<0>();
+      __syncwarp();  // every lane's copies landed
+      dot_rows_image<F>(img, blocks, xj, cols, lane, acc);
+    } else {
+      F::template row_dot<1, kRows, kRows>(wj, n_blocks, row, blocks, xj, cols, lane, acc);
+    }
 #pragma unroll
     for (int m = 0; m < kRows; ++m) {
       const float v = warp_sum(acc[m][0]);
@@ -681,12 +782,46 @@ __global__ void __launch_bounds__(kThreads, 4) gemv_q8_combine_kernel(const uint
   }
 }
 
+std::atomic<int> g_combine_async{-1};
+std::atomic<long> g_combine_async_launches{0};
+bool combine_async() { return env_switch(g_combine_async, "BW24_COMBINE_ASYNC"); }
+
+// Where the combine takes the cp.async form: Q6_K rows of up to kAsyncBlocks blocks, Q4_K rows of up
+// to 2. H200, tg128 `-p 16 -r 2`, two rounds, one binary (next227): async for both types
+// Qwen3-30B-A3B 597.5 / 597.2 -> 600.0 / 598.6, Qwen3.6-35B-A3B 538.7 / 536.1 -> 545.0 / 545.9;
+// for Q6_K only 604.6 / 605.0 and 541.7 / 540.8. So the 30B's Q4_K rows of 3 blocks (768 wide)
+// lose with it (the trace: 5.30 -> 5.83 us a launch) and the 35B's of 2 (512 wide) gain.
+template <class F>
+bool combine_async_takes(int64_t cols, int64_t staged) {
+  const int64_t blocks = cols / F::kBlockElems;
+  const int64_t limit = std::is_same_v<F, Q6_K> ? kAsyncBlocks : std::is_same_v<F, Q4_K> ? 2 : 0;
+  return blocks <= limit && staged <= kMaxStagedBytes && combine_async();
+}
+// The async launch's dynamic shared memory: the staging, then the warps' images. allow_smem sets the
+// kernel's limit once a device, so it allows the largest launch's (the staging's cap).
+template <class F>
+constexpr int64_t kAsyncImageBytes = kWarpsPerCta * kRoutedStoreRows * kAsyncRowBytes<F>;
+template <class F>
+size_t async_smem(int64_t staged) { return static_cast<size_t>((staged + 15) / 16 * 16 + kAsyncImageBytes<F>); }
+template <class F>
+cudaError_t allow_async_smem() {
+  return allow_smem<gemv_q8_combine_kernel<F, true>>(static_cast<size_t>(kMaxStagedBytes + kAsyncImageBytes<F>));
+}
+
 template <class F>
 cudaError_t launch_combine(const uint8_t* w, int64_t rows, int64_t cols, ActQ8 x, const GemvRoute& route,
                            const MoeCombine& c, cudaStream_t s) {
   if (cols % F::kBlockElems != 0) return cudaErrorInvalidValue;
   const int64_t smem = staged_bytes(cols, c.k);
   const dim3 grid(static_cast<unsigned>(rows / kRoutedStoreRows), static_cast<unsigned>(route.pairs / c.k));
+  if constexpr (kCombineAsync<F>) {
+    if (combine_async_takes<F>(cols, smem)) {
+      BW24_CUDA_TRY(allow_async_smem<F>());
+      g_combine_async_launches.fetch_add(1, std::memory_order_relaxed);
+      return launch_pdl(gemv_q8_combine_kernel<F, true>, grid, dim3(kThreads), async_smem<F>(smem), s, w, rows, cols, x,
+                        route, c);
+    }
+  }
   return launch_pdl(gemv_q8_combine_kernel<F>, grid, dim3(kThreads),
                     static_cast<size_t>(smem <= kMaxStagedBytes ? smem : 0), s, w, rows, cols, x, route, c);
 }
@@ -766,6 +901,8 @@ cudaError_t gemv_q8(const void* w, const void* w2, uint32_t type, int64_t rows, 
   return gemv_q8_launch(&seg, 1, w2, type, cols, x, nt, out, act, route ? *route : GemvRoute{}, s);
 }
 
+long gemv_q8_combine_async_launches() { return g_combine_async_launches.load(std::memory_order_relaxed); }
+
 bool gemv_q8_combine_supports(uint32_t type, int64_t rows, int64_t cols, int k) {
   return gemv_q8_supports(type) && rows > 0 && rows % kRoutedStoreRows == 0 && cols > 0 && cols % 32 == 0 && k >= 1 &&
          k <= kWarpsPerCta;
@@ -805,7 +942,14 @@ cudaError_t routed_occupancy(int64_t gate_cols, int64_t down_cols, int k, GemvOc
   constexpr auto kGateUpKernel = gemv_q8_kernel<F, 1, GemvOut::kGateUp, 1>;
   if (const cudaError_t e = occupancy_of<kGateUpKernel>(smem(staged_bytes(gate_cols, 1)), gate_up); e != cudaSuccess)
     return e;
-  return occupancy_of<gemv_q8_combine_kernel<F>>(smem(staged_bytes(down_cols, k)), combine);
+  const int64_t staged = staged_bytes(down_cols, k);
+  if constexpr (kCombineAsync<F>) {
+    if (combine_async_takes<F>(down_cols, staged)) {
+      if (const cudaError_t e = allow_async_smem<F>(); e != cudaSuccess) return e;
+      return occupancy_of<gemv_q8_combine_kernel<F, true>>(async_smem<F>(staged), combine);
+    }
+  }
+  return occupancy_of<gemv_q8_combine_kernel<F>>(smem(staged), combine);
 }
 }  // namespace
 

@@ -581,6 +581,7 @@ void check_moe_combine(std::mt19937& rng, Result& r, GgmlType t, int64_t rows, i
     const cuda::GemvRoute route{di.p, expert_bytes, pairs, 1};
     const cuda::ActQ8 xq{dq.p, dds.p};
     const float* shared_out = shared ? dso.p : nullptr;
+    const long async_before = cuda::gemv_q8_combine_async_launches();
     bool good = ok(cuda::gemv_q8(stack, nullptr, type, rows, cols, xq, 1, dy.p, cuda::GemvOut::kStore, 0, nullptr,
                                  &route),
                    "routed gemv") &&
@@ -592,9 +593,11 @@ void check_moe_combine(std::mt19937& rng, Result& r, GgmlType t, int64_t rows, i
     const auto got = download(dx, x.size()), want = download(dx_ref, x.size());
     int differ = 0;
     for (size_t i = 0; i < got.size(); ++i) differ += !(got[i] == want[i]);
+    const bool async = cuda::gemv_q8_combine_async_launches() == async_before + 1;
     report(r, good && differ == 0, true, fmt_name("moe down + combine", t, shared ? "shared" : ""),
            std::to_string(n) + " tok x " + std::to_string(k) + " experts, " + std::to_string(rows) + " x " +
-               std::to_string(cols) + ", outputs differing " + std::to_string(differ),
+               std::to_string(cols) + (async ? ", weights by cp.async" : "") + ", outputs differing " +
+               std::to_string(differ),
            0.0);
   }
 }
