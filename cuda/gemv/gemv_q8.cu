@@ -815,7 +815,10 @@ cudaError_t launch_combine(const uint8_t* w, int64_t rows, int64_t cols, ActQ8 x
   const int64_t smem = staged_bytes(cols, c.k);
   const dim3 grid(static_cast<unsigned>(rows / kRoutedStoreRows), static_cast<unsigned>(route.pairs / c.k));
   if constexpr (kCombineAsync<F>) {
-    if (combine_async_takes<F>(cols, smem)) {
+    // cp.async's 16-byte copies need every expert 16-byte aligned (a Q6_K expert of rows x blocks
+    // with rows x blocks not a multiple of 8 is not: it keeps the register loads).
+    const bool aligned = reinterpret_cast<uintptr_t>(w) % 16 == 0 && route.expert_bytes % 16 == 0;
+    if (aligned && combine_async_takes<F>(cols, smem)) {
       BW24_CUDA_TRY(allow_async_smem<F>());
       g_combine_async_launches.fetch_add(1, std::memory_order_relaxed);
       return launch_pdl(gemv_q8_combine_kernel<F, true>, grid, dim3(kThreads), async_smem<F>(smem), s, w, rows, cols, x,
