@@ -85,8 +85,11 @@ struct MoeCombine {
 };
 // Q6_K rows of up to 4 blocks and Q4_K rows of up to 2 copy their weights into shared memory by
 // cp.async right after the expert id (BW24_COMBINE_ASYNC=0: the register loads everywhere); same bits.
-// gemv_q8_combine_async_launches: how many launches took that form (kernel check).
+// gemv_q8_combine_async_launches: how many launches took that form (kernel check, which also turns the
+// form off with gemv_q8_set_combine_async(false) to check the register loads at the same shapes).
 long gemv_q8_combine_async_launches();
+bool gemv_q8_combine_async();
+void gemv_q8_set_combine_async(bool on);
 bool gemv_q8_combine_supports(uint32_t ggml_type, int64_t rows, int64_t cols, int k);
 // Registers and resident CTAs an SM of the MoE decode launches of `type` on the current device: the
 // one-token routed gate-up over rows of gate_cols, and the down + combine over rows of down_cols for
