@@ -428,26 +428,34 @@ struct Q6_K {
         const int64_t b = b0 + 4 * u, gb = row * blocks + b;
         if (b >= blocks) break;
 #pragma unroll
-        for (int m = 0; m < kMats; ++m) {
-          const int64_t gbm = gb + piece_row<kMats, kRows>(m) * blocks;
-          const float d = half_at(w[m] + t6.d(gbm));
-          const int8_t* sc = reinterpret_cast<const int8_t*>(w[m] + t6.sc(gbm)) + 8 * n + l0 / 16;
-          const float s[4] = {d * sc[0], d * sc[2], d * sc[4], d * sc[6]};
-          int q[4][2];
-          q6k_unpack<false>(a[m][u], bq[m][u], hh[m][u], q);
-#pragma unroll
-          for (int t = 0; t < nt; ++t) {
-            int2 xv[4];
-            float dx[4];
-#pragma unroll
-            for (int j = 0; j < 4; ++j) {
-              xv[j] = act8(x, cols, t, b * 256 + 128 * n + 32 * j + l0);
-              dx[j] = act_ds(x, cols, t, b * 8 + 4 * n + j).x;
-            }
-            acc[m][t] += q6k_lane_dot<false>(q, s, xv, dx);
-          }
-        }
+        for (int m = 0; m < kMats; ++m)
+          block_dot<nt>(a[m][u], bq[m][u], hh[m][u], w[m], t6, gb + piece_row<kMats, kRows>(m) * blocks, b, n, l0, x,
+                        cols, acc[m]);
       }
+    }
+  }
+  // The lane's part of block b (gbm: its index in the tensor at w, whose fields t6 places) for every
+  // token, its ql / qh pieces (a, bq, hh) already loaded: the scales and d from w, the activations from x.
+  // row_dot and the combine's shared-memory image (dot_rows_image) both take it.
+  // (Block is the caller's index type: the image's int keeps that kernel's index arithmetic 32-bit.)
+  template <int nt, typename Block>
+  __device__ static void block_dot(uint2 a, uint2 bq, uint2 hh, const uint8_t* w, const Q6KTiles& t6, int64_t gbm,
+                                   Block b, int n, int l0, const ActQ8& x, int64_t cols, float (&acc)[nt]) {
+    const float d = half_at(w + t6.d(gbm));
+    const int8_t* sc = reinterpret_cast<const int8_t*>(w + t6.sc(gbm)) + 8 * n + l0 / 16;
+    const float s[4] = {d * sc[0], d * sc[2], d * sc[4], d * sc[6]};
+    int q[4][2];
+    q6k_unpack<false>(a, bq, hh, q);
+#pragma unroll
+    for (int t = 0; t < nt; ++t) {
+      int2 xv[4];
+      float dx[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        xv[j] = act8(x, cols, t, b * 256 + 128 * n + 32 * j + l0);
+        dx[j] = act_ds(x, cols, t, b * 8 + 4 * n + j).x;
+      }
+      acc[t] += q6k_lane_dot<false>(q, s, xv, dx);
     }
   }
 };
@@ -625,14 +633,15 @@ cudaError_t launch_format(const Launch& a, int nt, GemvOut out) {
 // Q4_K (the rows' blocks are one run in the file) and Q6_K (a run of each plane, or one run of whole
 // tiles); the image keeps the tensor's layout for an expert of 4 rows, so the fields sit where
 // Q6KTiles says, and the dot is row_dot's, so the bits are the register kernel's.
+// Rows of at most kAsyncMaxBlocks<F> blocks take it (0: the format never does; combine_async_takes
+// gives the measurements); a row's image holds kAsyncBlocks.
 constexpr int kAsyncBlocks = 4;
 template <class F>
-constexpr bool kCombineAsync = std::is_same_v<F, Q4_K> || std::is_same_v<F, Q6_K>;
+constexpr int kAsyncMaxBlocks = std::is_same_v<F, Q6_K> ? kAsyncBlocks : std::is_same_v<F, Q4_K> ? 2 : 0;
+template <class F>
+constexpr bool kCombineAsync = kAsyncMaxBlocks<F> > 0;
 template <class F>
 constexpr int kAsyncRowBytes = std::is_same_v<F, Q6_K> ? 210 * kAsyncBlocks : 144 * kAsyncBlocks;  // a row's image
-__device__ __forceinline__ void cp_async8(void* dst, const void* src) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(smem_addr(dst)), "l"(src));
-}
 // Bytes [src, src + n) into dst by the warp's lanes, 16 at a time (n % 16 == 0, both 16-byte aligned).
 __device__ __forceinline__ void warp_copy16(uint8_t* dst, const uint8_t* src, int n, int lane) {
   for (int i = 16 * lane; i < n; i += 16 * 32) cp_async16(dst + i, src + i, 16);
@@ -684,19 +693,7 @@ __device__ __forceinline__ void dot_rows_image(const uint8_t* img, int64_t block
       const uint8_t* ql = img + t6.ql(gbm) + 64 * n + l0;
       const uint2 av = *reinterpret_cast<const uint2*>(ql), bv = *reinterpret_cast<const uint2*>(ql + 32),
                   hv = *reinterpret_cast<const uint2*>(img + t6.qh(gbm) + 32 * n + l0);
-      const float d = half_at(img + t6.d(gbm));
-      const int8_t* sc = reinterpret_cast<const int8_t*>(img + t6.sc(gbm)) + 8 * n + l0 / 16;
-      const float s[4] = {d * sc[0], d * sc[2], d * sc[4], d * sc[6]};
-      int q[4][2];
-      q6k_unpack<false>(av, bv, hv, q);
-      int2 xv[4];
-      float dx[4];
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        xv[j] = act8(x, cols, 0, b * 256 + 128 * n + 32 * j + l0);
-        dx[j] = act_ds(x, cols, 0, b * 8 + 4 * n + j).x;
-      }
-      acc[m][0] += q6k_lane_dot<false>(q, s, xv, dx);
+      Q6_K::block_dot<1>(av, bv, hv, img, t6, gbm, b, n, l0, x, cols, acc[m]);
     }
   }
 }
@@ -786,16 +783,13 @@ std::atomic<int> g_combine_async{-1};
 std::atomic<long> g_combine_async_launches{0};
 bool combine_async() { return env_switch(g_combine_async, "BW24_COMBINE_ASYNC"); }
 
-// Where the combine takes the cp.async form: Q6_K rows of up to kAsyncBlocks blocks, Q4_K rows of up
-// to 2. H200, tg128 `-p 16 -r 2`, two rounds, one binary (next227): async for both types
+// Where the combine takes the cp.async form: rows of up to kAsyncMaxBlocks blocks (Q6_K 4, Q4_K 2). H200, tg128 `-p 16 -r 2`, two rounds, one binary (next227): async for both types
 // Qwen3-30B-A3B 597.5 / 597.2 -> 600.0 / 598.6, Qwen3.6-35B-A3B 538.7 / 536.1 -> 545.0 / 545.9;
 // for Q6_K only 604.6 / 605.0 and 541.7 / 540.8. So the 30B's Q4_K rows of 3 blocks (768 wide)
 // lose with it (the trace: 5.30 -> 5.83 us a launch) and the 35B's of 2 (512 wide) gain.
 template <class F>
 bool combine_async_takes(int64_t cols, int64_t staged) {
-  const int64_t blocks = cols / F::kBlockElems;
-  const int64_t limit = std::is_same_v<F, Q6_K> ? kAsyncBlocks : std::is_same_v<F, Q4_K> ? 2 : 0;
-  return blocks <= limit && staged <= kMaxStagedBytes && combine_async();
+  return cols / F::kBlockElems <= kAsyncMaxBlocks<F> && staged <= kMaxStagedBytes && combine_async();
 }
 // The async launch's dynamic shared memory: the staging, then the warps' images. allow_smem sets the
 // kernel's limit once a device, so it allows the largest launch's (the staging's cap).
