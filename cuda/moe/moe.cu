@@ -223,9 +223,10 @@ __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids
   mbar_wait(&landed, 0);
   __shared__ float red[kGateWarps][kRows];
   __shared__ float all[kExperts];  // CTA 0's: every logit, then (in place) the probabilities
+  float acc[kRows];
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
-    float acc = 0.0f;  // dot_tokens' arithmetic, for one token
+    acc[r] = 0.0f;  // dot_tokens' arithmetic, for one token
 #pragma unroll
     for (int u = 0; u < kLoads; ++u) {
       const int64_t at = (int64_t{r} * kCols + first + kStep * u) * kElemBytes;
@@ -235,12 +236,20 @@ __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids
 #pragma unroll
       for (int k4 = 0; k4 < kPer / 4; ++k4) {
         const float4 xa = xs[u][k4];
-        acc += wf[4 * k4] * xa.x + wf[4 * k4 + 1] * xa.y + wf[4 * k4 + 2] * xa.z + wf[4 * k4 + 3] * xa.w;
+        acc[r] += wf[4 * k4] * xa.x + wf[4 * k4 + 1] * xa.y + wf[4 * k4 + 2] * xa.z + wf[4 * k4 + 3] * xa.w;
       }
     }
-    const float v = warp_sum(acc);
-    if (lane == 0) red[warp][r] = v;
   }
+  // warp_sum's tree for every row, the rows side by side: each row's sum in warp_sum's order (the
+  // same bits), its 5 dependent shuffles overlapping the other rows' (one warp_sum a row after the
+  // other was 5 x ~40 cycles a row: 1,909 cycles for the 8 rows' products, 3,955 for 16; stamps).
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1)
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) acc[r] += __shfl_xor_sync(0xffffffffu, acc[r], o);
+  if (lane == 0)
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) red[warp][r] = acc[r];
   __syncthreads();
   asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
   if (threadIdx.x < kRows) {
@@ -252,15 +261,6 @@ __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids
     *cluster.map_shared_rank(&all[e], 0) = v;
   }
   cluster.sync();  // every logit in CTA 0's shared memory
-  if (rank == 0 && warp == 0) {
-    int id;
-    float wt;
-    warp_route(all, all, kExperts, k, renormalize, lane, &id, &wt);
-    if (lane < k) {
-      ids[lane] = id;
-      weights[lane] = wt;
-    }
-  }
   if constexpr (kNorm) {
     constexpr int kSlice = kCols / kGateClusterCtas;  // 128 columns: one warp's float4s of one load
     static_assert(kSlice == 32 * kPer && kStep % kSlice == 0, "a slice is one warp's columns of one load");
@@ -276,6 +276,10 @@ __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids
       store_act_q8x4(v, nm.q + c, nm.ds + c / 32);
     }
   }
+  // CTA 0 routes with all its threads (cta_route: warp_route's picks and weights), after its slice's
+  // stores are out.
+  __shared__ CtaRouteSmem<kExperts> route_smem;
+  if (rank == 0) cta_route<kExperts, kGateThreads>(all, route_smem, k, renormalize, ids, weights);
 #endif
 }
 
@@ -465,8 +469,8 @@ cudaError_t moe_gate(int32_t* ids, float* weights, float* logits, unsigned* coun
   if (norm && (!norm->w || !norm->y || !norm->q || !norm->ds || cols % 32 != 0))
     return cudaErrorInvalidValue;
   const int c = static_cast<int>(cols);
-  const bool cluster = n == 1 && type == kF32 && cols == 2048 && moe_gate_cluster() && wgmma_supported() &&
-                       pdl_supported();
+  const bool cluster = n == 1 && type == kF32 && cols == 2048 && k <= kCtaRouteMaxK && moe_gate_cluster() &&
+                       wgmma_supported() && pdl_supported();
   // The fused kernel's vector accesses: the weight and y as float4, q four codes at a time, ds float2.
   const bool aligned = norm && reinterpret_cast<uintptr_t>(norm->w) % 16 == 0 &&
                        reinterpret_cast<uintptr_t>(norm->y) % 16 == 0 && reinterpret_cast<uintptr_t>(norm->q) % 4 == 0 &&

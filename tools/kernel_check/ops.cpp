@@ -418,19 +418,27 @@ void check_moe_gate(std::mt19937& rng, Result& r) {
     }
   }
   // The cluster router (moe_gate_set_cluster): one token of a 2,048-wide F32 router of 128 or 256
-  // experts, its logits, ids and weights bit-equal to gate_kernel's, and the cluster kernel taken.
+  // experts, its logits, ids and weights bit-equal to gate_kernel's (whose warp_route the cluster's
+  // cta_route must reproduce), and the cluster kernel taken. Ties: "pairs" makes rows 2j and 2j + 1
+  // equal (every logit tied with a neighbour's); "x1000" scales the input so that all but the largest
+  // probability underflow to exact zeros (the later picks are ties at 0, by id), "x30" most of them.
   int major = 0;
   cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
   if (major != 9) std::printf("SKIPPED moe_gate cluster: the cluster router is built for sm_90 only\n");
   for (int X : {128, 256}) {
     if (major != 9) break;
-    for (bool renorm : {true, false}) {
+    for (int variant = 0; variant < 8; ++variant) {
+      const bool renorm = variant % 2 == 0;
+      const char* kind = variant < 2 ? "" : variant < 4 ? ", pairs" : variant < 6 ? ", x1000" : ", x30";
       const int64_t cols = 2048;
       const int k = 8;
       std::vector<uint8_t> wq;
       const loaders::TensorInfo ti = random_weights(rng, GgmlType::F32, X, cols, wq);
+      if (variant == 2 || variant == 3)
+        for (int e = 0; e + 1 < X; e += 2)
+          std::copy_n(wq.begin() + int64_t{e} * cols * 4, cols * 4, wq.begin() + int64_t{e + 1} * cols * 4);
       std::vector<float> x(static_cast<size_t>(cols));
-      for (auto& v : x) v = nd(rng);
+      for (auto& v : x) v = (variant >= 6 ? 30.0f : variant >= 4 ? 1000.0f : 1.0f) * nd(rng);
       DeviceBuffer<uint8_t> dw(wq.size());
       DeviceBuffer<float> dx(x.size()), dl(static_cast<size_t>(X)), dwt(static_cast<size_t>(k));
       DeviceBuffer<int32_t> di(static_cast<size_t>(k));
@@ -457,8 +465,9 @@ void check_moe_gate(std::mt19937& rng, Result& r) {
       for (int j = 0; j < k; ++j) differ += !(wts[0][size_t(j)] == wts[1][size_t(j)]);
       const bool same_ids = ids[0] == ids[1];
       report(r, good && taken && differ == 0 && same_ids, true, "moe_gate cluster",
-             std::to_string(X) + " x 2048 F32, 1 tok, top 8" + (renorm ? " renorm" : "") + ": cluster kernel " +
-                 (taken ? "taken" : "NOT taken") + ", logits and weights not bit-equal " + std::to_string(differ) +
+             std::to_string(X) + " x 2048 F32, 1 tok, top 8" + (renorm ? " renorm" : "") + kind +
+                 ": cluster kernel " + (taken ? "taken" : "NOT taken") + ", logits and weights not bit-equal " +
+                 std::to_string(differ) +
                  (same_ids ? "" : ", ids differ"),
              0.0);
     }
