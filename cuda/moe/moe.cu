@@ -99,11 +99,10 @@ __global__ void __launch_bounds__(kGateThreads) gate_kernel(int32_t* ids, float*
   }
   __shared__ float red[kGateWarps][nt];
   __shared__ bool last;
+  warp_sum_each(acc);  // the tokens' trees side by side
+  if (lane == 0)
 #pragma unroll
-  for (int t = 0; t < nt; ++t) {
-    const float v = warp_sum(acc[t]);
-    if (lane == 0) red[warp][t] = v;
-  }
+    for (int t = 0; t < nt; ++t) red[warp][t] = acc[t];
   __syncthreads();
   if (threadIdx.x < nt) {
     float v = 0;
@@ -161,6 +160,13 @@ constexpr uint32_t kGateClusterBytes = uint32_t{kRows} * (kGateThreads * 4 * kLo
 // the router's 4.5 became 6.2). H200, tg128 `-p 16 -r 3`, one binary, two rounds (next221):
 // Qwen3-30B-A3B 584.0 / 586.5 -> 594.0 / 597.3 (+1.8 %), at depth 4096 483.3 -> 488.2;
 // Qwen3.6-35B-A3B 528.9 / 532.0 -> 537.1 / 535.7 (+1.0 %).
+// Round 40's stamps of the 30B's launch (~9,000 cycles after the wait): warp 0 of CTA 0 routing with
+// warp_route 4,341 cycles, the products with their warp trees one row after the other 1,909, the
+// cluster barrier 1,275. Now the trees run side by side (warp_sum_each) and CTA 0 routes with all its
+// threads (cta_route, route.cuh: two rank counts; warp_route's picks and weights to the bit, the
+// kernel check's tie rows included). Trace: the launch's segment 5.61 -> 4.44 us (30B), 7.59 -> 6.23
+// (35B). H200, tg128 `-p 16 -r 2`, two rounds (next233): Qwen3-30B-A3B 607.5 / 603.9 -> 627.6 / 628.4
+// (+3.7 %), at depth 4096 496.3 -> 509.9; Qwen3.6-35B-A3B 548.5 / 545.1 -> 562.0 / 567.3 (+3.0 %).
 template <int kRows, int kLoads, bool kNorm>
 __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids, float* weights, float* logits,
                                                                     const uint8_t* w, const float* __restrict__ x, int k,
@@ -240,13 +246,7 @@ __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids
       }
     }
   }
-  // warp_sum's tree for every row, the rows side by side: each row's sum in warp_sum's order (the
-  // same bits), its 5 dependent shuffles overlapping the other rows' (one warp_sum a row after the
-  // other was 5 x ~40 cycles a row: 1,909 cycles for the 8 rows' products, 3,955 for 16; stamps).
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1)
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) acc[r] += __shfl_xor_sync(0xffffffffu, acc[r], o);
+  warp_sum_each(acc);  // the rows' trees side by side (products + trees: 1,909 cycles for 8 rows, 3,955 for 16, before)
   if (lane == 0)
 #pragma unroll
     for (int r = 0; r < kRows; ++r) red[warp][r] = acc[r];
