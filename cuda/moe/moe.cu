@@ -228,7 +228,7 @@ __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids
   }
   mbar_wait(&landed, 0);
   __shared__ float red[kGateWarps][kRows];
-  __shared__ float all[kExperts];  // CTA 0's: every logit, then (in place) the probabilities
+  __shared__ float all[kExperts];  // CTA 0's: every logit (cta_route keeps the probabilities apart)
   float acc[kRows];
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {

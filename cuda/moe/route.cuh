@@ -66,8 +66,9 @@ __device__ __forceinline__ void warp_route(const float* row, float* p, int n_exp
 //      the picks in pick order, as warp_route does: the same weights to the bit.
 // A NaN p ranks as -1 (after every number, by id), so every slot gets an expert in range; its weight
 // is NaN as warp_route's sum is (warp_route leaves such a slot at id n_expert).
-// 32 compares a thread and one of kCands / (kThreads / kCands), against 8 rounds of 4 loads and 10
-// dependent shuffles. s: shared memory, CtaRouteSmem<kExperts>.
+// A thread makes 32 compares in step 2 and kCands^2 / kThreads in step 3 (4 at 128 experts, 16 at
+// 256), where warp_route makes k rounds of 4 (8) loads and 10 dependent shuffles on one warp.
+// s: shared memory, CtaRouteSmem<kExperts>.
 constexpr int kCtaRouteMaxK = 8;
 template <int kExperts>
 struct CtaRouteSmem {
