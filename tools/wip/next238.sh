@@ -1,5 +1,5 @@
 #!/bin/bash
-# next238 (prepared 2026-12-02, not run; carry .carry with wip/combine-early ba622ee's bench, kernel check and tests as
+# next238 (prepared 2026-12-02, not run; superseded by next239, whose build has this change and a fix: the signal only inside pass()'s layer loop; carry .carry with wip/combine-early ba622ee's bench, kernel check and tests as
 # "new": git checkout wip/combine-early && rm -f .carry/bins/* && bash tools/wip/pack-bins.sh new HEAD bw24-bench
 # bw24-kernel-check tests/bw24_model_tests tests/bw24_gpu_vs_cpu_tests; packed on 2026-12-02 as /work/packs/early/early--*,
 # rename early-- to new--): bash tools/wip/next238.sh SHA -- the routed down + combine copying its experts before its

@@ -1,6 +1,6 @@
 #!/bin/bash
 # next239 (prepared 2026-12-02, not run; the three prepared router / combine changes together: branch wip/moe-all
-# e7adc14 (tools/wip/patches/moe-all.patch) = router-one-way + route-tight + combine-early + the gate-up's early L2
+# d3f5fe2 (tools/wip/patches/moe-all.patch) = router-one-way + route-tight + combine-early + the gate-up's early L2
 # prefetch (BW24_GATEUP_EARLY=1, off by default) on main 81162fc. Carry .carry with
 # /work/packs/all/all--* renamed to new--* (its bench, kernel check, tests, libbw24) and main's bench as base--
 # (build-pack/ce7971d/bw24-bench: main's device code since ce7971d)): bash tools/wip/next239.sh SHA -- kernel check moe,
