@@ -642,6 +642,9 @@ template <class F>
 constexpr bool kCombineAsync = kAsyncMaxBlocks<F> > 0;
 template <class F>
 constexpr int kAsyncRowBytes = std::is_same_v<F, Q6_K> ? 210 * kAsyncBlocks : 144 * kAsyncBlocks;  // a row's image
+// Where the warps' images start in the dynamic shared memory: after the staged activations
+// (staged_bytes), rounded up for the 16-byte copies. The kernel and its launch's size both use it.
+__host__ __device__ constexpr int64_t async_images_at(int64_t staged) { return (staged + 15) / 16 * 16; }
 // Bytes [src, src + n) into dst by the warp's lanes, 16 at a time (n % 16 == 0, both 16-byte aligned).
 __device__ __forceinline__ void warp_copy16(uint8_t* dst, const uint8_t* src, int n, int lane) {
   for (int i = 16 * lane; i < n; i += 16 * 32) cp_async16(dst + i, src + i, 16);
@@ -658,11 +661,12 @@ __device__ __forceinline__ void copy_rows_async(uint8_t* img, const uint8_t* w, 
     const Q6KTiles t6(n_blocks, blocks);
     if (t6.sh != kQ6KWhole) {  // whole tiles: one run, the image's tiles the same
       warp_copy16(img, w + t6.base(gb0), nb * 210, lane);
-    } else {  // the plain planes: a run of each, at the image's plane offsets (an expert of nb blocks)
-      warp_copy16(img, w + t6.ql(gb0), nb * 128, lane);
-      warp_copy16(img + nb * 128, w + t6.qh(gb0), nb * 64, lane);
-      warp_copy16(img + nb * 192, w + t6.sc(gb0), nb * 16, lane);
-      for (int i = 8 * lane; i < nb * 2; i += 8 * 32) cp_async8(img + nb * 208 + i, w + t6.d(gb0) + i);  // 8-byte aligned
+    } else {  // the plain planes: a run of each, at the planes of the image (an expert of nb blocks)
+      const Q6KTiles it(nb, blocks);  // the image's layout, as dot_rows_image reads it
+      warp_copy16(img + it.ql(0), w + t6.ql(gb0), nb * 128, lane);
+      warp_copy16(img + it.qh(0), w + t6.qh(gb0), nb * 64, lane);
+      warp_copy16(img + it.sc(0), w + t6.sc(gb0), nb * 16, lane);
+      for (int i = 8 * lane; i < nb * 2; i += 8 * 32) cp_async8(img + it.d(0) + i, w + t6.d(gb0) + i);  // 8-byte aligned
     }
   }
 }
@@ -738,8 +742,7 @@ __global__ void __launch_bounds__(kThreads, 4) gemv_q8_combine_kernel(const uint
   uint8_t* img = nullptr;
   if constexpr (kAsync) {  // the warp's rows into its image, before the staging (dynamic shared memory after it)
     extern __shared__ int4 dyn[];
-    const int64_t staged = (staged_bytes(cols, k) + 15) / 16 * 16;
-    img = reinterpret_cast<uint8_t*>(dyn) + staged + warp * kAsyncRowBytes<F> * kRows;
+    img = reinterpret_cast<uint8_t*>(dyn) + async_images_at(staged_bytes(cols, k)) + warp * kAsyncRowBytes<F> * kRows;
     if (warp < k) copy_rows_async<F>(img, w + expert * route.expert_bytes, n_blocks, row, blocks, lane);
     cp_async_commit();
   }
@@ -796,7 +799,7 @@ bool combine_async_takes(int64_t cols, int64_t staged) {
 template <class F>
 constexpr int64_t kAsyncImageBytes = kWarpsPerCta * kRoutedStoreRows * kAsyncRowBytes<F>;
 template <class F>
-size_t async_smem(int64_t staged) { return static_cast<size_t>((staged + 15) / 16 * 16 + kAsyncImageBytes<F>); }
+size_t async_smem(int64_t staged) { return static_cast<size_t>(async_images_at(staged) + kAsyncImageBytes<F>); }
 template <class F>
 cudaError_t allow_async_smem() {
   return allow_smem<gemv_q8_combine_kernel<F, true>>(static_cast<size_t>(kMaxStagedBytes + kAsyncImageBytes<F>));
