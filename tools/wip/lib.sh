@@ -21,6 +21,8 @@ build_ab() { cfg .carry/main-src build-main main -DBW24_TESTS=OFF; cfg . build-n
 # check whose name contains it ("gemv_q8" is gemv_q8, gemv_q8_multi and gemv_q8_streamed: ~150 s, past next121's 120 s)
 kc() { local sha=$1 f; shift; for f in "$@"; do timeout 200 ./build-new/bw24-kernel-check $f > "$OUT/kc-$f-$sha.txt" 2>&1
   echo "kernel-check $f rc=$? $(tail -n 1 $OUT/kc-$f-$sha.txt) t=$(el)"; grep -E "FAIL|rror" "$OUT/kc-$f-$sha.txt" | head -12; done; }
+# kc_rows SHA FAMILY PATTERN...: kc of one family, then check_rows of each PATTERN in its file
+kc_rows() { local sha=$1 f=$2 p; shift 2; kc $sha $f; for p in "$@"; do check_rows $sha $f "$p"; done; }
 # kc_one SHA FAMILY...: kc, then the later families' results appended to the first's file (a call brings back few files)
 kc_one() { local sha=$1 first=$2 f; kc "$@"; shift 2
   for f in "$@"; do cat "$OUT/kc-$f-$sha.txt" >> "$OUT/kc-$first-$sha.txt"; rm "$OUT/kc-$f-$sha.txt"; done; }

@@ -6,8 +6,7 @@
 SHA=$1
 source tools/wip/lib.sh
 begin $SHA
-kc $SHA moe
-check_rows $SHA moe 'moe_gate norm'
+kc_rows $SHA moe 'moe_gate norm'
 grep "moe_gate norm" $OUT/kc-moe-$SHA.txt
 for i in 1 2; do for s in 0 1; do
   row "gate_norm=$s" new qwen3-30b-a3b:Q4_K_M tg128 "-p 16 -n 128 -r 3" BW24_GATE_NORM=$s

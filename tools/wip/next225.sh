@@ -7,8 +7,7 @@
 SHA=$1
 source tools/wip/lib.sh
 begin $SHA
-kc $SHA moe
-check_rows $SHA moe 'routed gemv one wave'
+kc_rows $SHA moe 'routed gemv one wave'
 grep "one wave" $OUT/kc-moe-$SHA.txt
 gpu_tests $SHA
 for i in 1 2; do for s in 0 1; do

@@ -5,7 +5,7 @@
 SHA=$1
 source tools/wip/lib.sh
 begin $SHA
-kc $SHA moe; check_rows $SHA moe 'register loads'; check_rows $SHA moe 'cp.async'
+kc_rows $SHA moe 'register loads' 'cp.async'
 gpu_tests $SHA
 for m in qwen3-30b-a3b:Q4_K_M qwen3.6-35b-a3b:Q4_K_M; do
   row plain stamps $m tg128 "-p 16 -n 128 -r 1"

@@ -6,7 +6,7 @@
 SHA=$1
 source tools/wip/lib.sh
 begin $SHA
-kc $SHA moe; check_rows $SHA moe 'moe_gate cluster'; check_rows $SHA moe 'moe_gate norm'
+kc_rows $SHA moe 'moe_gate cluster' 'moe_gate norm'
 ab "-p 16 -n 128 -r 2" qwen3-30b-a3b:Q4_K_M qwen3.6-35b-a3b:Q4_K_M
 for b in base new; do row $b-d4096 $b qwen3-30b-a3b:Q4_K_M tg128 "-p 16 -n 128 -d 4096 -r 2"; done
 echo "end t=$(el)"

@@ -4,7 +4,7 @@
 SHA=$1
 source tools/wip/lib.sh
 begin $SHA
-kc $SHA moe; check_rows $SHA moe 'moe_gate cluster'
+kc_rows $SHA moe 'moe_gate cluster'
 gpu_tests $SHA
 json $SHA 400 qwen3-30b-a3b:Q4_K_M ""
 json $SHA 450 qwen3.6-35b-a3b:Q4_K_M ""

@@ -5,7 +5,7 @@
 SHA=$1
 source tools/wip/lib.sh
 begin $SHA
-kc $SHA moe; check_rows $SHA moe 'moe_gate cluster'; check_rows $SHA moe 'cluster barrier'
+kc_rows $SHA moe 'moe_gate cluster' 'cluster barrier'
 row on new qwen3-30b-a3b:Q4_K_M tg128 "-p 16 -n 128 -r 2"
 row off new qwen3-30b-a3b:Q4_K_M tg128 "-p 16 -n 128 -r 2" BW24_GATE_ONE_WAY=0
 row on new qwen3-30b-a3b:Q4_K_M tg128 "-p 16 -n 128 -r 2"

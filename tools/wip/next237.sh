@@ -8,7 +8,7 @@
 SHA=$1
 source tools/wip/lib.sh
 begin $SHA
-kc $SHA moe; check_rows $SHA moe 'moe_gate cluster'; check_rows $SHA moe 'cluster barrier'
+kc_rows $SHA moe 'moe_gate cluster' 'cluster barrier'
 for i in 1 2; do for b in base ow tight; do for m in qwen3-30b-a3b:Q4_K_M qwen3.6-35b-a3b:Q4_K_M; do
   row $b $b $m tg128 "-p 16 -n 128 -r 2"; done; done; done
 JSON_BUILD=tight json $SHA 450 qwen3-30b-a3b:Q4_K_M ""

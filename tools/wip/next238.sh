@@ -9,7 +9,7 @@
 SHA=$1
 source tools/wip/lib.sh
 begin $SHA
-kc $SHA moe; check_rows $SHA moe 'ids signal'; check_rows $SHA moe 'moe_gate cluster'
+kc_rows $SHA moe 'ids signal' 'moe_gate cluster'
 gpu_tests $SHA
 for i in 1 2; do for e in 0 1; do for m in qwen3-30b-a3b:Q4_K_M qwen3.6-35b-a3b:Q4_K_M; do
   row early$e new $m tg128 "-p 16 -n 128 -r 2" BW24_MOE_EARLY_IDS=$e; done; done; done

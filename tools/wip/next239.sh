@@ -9,7 +9,7 @@
 SHA=$1
 source tools/wip/lib.sh
 begin $SHA
-kc $SHA moe; check_rows $SHA moe 'moe_gate cluster'; check_rows $SHA moe 'ids signal'; check_rows $SHA moe 'cluster barrier'
+kc_rows $SHA moe 'moe_gate cluster' 'ids signal' 'cluster barrier'
 gpu_tests $SHA
 for m in qwen3-30b-a3b:Q4_K_M qwen3.6-35b-a3b:Q4_K_M; do
   row base base $m tg128 "-p 16 -n 128 -r 2"
