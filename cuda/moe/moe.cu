@@ -167,10 +167,17 @@ constexpr uint32_t kGateClusterBytes = uint32_t{kRows} * (kGateThreads * 4 * kLo
 // kernel check's tie rows included). Trace: the launch's segment 5.61 -> 4.44 us (30B), 7.59 -> 6.23
 // (35B). H200, tg128 `-p 16 -r 2`, two rounds (next233): Qwen3-30B-A3B 607.5 / 603.9 -> 627.6 / 628.4
 // (+3.7 %), at depth 4096 496.3 -> 509.9; Qwen3.6-35B-A3B 548.5 / 545.1 -> 562.0 / 567.3 (+3.0 %).
+// one_way: each CTA's logits go into CTA 0's shared memory by st.async, counted in bytes on CTA 0's
+// mbarrier logits_in, and CTA 0 alone waits there; the cluster barrier after the handoff goes (every
+// CTA waited for the slowest, then CTA 0 routed). CTA 0 then routes before it writes its own slice
+// of the normed row; the others write theirs and leave. Stamps (timing build, next235): the handoff
+// 1,311 -> 348 cycles (30B), 1,167 -> 393 (35B). With cta_route's loads issued at once (route.cuh),
+// H200 tg128 `-p 16 -r 2` (next240, one binary): Qwen3-30B-A3B 622.2 with the barrier -> 642.7 one
+// way (main 626.5 / 628.1), Qwen3.6-35B-A3B 562.8 -> 570.3 (main 562.4 / 560.1).
 template <int kRows, int kLoads, bool kNorm>
 __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids, float* weights, float* logits,
                                                                     const uint8_t* w, const float* __restrict__ x, int k,
-                                                                    bool renormalize, MoeGateNorm nm) {
+                                                                    bool renormalize, MoeGateNorm nm, bool one_way) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
   constexpr int kElemBytes = 4, kPer = 16 / kElemBytes, kStep = kGateThreads * kPer;  // F32 rows
@@ -182,7 +189,7 @@ __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids
   const int first = threadIdx.x * kPer;
   const uint8_t* rows = w + int64_t{rank} * kBytes;  // this CTA's kRows rows, contiguous
   extern __shared__ __align__(128) uint8_t row_smem[];  // the rows
-  __shared__ uint64_t landed;
+  __shared__ uint64_t landed, logits_in;  // logits_in: CTA 0's, every logit landed (one_way)
   pdl_trigger();
   // The rows depend on nothing: bulk copies into shared memory before the wait. (Loads into
   // registers there, as gate_kernel's, were moved after the wait by ptxas, which spent fewer
@@ -190,8 +197,10 @@ __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids
   // round trips. The copy engine's instructions stay where they are written: SASS, sm_90a.)
   if (threadIdx.x == 0) {
     mbar_init(&landed, 1);
-    mbar_init_fence();
+    if (one_way && rank == 0) mbar_init(&logits_in, 1);
+    mbar_init_fence();  // before the cluster arrival below: the other CTAs' st.async come after its wait
     mbar_arrive_expect_tx(&landed, kBytes);
+    if (one_way && rank == 0) mbar_arrive_expect_tx(&logits_in, kExperts * 4);
     const uint64_t policy = l2_evict_first_policy();
     for (uint32_t off = 0; off < kBytes; off += kCopy)
       bulk_copy_g2s(row_smem + off, rows + off, min(kCopy, kBytes - off), &landed, policy);
@@ -258,9 +267,19 @@ __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids
     for (int i = 0; i < kGateWarps; ++i) v += red[i][threadIdx.x];
     const int e = rank * kRows + static_cast<int>(threadIdx.x);
     logits[e] = v;
-    *cluster.map_shared_rank(&all[e], 0) = v;
+    if (one_way)
+      st_async_cluster(&all[e], v, &logits_in, 0);
+    else
+      *cluster.map_shared_rank(&all[e], 0) = v;
   }
-  cluster.sync();  // every logit in CTA 0's shared memory
+  if (!one_way)
+    cluster.sync();  // every logit in CTA 0's shared memory
+  else if (rank == 0)
+    mbar_wait_cluster(&logits_in, 0);
+  // CTA 0 routes first (its slice's warp leaves cta_route after the last CTA barrier, while warp 0
+  // sums the picks); the others write their slice at once.
+  __shared__ CtaRouteSmem<kExperts> route_smem;
+  if (rank == 0) cta_route<kExperts, kGateThreads>(all, route_smem, k, renormalize, ids, weights);
   if constexpr (kNorm) {
     constexpr int kSlice = kCols / kGateClusterCtas;  // 128 columns: one warp's float4s of one load
     static_assert(kSlice == 32 * kPer && kStep % kSlice == 0, "a slice is one warp's columns of one load");
@@ -276,15 +295,12 @@ __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids
       store_act_q8x4(v, nm.q + c, nm.ds + c / 32);
     }
   }
-  // CTA 0 routes with all its threads (cta_route: warp_route's picks and weights), after its slice's
-  // stores are out.
-  __shared__ CtaRouteSmem<kExperts> route_smem;
-  if (rank == 0) cta_route<kExperts, kGateThreads>(all, route_smem, k, renormalize, ids, weights);
 #endif
 }
 
 std::atomic<int> g_gate_cluster{-1};  // -1: not yet read from BW24_GATE_CLUSTER (0: off; on by default)
 std::atomic<long> g_gate_cluster_launches{0};
+std::atomic<int> g_gate_one_way{-1};  // -1: not yet read from BW24_GATE_ONE_WAY (0: off; on by default)
 std::atomic<int> g_gate_norm{-1};  // -1: not yet read from BW24_GATE_NORM (0: off; on by default)
 std::atomic<long> g_gate_norm_launches{0};
 
@@ -302,7 +318,8 @@ cudaError_t launch_gate_cluster(int32_t* ids, float* weights, float* logits, con
   g_gate_cluster_launches.fetch_add(1, std::memory_order_relaxed);
   if (kNorm) g_gate_norm_launches.fetch_add(1, std::memory_order_relaxed);
   return launch_pdl_cluster(kernel, dim3(kGateClusterCtas), dim3(kGateThreads), kGateClusterCtas, smem, stream, ids,
-                            weights, logits, static_cast<const uint8_t*>(w), x, k, renormalize, nm);
+                            weights, logits, static_cast<const uint8_t*>(w), x, k, renormalize, nm,
+                            moe_gate_one_way());
 }
 
 // The cluster router for its expert count (8 or 16 rows a CTA); any other count leaves *taken false.
@@ -449,6 +466,8 @@ cudaError_t moe_route(int32_t* ids, float* weights, const float* logits, int n, 
 bool moe_gate_cluster() { return env_switch(g_gate_cluster, "BW24_GATE_CLUSTER"); }
 void moe_gate_set_cluster(bool on) { g_gate_cluster.store(on ? 1 : 0, std::memory_order_relaxed); }
 long moe_gate_cluster_launches() { return g_gate_cluster_launches.load(std::memory_order_relaxed); }
+bool moe_gate_one_way() { return env_switch(g_gate_one_way, "BW24_GATE_ONE_WAY"); }
+void moe_gate_set_one_way(bool on) { g_gate_one_way.store(on ? 1 : 0, std::memory_order_relaxed); }
 bool moe_gate_norm_fused() { return env_switch(g_gate_norm, "BW24_GATE_NORM"); }
 void moe_gate_set_norm_fused(bool on) { g_gate_norm.store(on ? 1 : 0, std::memory_order_relaxed); }
 long moe_gate_norm_launches() { return g_gate_norm_launches.load(std::memory_order_relaxed); }

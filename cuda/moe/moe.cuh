@@ -53,6 +53,11 @@ cudaError_t moe_gate(int32_t* ids, float* weights, float* logits, unsigned* coun
 bool moe_gate_cluster();
 void moe_gate_set_cluster(bool on);
 long moe_gate_cluster_launches();  // how many launches took the cluster kernel (kernel check)
+// The cluster's logits handed to CTA 0 one way (st.async on an mbarrier, no cluster barrier), the
+// same bits; on by default, BW24_GATE_ONE_WAY=0 in the environment or moe_gate_set_one_way (kernel
+// check) for the cluster barrier.
+bool moe_gate_one_way();
+void moe_gate_set_one_way(bool on);
 // The cluster router also takes the norm (with MoeGateNorm): one launch and its boundary fewer a MoE
 // layer (the 16 CTAs each hold the whole row, so each sums its squares itself, and each quantizes a
 // 128-column slice while CTA 0 routes). Elsewhere, or with BW24_GATE_NORM=0 in the environment

@@ -82,8 +82,10 @@ __device__ __forceinline__ void cta_route(const float* row, CtaRouteSmem<kExpert
   using S = CtaRouteSmem<kExperts>;
   static_assert(kExperts % 32 == 0 && kExperts <= kThreads && kThreads % S::kCands == 0, "a thread an expert");
   const int t = static_cast<int>(threadIdx.x), lane = t % 32, group = t / 32;
-  float mx = -INFINITY;
-  for (int i = lane; i < kExperts; i += 32) mx = fmaxf(mx, row[i]);
+  constexpr int kPerLane = kExperts / 32;
+  float mx = -INFINITY;  // a lane's logits loaded at once (a run-time loop had them one after the other)
+#pragma unroll
+  for (int j = 0; j < kPerLane; ++j) mx = fmaxf(mx, row[lane + 32 * j]);
   mx = warp_max(mx);
   float key = 0.0f;
   if (t < kExperts) {
@@ -118,18 +120,28 @@ __device__ __forceinline__ void cta_route(const float* row, CtaRouteSmem<kExpert
   }
   __syncthreads();
   if (group == 0) {
+    // Every load first (the slots, then their p), then the sums in warp_route's order.
+    float pl[kPerLane];
+#pragma unroll
+    for (int j = 0; j < kPerLane; ++j) pl[j] = s.p[lane + 32 * j];
+    int id[kCtaRouteMaxK];
+    float bv[kCtaRouteMaxK];
+#pragma unroll
+    for (int r = 0; r < kCtaRouteMaxK; ++r) id[r] = r < k ? s.slot[r] : 0;
+#pragma unroll
+    for (int r = 0; r < kCtaRouteMaxK; ++r) bv[r] = s.p[id[r]];
     float sum = 0;
-    for (int i = lane; i < kExperts; i += 32) sum += s.p[i];
+#pragma unroll
+    for (int j = 0; j < kPerLane; ++j) sum += pl[j];
     const float inv = 1.0f / warp_sum(sum);
     float picked_p = 0, total = 0;
     int picked_i = 0;
 #pragma unroll
     for (int r = 0; r < kCtaRouteMaxK; ++r) {
-      if (r >= k) break;
-      const int id = s.slot[r];
-      const float bv = s.p[id];
-      if (lane == r) picked_p = bv * inv, picked_i = id;
-      total += bv * inv;
+      if (r < k) {
+        if (lane == r) picked_p = bv[r] * inv, picked_i = id[r];
+        total += bv[r] * inv;
+      }
     }
     if (lane < k) {
       ids[lane] = picked_i;

@@ -422,14 +422,21 @@ void check_moe_gate(std::mt19937& rng, Result& r) {
   // cta_route must reproduce), and the cluster kernel taken. Ties: "pairs" makes rows 2j and 2j + 1
   // equal (every logit tied with a neighbour's); "x1000" scales the input so that all but the largest
   // probability underflow to exact zeros (the later picks are ties at 0, by id), "x30" most of them.
+  // All but the "cluster barrier" rows hand the logits to CTA 0 one way (moe_gate_set_one_way).
   int major = 0;
   cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
   if (major != 9) std::printf("SKIPPED moe_gate cluster: the cluster router is built for sm_90 only\n");
   for (int X : {128, 256}) {
     if (major != 9) break;
-    for (int variant = 0; variant < 8; ++variant) {
+    for (int variant = 0; variant < 10; ++variant) {
+      // variants 8 and 9: the logits handed to CTA 0 through the cluster barrier (moe_gate_set_one_way off)
+      const bool one_way = variant < 8;
       const bool renorm = variant % 2 == 0;
-      const char* kind = variant < 2 ? "" : variant < 4 ? ", pairs" : variant < 6 ? ", x1000" : ", x30";
+      const char* kind = variant < 2   ? ""
+                         : variant < 4 ? ", pairs"
+                         : variant < 6 ? ", x1000"
+                         : variant < 8 ? ", x30"
+                                       : ", cluster barrier";
       const int64_t cols = 2048;
       const int k = 8;
       std::vector<uint8_t> wq;
@@ -438,7 +445,7 @@ void check_moe_gate(std::mt19937& rng, Result& r) {
         for (int e = 0; e + 1 < X; e += 2)
           std::copy_n(wq.begin() + int64_t{e} * cols * 4, cols * 4, wq.begin() + int64_t{e + 1} * cols * 4);
       std::vector<float> x(static_cast<size_t>(cols));
-      for (auto& v : x) v = (variant >= 6 ? 30.0f : variant >= 4 ? 1000.0f : 1.0f) * nd(rng);
+      for (auto& v : x) v = (variant == 6 || variant == 7 ? 30.0f : variant == 4 || variant == 5 ? 1000.0f : 1.0f) * nd(rng);
       DeviceBuffer<uint8_t> dw(wq.size());
       DeviceBuffer<float> dx(x.size()), dl(static_cast<size_t>(X)), dwt(static_cast<size_t>(k));
       DeviceBuffer<int32_t> di(static_cast<size_t>(k));
@@ -447,7 +454,8 @@ void check_moe_gate(std::mt19937& rng, Result& r) {
       std::vector<float> logits[2], wts[2];
       std::vector<int32_t> ids[2];
       bool good = true;
-      const bool was = cuda::moe_gate_cluster();
+      const bool was = cuda::moe_gate_cluster(), was_one_way = cuda::moe_gate_one_way();
+      cuda::moe_gate_set_one_way(one_way);
       const long before = cuda::moe_gate_cluster_launches();
       for (int cl = 0; cl < 2; ++cl) {
         cuda::moe_gate_set_cluster(cl == 1);
@@ -459,6 +467,7 @@ void check_moe_gate(std::mt19937& rng, Result& r) {
         ids[cl] = download(di, static_cast<size_t>(k));
       }
       cuda::moe_gate_set_cluster(was);
+      cuda::moe_gate_set_one_way(was_one_way);
       const bool taken = cuda::moe_gate_cluster_launches() == before + 1;
       int differ = 0;
       for (int e = 0; e < X; ++e) differ += !(logits[0][size_t(e)] == logits[1][size_t(e)]);
