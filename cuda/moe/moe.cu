@@ -173,7 +173,9 @@ constexpr uint32_t kGateClusterBytes = uint32_t{kRows} * (kGateThreads * 4 * kLo
 // of the normed row; the others write theirs and leave. Stamps (timing build, next235): the handoff
 // 1,311 -> 348 cycles (30B), 1,167 -> 393 (35B). With cta_route's loads issued at once (route.cuh),
 // H200 tg128 `-p 16 -r 2` (next240, one binary): Qwen3-30B-A3B 622.2 with the barrier -> 642.7 one
-// way (main 626.5 / 628.1), Qwen3.6-35B-A3B 562.8 -> 570.3 (main 562.4 / 560.1).
+// way (main 626.5 / 628.1), Qwen3.6-35B-A3B 562.8 -> 570.3 (main 562.4 / 560.1); against main's bench,
+// alternated, two rounds (next242): 629.7 / 630.0 -> 647.2 / 645.6 (+2.6 %), 563.2 / 562.3 -> 573.9 /
+// 574.1 (+2.0 %).
 template <int kRows, int kLoads, bool kNorm>
 __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids, float* weights, float* logits,
                                                                     const uint8_t* w, const float* __restrict__ x, int k,
