@@ -1,0 +1,27 @@
+#!/bin/bash
+# next245 (prepared 2026-12-03, not run: the session's device time was spent): the routed gate-up writes the down
+# projection's int8 input itself (branch wip/gate-up-q8c a008031, tools/wip/patches/gate-up-q8c.patch on main 8ab7ba6; binaries in /work/packs/gq:
+# gate_up_q8_kernel, clusters of 4 CTAs a block of 32 rows, handed to CTA 0 one way; the quantizing launch between
+# gate-up and combine goes). Two calls (carry limit):
+#   bash tools/wip/next245.sh SHA check  -- carry .carry with the branch's kernel check, tests and libbw24 as new--:
+#     kernel check moe (its "gemv_q8_gate_up_q8" rows: y, codes and scales bit-equal), GPU tests, GPU vs CPU
+#   bash tools/wip/next245.sh SHA rows   -- carry .carry with main's bench as base-- and the branch's as new--: tg128 of
+#     base, new, new with BW24_GATE_UP_Q8=0 (main's launches in the same binary), both MoE shapes, two rounds; JSON rows
+# Prediction: the ~1.2 us launch a layer goes and CTA 0's wait for its 3 partners adds ~0.3 us: 30B 649 -> ~665-670,
+# 35B 573 -> ~585 (it keeps the shared expert's launches between gate-up and combine).
+SHA=$1
+source tools/wip/lib.sh
+begin $SHA
+if [ "$2" = check ]; then
+  kc_rows $SHA moe 'gemv_q8_gate_up_q8' 'routed gemv' 'moe down + combine'
+  gpu_tests $SHA
+else
+  for i in 1 2; do for m in qwen3-30b-a3b:Q4_K_M qwen3.6-35b-a3b:Q4_K_M; do
+    row base base $m tg128 "-p 16 -n 128 -r 2"
+    row new new $m tg128 "-p 16 -n 128 -r 2"
+    row q8-off new $m tg128 "-p 16 -n 128 -r 2" BW24_GATE_UP_Q8=0
+  done; done
+  json $SHA 480 qwen3-30b-a3b:Q4_K_M ""
+  json $SHA 540 qwen3.6-35b-a3b:Q4_K_M ""
+fi
+echo "end t=$(el)"
