@@ -6,7 +6,8 @@
 #   bash tools/wip/next245.sh SHA check  -- carry .carry with the branch's kernel check, tests and libbw24 as new--:
 #     kernel check moe (its "gemv_q8_gate_up_q8" rows: y, codes and scales bit-equal), GPU tests, GPU vs CPU
 #   bash tools/wip/next245.sh SHA rows   -- carry .carry with main's bench as base-- and the branch's as new--: tg128 of
-#     base, new, new with BW24_GATE_UP_Q8=0 (main's launches in the same binary), both MoE shapes, two rounds; JSON rows
+#     base, new, new with BW24_GATE_UP_Q8=0 (main's launches in the same binary), both MoE shapes, two rounds; JSON rows;
+#     the 30B step traced on base and new where time is left (carry .carry/trace as well)
 # Prediction: the ~1.2 us launch a layer goes and CTA 0's wait for its 3 partners adds ~0.3 us: 30B 649 -> ~665-670,
 # 35B 573 -> ~585 (it keeps the shared expert's launches between gate-up and combine).
 SHA=$1
@@ -23,5 +24,8 @@ else
   done; done
   json $SHA 480 qwen3-30b-a3b:Q4_K_M ""
   json $SHA 540 qwen3.6-35b-a3b:Q4_K_M ""
+  # the 30B step traced on both, where the time allows (carry .carry/trace too)
+  for b in base new; do [ $(el) -lt 500 ] && TRACE_BUILD=$b TRACE_LINES=16 TRACE_POS=12 \
+    trace_row 30b-$b qwen3-30b-a3b:Q4_K_M "-p 16 -n 128 -r 1"; done
 fi
 echo "end t=$(el)"
