@@ -8,8 +8,9 @@
 #   bash tools/wip/next245.sh SHA rows   -- carry .carry with main's bench as base-- and the branch's as new--: tg128 of
 #     base, new, new with BW24_GATE_UP_Q8=0 (main's launches in the same binary), both MoE shapes, two rounds; JSON rows;
 #     the 30B step traced on base and new where time is left (carry .carry/trace as well)
-# Prediction: the ~1.2 us launch a layer goes and CTA 0's wait for its 3 partners adds ~0.3 us: 30B 649 -> ~665-670,
-# 35B 573 -> ~585 (it keeps the shared expert's launches between gate-up and combine).
+# Prediction: the ~1.2 us launch a layer goes and the handoff and quantizing add ~0.3-0.5 us to the gate-up's tail:
+# 30B 649 -> ~660-670, 35B 573 -> ~580-585 (it keeps the shared expert's launches between gate-up and combine). Round
+# 18's dense form of the idea measured +0.4 %.
 SHA=$1
 source tools/wip/lib.sh
 begin $SHA
