@@ -784,7 +784,6 @@ __global__ void __launch_bounds__(kThreads, 4) gemv_q8_combine_kernel(const uint
 
 std::atomic<int> g_combine_async{-1};
 std::atomic<long> g_combine_async_launches{0};
-bool combine_async() { return env_switch(g_combine_async, "BW24_COMBINE_ASYNC"); }
 
 // Where the combine takes the cp.async form: rows of up to kAsyncMaxBlocks blocks (Q6_K 4, Q4_K 2). H200, tg128 `-p 16 -r 2`, two rounds, one binary (next227): async for both types
 // Qwen3-30B-A3B 597.5 / 597.2 -> 600.0 / 598.6, Qwen3.6-35B-A3B 538.7 / 536.1 -> 545.0 / 545.9;
@@ -792,7 +791,7 @@ bool combine_async() { return env_switch(g_combine_async, "BW24_COMBINE_ASYNC");
 // lose with it (the trace: 5.30 -> 5.83 us a launch) and the 35B's of 2 (512 wide) gain.
 template <class F>
 bool combine_async_takes(int64_t cols, int64_t staged) {
-  return cols / F::kBlockElems <= kAsyncMaxBlocks<F> && staged <= kMaxStagedBytes && combine_async();
+  return cols / F::kBlockElems <= kAsyncMaxBlocks<F> && staged <= kMaxStagedBytes && gemv_q8_combine_async();
 }
 // The async launch's dynamic shared memory: the staging, then the warps' images. allow_smem sets the
 // kernel's limit once a device, so it allows the largest launch's (the staging's cap).
@@ -902,7 +901,7 @@ cudaError_t gemv_q8(const void* w, const void* w2, uint32_t type, int64_t rows, 
 }
 
 long gemv_q8_combine_async_launches() { return g_combine_async_launches.load(std::memory_order_relaxed); }
-bool gemv_q8_combine_async() { return combine_async(); }
+bool gemv_q8_combine_async() { return env_switch(g_combine_async, "BW24_COMBINE_ASYNC"); }
 void gemv_q8_set_combine_async(bool on) { g_combine_async.store(on ? 1 : 0, std::memory_order_relaxed); }
 
 bool gemv_q8_combine_supports(uint32_t type, int64_t rows, int64_t cols, int k) {

@@ -1,5 +1,6 @@
-// The router's softmax and top-k for one token, by one warp: moe_route's kernel and moe_gate's
-// last CTA both call this, so their picks and weights are the same bits.
+// The router's softmax and top-k for one token, by one warp (warp_route): moe_route's kernel and
+// moe_gate's last CTA both call this, so their picks and weights are the same bits; cta_route
+// (below) gives the same bits with a whole CTA, for the cluster router's CTA 0.
 //
 // Lane l owns experts l, l + 32, ... (their exp(logit - max) in p; only the owner reads or writes
 // them, the rest goes through shuffles); k rounds of a warp argmax (5 shuffle steps each); ties go
