@@ -1,5 +1,5 @@
 #!/bin/bash
-# next245 (prepared 2026-12-03, not run: the session's device time was spent): the routed gate-up writes the down
+# next245 (run 2026-12-03, round 42: docs/performance.md): the routed gate-up writes the down
 # projection's int8 input itself (branch wip/gate-up-q8c c9cfce6, tools/wip/patches/gate-up-q8c.patch on main 8ab7ba6; binaries in /work/packs/gq:
 # gate_up_q8_kernel, clusters of 4 CTAs a block of 32 rows, handed to CTA 0 one way; the quantizing launch between
 # gate-up and combine goes). Two calls (carry limit):
