@@ -280,6 +280,7 @@ __global__ void __launch_bounds__(kMaxDv * kParts) decode_kernel(GdnDecodeArgs f
     for (int i = 0; i < kChunks; ++i)
       if (i < chunks) s[i] = scol[p + kParts * i];
   const float dt_bias = a.dt_bias[hv], neg_a = a.neg_a[hv], norm_w = col ? a.norm_w[j] : 0.0f;
+  const bool held = f.hold && *f.hold;  // written before this pass began, as the state
   pdl_wait();
   for (int t = 0; t < n_tokens; ++t) {
     // What the pass's earlier kernels wrote for token t, loaded at once: the conv input, the raw
@@ -342,6 +343,7 @@ __global__ void __launch_bounds__(kMaxDv * kParts) decode_kernel(GdnDecodeArgs f
       }
     }
   }
+  if (held) return;
   if (col)
 #pragma unroll
     for (int i = 0; i < kChunks; ++i)

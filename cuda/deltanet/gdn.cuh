@@ -63,6 +63,9 @@ struct GdnDecodeArgs {
   unsigned* turn;     // [Hk], zero before the first call; each call leaves it zero
   int8_t* q8;         // [n][Hv dv] or null
   float2* ds;         // [n][Hv dv / 32] or null (with q8)
+  // Set and nonzero: the pass is held (a run-ahead step fed a stop token, cuda::StepNext): the
+  // conv history and the recurrent state stay as they are. Written before the pass's launch.
+  const int32_t* hold = nullptr;
 };
 // Whether gdn_decode takes the shape: 1 <= n < kGdnChunkedFrom, dk and dv multiples of 32 up to
 // 128, 2 dk + dv <= 4 dv (the conv channels fit the CTA's threads), K <= 8.

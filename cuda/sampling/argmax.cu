@@ -8,6 +8,7 @@
 
 #include "cuda/common/launch.cuh"
 #include "cuda/sampling/sampling.cuh"
+#include "cuda/sampling/step_next.cuh"
 
 namespace bw24::cuda {
 namespace {
@@ -71,10 +72,13 @@ __device__ Best cta_best(const float* x, int32_t n, int32_t first, int32_t strid
   return b;
 }
 
-__global__ void __launch_bounds__(kThreads) argmax_kernel(int32_t* out, const float* x, int32_t n) {
+__global__ void __launch_bounds__(kThreads) argmax_kernel(int32_t* out, const float* x, int32_t n, StepNext next) {
   pdl_begin();
   const Best b = cta_best(x, n, threadIdx.x, kThreads);
-  if (threadIdx.x == 0) *out = b.i;
+  if (threadIdx.x == 0) {
+    *out = b.i;
+    store_step_next(next, b.i);
+  }
 }
 
 // A cluster of kClusterCtas CTAs (launched with the cluster attribute, sm_90): CTA r scans the
@@ -82,7 +86,8 @@ __global__ void __launch_bounds__(kThreads) argmax_kernel(int32_t* out, const fl
 // CTAs' bests in rank order; every CTA waits at the second cluster barrier until CTA 0 has read
 // its shared memory. The fold is a reduction under one total order (value, then the lower index),
 // so the result is the one-CTA kernel's.
-__global__ void __launch_bounds__(kThreads) argmax_cluster_kernel(int32_t* out, const float* x, int32_t n) {
+__global__ void __launch_bounds__(kThreads) argmax_cluster_kernel(int32_t* out, const float* x, int32_t n,
+                                                                   StepNext next) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
   pdl_begin();
@@ -96,7 +101,10 @@ __global__ void __launch_bounds__(kThreads) argmax_cluster_kernel(int32_t* out, 
     Best all = *cluster.map_shared_rank(&mine, 0);
     if (threadIdx.x < kClusterCtas) all = *cluster.map_shared_rank(&mine, static_cast<int>(threadIdx.x));
     all = warp_best(all);
-    if (threadIdx.x == 0) *out = all.i;
+    if (threadIdx.x == 0) {
+      *out = all.i;
+      store_step_next(next, all.i);
+    }
   }
   cluster.sync();
 #endif
@@ -104,13 +112,13 @@ __global__ void __launch_bounds__(kThreads) argmax_cluster_kernel(int32_t* out, 
 
 }  // namespace
 
-cudaError_t argmax(int32_t* out, const float* x, int32_t n, cudaStream_t stream) {
+cudaError_t argmax(int32_t* out, const float* x, int32_t n, cudaStream_t stream, const StepNext& next) {
   if (n <= 0) return cudaErrorInvalidValue;
   // Rows of fewer than a round of float4 loads a CTA gain nothing from more CTAs.
   if (!pdl_supported() || n < 4 * kClusterCtas * kThreads)
-    return launch_pdl(argmax_kernel, dim3(1), dim3(kThreads), 0, stream, out, x, n);
+    return launch_pdl(argmax_kernel, dim3(1), dim3(kThreads), 0, stream, out, x, n, next);
   return launch_pdl_cluster(argmax_cluster_kernel, dim3(kClusterCtas), dim3(kThreads), kClusterCtas, 0, stream, out, x,
-                            n);
+                            n, next);
 }
 
 }  // namespace bw24::cuda

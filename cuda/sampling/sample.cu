@@ -20,6 +20,7 @@
 
 #include "cuda/common/launch.cuh"
 #include "cuda/sampling/sampling.cuh"
+#include "cuda/sampling/step_next.cuh"
 
 namespace bw24::cuda {
 namespace {
@@ -85,7 +86,8 @@ __device__ void select_equal(unsigned long long* cand, int* counts, int above, c
 }
 
 __global__ void __launch_bounds__(kThreads) sample_kernel(int32_t* out, const float* x, int32_t n, int k,
-                                                          float temperature, float top_p, float min_p, double u) {
+                                                          float temperature, float top_p, float min_p, double u,
+                                                          StepNext next) {
   __shared__ int hist[256];
   __shared__ uint32_t sel_prefix, sel_remaining, sel_count;
   __shared__ unsigned long long cand[kThreads];
@@ -198,19 +200,21 @@ __global__ void __launch_bounds__(kThreads) sample_kernel(int32_t* out, const fl
         break;
       }
     }
-    *out = static_cast<int32_t>(~static_cast<uint32_t>(cand[pick]));
+    const auto choice = static_cast<int32_t>(~static_cast<uint32_t>(cand[pick]));
+    *out = choice;
+    store_step_next(next, choice);
   }
 }
 
 }  // namespace
 
 cudaError_t sample_top_k(int32_t* out, const float* logits, int32_t n, const SampleParams& p, double u,
-                         cudaStream_t stream) {
+                         cudaStream_t stream, const StepNext& next) {
   if (n <= 0 || p.top_k < 1 || p.top_k > kSampleMaxTopK || !(p.temperature > 0.0f) || u < 0.0 || u >= 1.0)
     return cudaErrorInvalidValue;
   const int k = p.top_k < n ? p.top_k : n;
   return launch_pdl(sample_kernel, dim3(1), dim3(kThreads), 0, stream, out, logits, n, k, p.temperature, p.top_p,
-                    p.min_p, u);
+                    p.min_p, u, next);
 }
 
 }  // namespace bw24::cuda

@@ -16,23 +16,17 @@
 #include "cuda/gemv/gemv.cuh"
 #include "cuda/moe/moe.cuh"
 #include "cuda/norm/rmsnorm.cuh"
+#include "cuda/ops/embed.cuh"
 #include "cuda/ops/ops.cuh"
 #include "cuda/sampling/sampling.cuh"
 #include "lib/core/status.h"
+#include "lib/engine/cuda_check.h"
 #include "lib/quant/repack.h"
 #include "lib/quant/traits.h"
 #include "lib/ref/ops.h"
 
 namespace bw24::engine {
 namespace {
-
-absl::Status cuda_status(cudaError_t e, const char* what) {
-  if (e == cudaSuccess) return absl::OkStatus();
-  if (e == cudaErrorMemoryAllocation) return error(Code::kOutOfMemory, "CUDA {}: out of device memory", what);
-  return error(Code::kDevice, "CUDA {}: {}", what, cudaGetErrorString(e));
-}
-
-#define BW24_CUDA_OK(expr, what) BW24_RETURN_IF_ERROR(cuda_status((expr), what))
 
 // An allocation of n elements, freed with the owner: device memory, or pinned host memory
 // (cudaMallocHost: what a captured graph copies from must stay put and be page-locked).
@@ -63,78 +57,6 @@ template <typename T>
 using PinnedArray = CudaArray<T, true>;
 
 }  // namespace
-
-// ---------------------------------------------------------------------------------------------
-// Weights.
-// ---------------------------------------------------------------------------------------------
-absl::StatusOr<std::unique_ptr<DeviceWeights>> DeviceWeights::upload(
-    const loaders::TensorDirectory& dir, const loaders::TensorInfo* host_only, int device, uint64_t budget,
-    const std::function<absl::Status(float)>& progress) {
-  BW24_CUDA_OK(cudaSetDevice(device), "set device");
-  std::unique_ptr<DeviceWeights> w(new DeviceWeights());
-  w->device_ = device;
-  uint64_t total = 0;
-  for (const auto& t : dir.tensors())
-    if (&t != host_only) total += t.n_dims == 1 ? static_cast<uint64_t>(t.n_elements()) * 4 : t.n_bytes;
-  size_t free_b = 0, total_b = 0;
-  BW24_CUDA_OK(cudaMemGetInfo(&free_b, &total_b), "memory info");
-  const uint64_t limit = budget ? std::min<uint64_t>(budget, free_b) : free_b;
-  if (total > limit)
-    return error(Code::kOutOfMemory, "the weights need {:.1f} MiB on CUDA device {}, {:.1f} MiB available{}",
-                 total / 1048576.0, device, limit / 1048576.0, budget ? " (vram_budget_bytes)" : "");
-  uint64_t done = 0;
-  std::vector<uint8_t> staging;  // a repacked tensor on its way up
-  for (const auto& t : dir.tensors()) {
-    if (&t == host_only) continue;
-    const quant::QuantTraits* q = quant::traits(t.type);
-    std::vector<float> f32;
-    const void* src = t.data;
-    uint64_t bytes = t.n_bytes;
-    uint32_t type = t.type;
-    if (t.n_dims == 1 && q && t.type != 0) {  // norms and biases as f32
-      f32.resize(static_cast<size_t>(t.n_elements()));
-      q->dequant(t.data, f32.data(), t.n_elements());
-      src = f32.data();
-      bytes = f32.size() * 4;
-      type = 0;
-    } else if (const quant::PlaneLayout* planes = quant::plane_layout(t.type)) {
-      // Kernel-native layout for the int8 GEMV (lib/quant/repack.h). Stacked experts (3-D) one
-      // expert at a time: expert e stays the slice at e * bytes / n_expert (cuda/gemv GemvRoute).
-      staging.resize(t.n_bytes);
-      const uint64_t slices = t.n_dims == 3 ? static_cast<uint64_t>(t.ne[2]) : 1, slice = t.n_bytes / slices;
-      const auto slice_blocks = static_cast<int64_t>(slice / planes->block_bytes);
-      const int64_t tile = cuda::device_plane_tile(t.type, t.ne[0], slice_blocks);  // Q6_K: a tile a row piece
-      for (uint64_t e = 0; e < slices; ++e)
-        quant::to_planes(*planes, t.data + e * slice, slice_blocks, staging.data() + e * slice, tile);
-      src = staging.data();
-    }
-    void* p = nullptr;
-    // 16 bytes of slack: the fused GEMM's Q6_K tile loads read the aligned 16 bytes around the
-    // last block's d (cuda/gemm/gemm.cu LoadQ6K).
-    BW24_CUDA_OK(cudaMalloc(&p, bytes + 16), "weight allocation");
-    w->tensors_[&t] = {p, type};
-    BW24_CUDA_OK(cudaMemcpy(p, src, bytes, cudaMemcpyHostToDevice), "weight upload");
-    w->bytes_ += bytes;
-    done += bytes;
-    if (progress && total) BW24_RETURN_IF_ERROR(progress(static_cast<float>(done) / static_cast<float>(total)));
-  }
-  return w;
-}
-
-DeviceWeights::~DeviceWeights() {
-  cudaSetDevice(device_);
-  for (auto& [t, p] : tensors_) cudaFree(p.first);
-}
-
-const void* DeviceWeights::at(const loaders::TensorInfo* t) const {
-  auto it = tensors_.find(t);
-  return it == tensors_.end() ? nullptr : it->second.first;
-}
-
-uint32_t DeviceWeights::type_of(const loaders::TensorInfo* t) const {
-  auto it = tensors_.find(t);
-  return it == tensors_.end() ? t->type : it->second.second;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Runner.
@@ -224,6 +146,12 @@ bool rope_table_on() {
   static const bool on = env_int("BW24_ROPE_TABLE", 1) != 0;
   return on;
 }
+// A/B switch (tools/wip next249): BW24_RUN_AHEAD=0 has the session wait for each step's token before
+// it queues the next (Runner::queue_step closed), as before run-ahead decoding.
+bool run_ahead_on() {
+  static const bool on = env_int("BW24_RUN_AHEAD", 1) != 0;
+  return on;
+}
 // Tokens per prefill pass (GEMM, tensor cores) on models whose layer weights the GEMM takes. 512:
 // the bf16 expansion of the weights (once per pass) costs about a third of a 512-token pass on
 // Qwen3-8B Q4_K_M; longer passes amortize it further but grow the activation buffers.
@@ -254,6 +182,9 @@ class CudaRunner final : public Runner {
     cudaSetDevice(w_.device());
     for (cudaGraphExec_t& g : graph_exec_)
       if (g) cudaGraphExecDestroy(g);
+    if (stream_) cudaStreamSynchronize(stream_);  // queued steps still copy into ring_
+    for (cudaEvent_t ev : ring_done_)
+      if (ev) cudaEventDestroy(ev);
     if (ahead_.stream) {
       cudaStreamSynchronize(ahead_.stream);
       cudaStreamDestroy(ahead_.stream);
@@ -370,6 +301,7 @@ class CudaRunner final : public Runner {
     BW24_RETURN_IF_ERROR(act_q_.alloc(C * widest, "activations"));
     BW24_RETURN_IF_ERROR(act_ds_.alloc(C * widest / 32 + 1, "activations"));
     BW24_RETURN_IF_ERROR(logits_.alloc(kStep * static_cast<size_t>(g_.n_vocab), "logits"));
+    BW24_RETURN_IF_ERROR(init_step_queue());
     if (any_gated_) {  // gated attention: wq rows are [q (D) | gate (D)] per head, split after the product
       BW24_RETURN_IF_ERROR(qg_.alloc(C * 2 * qw, "activations"));
       BW24_RETURN_IF_ERROR(attn_gate_.alloc(C * qw, "activations"));
@@ -463,7 +395,8 @@ class CudaRunner final : public Runner {
   // writes it there).
   absl::Status last_logits(float* out) override {
     BW24_CUDA_OK(cudaSetDevice(w_.device()), "set device");
-    BW24_CUDA_OK(cudaMemcpyAsync(out, logits_.p, size_t(g_.n_vocab) * 4, cudaMemcpyDeviceToHost, stream_), "logits");
+    const float* row = logits_kept_ ? logits_keep_.p : logits_.p;
+    BW24_CUDA_OK(cudaMemcpyAsync(out, row, size_t(g_.n_vocab) * 4, cudaMemcpyDeviceToHost, stream_), "logits");
     return cuda_status(cudaStreamSynchronize(stream_), "logits");
   }
 
@@ -494,18 +427,122 @@ class CudaRunner final : public Runner {
     BW24_CUDA_OK(cudaSetDevice(w_.device()), "set device");
     if (recurrent() && req.pos != state_pos_)
       return error(Code::kState, "the recurrent state is at position {}, not {}", state_pos_, req.pos);
+    if (queued_ > 0) return error(Code::kState, "{} decode steps are still queued", queued_);
+    logits_kept_ = false;
     BW24_RETURN_IF_ERROR(forward_passes(req));
     state_pos_ = req.pos + req.n;
     return absl::OkStatus();
   }
 
+  // ---- Run-ahead decoding (Runner::queue_step) ----
+  // A queued step is set_step (a host token) or nothing (the previous step's choice wrote the
+  // token, the position and the hold flag: cuda::StepNext), the captured step, the choice with
+  // StepNext for the step behind, and the choice's copy into its ring_ slot with an event. The
+  // host then waits on the older step's event while the newer one is already on the stream.
+  bool can_queue_steps(bool armed) const override {
+    return device_embed_ && opt_.run_ahead && run_ahead_on() && (!recurrent() || delta_nets_hold_) &&
+           (!armed || opt_.stop_tokens.size() <= size_t(cuda::kStepMaxStops));
+  }
+
+  absl::Status queue_step(const QueuedStep& s) override {
+    BW24_CUDA_OK(cudaSetDevice(w_.device()), "set device");
+    if (!can_queue_steps(s.stop_armed)) return error(Code::kState, "this session does not queue decode steps");
+    if (queued_ == 2) return error(Code::kState, "two decode steps are queued already");
+    const int64_t expected = queued_ > 0 ? ring_pos_[(ring_head_ + queued_ - 1) % 2] + 1 : state_pos_;
+    if (s.token < 0 && queued_ == 0) return error(Code::kState, "no queued step chooses this step's token");
+    if ((recurrent() || s.token < 0) && s.pos != expected)
+      return error(Code::kState, "a decode step at position {} queued after position {}", s.pos, expected - 1);
+    logits_kept_ = false;
+    if (s.token >= 0)
+      BW24_CUDA_OK(cuda::set_step(token_dev_.p, s.token, pos_dev_.p, s.pos, hold_dev_.p, stream_), "step");
+    const int regime = s.pos < cuda::kFlashDecodeMergeFrom ? 0 : 1;
+    if (!graph_exec_[regime]) BW24_RETURN_IF_ERROR(capture_step(regime));
+    BW24_CUDA_OK(cudaGraphLaunch(graph_exec_[regime], stream_), "graph launch");
+    cuda::StepNext next;
+    next.pos = pos_dev_.p;
+    next.pos_value = s.pos + 1;
+    next.hold = hold_dev_.p;
+    if (s.stop_armed) {
+      next.n_stops = static_cast<int32_t>(opt_.stop_tokens.size());
+      std::copy(opt_.stop_tokens.begin(), opt_.stop_tokens.end(), next.stops);
+    }
+    if (const DeviceSampling* d = s.sample)
+      BW24_CUDA_OK(cuda::sample_top_k(token_dev_.p, logits_.p, g_.n_vocab, {d->temperature, d->top_k, d->top_p, d->min_p},
+                                      d->u, stream_, next),
+                   "sampling");
+    else
+      BW24_CUDA_OK(cuda::argmax(token_dev_.p, logits_.p, g_.n_vocab, stream_, next), "argmax");
+    const int slot = (ring_head_ + queued_) % 2;
+    BW24_CUDA_OK(cudaMemcpyAsync(ring_.p + slot, token_dev_.p, 4, cudaMemcpyDeviceToHost, stream_), "token");
+    BW24_CUDA_OK(cudaEventRecord(ring_done_[slot], stream_), "event");
+    ring_pos_[slot] = s.pos;
+    ++queued_;
+    return absl::OkStatus();
+  }
+
+  absl::Status finish_step(int32_t* choice) override {
+    BW24_ASSIGN_OR_RETURN(const int slot, oldest_step());
+    *choice = ring_.p[slot];
+    state_pos_ = ring_pos_[slot] + 1;
+    return absl::OkStatus();
+  }
+
+  absl::Status drop_step() override {
+    BW24_RETURN_IF_ERROR(oldest_step().status());
+    logits_kept_ = true;  // the held step saved its predecessor's row into logits_keep_
+    return absl::OkStatus();
+  }
+
+  void abandon_steps() override {
+    cudaSetDevice(w_.device());
+    cudaStreamSynchronize(stream_);
+    queued_ = 0;
+    logits_kept_ = false;
+  }
+
  private:
+  // Waits for the oldest queued step and takes it off the ring: its slot.
+  absl::StatusOr<int> oldest_step() {
+    if (queued_ == 0) return error(Code::kState, "no decode step is queued");
+    BW24_CUDA_OK(cudaSetDevice(w_.device()), "set device");
+    const int slot = ring_head_;
+    BW24_CUDA_OK(cudaEventSynchronize(ring_done_[slot]), "decode step");
+    ring_head_ = (ring_head_ + 1) % 2;
+    --queued_;
+    return slot;
+  }
+
+  // The step queue's buffers, where the captured step can gather its own embedding row: the table
+  // on the device (DeviceWeights keeps an untied one there when embed_token takes its type) and,
+  // on a hybrid, every delta-net layer on gdn_decode (the launch that honours the hold flag).
+  absl::Status init_step_queue() {
+    const arch::Weight& te = g_.tok_embd;
+    device_embed_ = opt_.cuda_graph && te && w_.at(te.t) && cuda::embed_supports(w_.type_of(te.t), g_.n_embd);
+    delta_nets_hold_ = opt_.fused_delta_net;
+    for (const auto& L : g_.layers)
+      if (L.recurrent)
+        delta_nets_hold_ = delta_nets_hold_ && cuda::gdn_decode_supports(1, L.delta_net.n_k_heads, L.delta_net.n_v_heads,
+                                                                         L.delta_net.d_k, L.delta_net.d_v,
+                                                                         L.delta_net.conv_kernel);
+    if (!device_embed_) return absl::OkStatus();
+    BW24_RETURN_IF_ERROR(hold_dev_.alloc(1, "step hold flag"));
+    BW24_CUDA_OK(cudaMemset(hold_dev_.p, 0, sizeof(int32_t)), "step hold flag");
+    BW24_RETURN_IF_ERROR(logits_keep_.alloc(size_t(g_.n_vocab), "logits"));
+    BW24_RETURN_IF_ERROR(ring_.alloc(2, "pinned tokens"));
+    for (cudaEvent_t& ev : ring_done_) BW24_CUDA_OK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "event");
+    return absl::OkStatus();
+  }
+
   absl::Status forward_passes(const ForwardRequest& req) {
     const int64_t V = g_.n_vocab;
     if (req.n == 1 && opt_.cuda_graph) {
-      // The graph's first nodes copy emb_ and pos_host_ up when it runs.
-      embed_tokens(g_, req.tokens, 1, emb_.p);
-      *pos_host_.p = req.pos;
+      // The graph's first node gathers the token's row on the device, or copies emb_ and pos_host_ up.
+      if (device_embed_) {
+        BW24_CUDA_OK(cuda::set_step(token_dev_.p, req.tokens[0], pos_dev_.p, req.pos, hold_dev_.p, stream_), "step");
+      } else {
+        embed_tokens(g_, req.tokens, 1, emb_.p);
+        *pos_host_.p = req.pos;
+      }
       const int regime = req.pos < cuda::kFlashDecodeMergeFrom ? 0 : 1;  // see graph_exec_
       if (!graph_exec_[regime]) BW24_RETURN_IF_ERROR(capture_step(regime));
       if (req.cancel && req.cancel->load(std::memory_order_relaxed)) return error(Code::kCancelled, "cancelled");
@@ -539,7 +576,13 @@ class CudaRunner final : public Runner {
   // logits_host (null: one row, left in logits_; the captured step).
   absl::Status pass(int n, cuda::DevicePos pos, int first, float* logits_host) {
     const int64_t E = g_.n_embd;
-    BW24_CUDA_OK(cudaMemcpyAsync(x_.p, emb_.p, size_t(n * E) * 4, cudaMemcpyHostToDevice, stream_), "upload");
+    if (step_hold_)  // the captured step of a device-side embedding (init_step_queue)
+      BW24_CUDA_OK(cuda::embed_token({x_.p, w_.at(g_.tok_embd.t), w_.type_of(g_.tok_embd.t), g_.tok_embd.rows(), E,
+                                      g_.embd_scale, token_dev_.p, hold_dev_.p, logits_.p, logits_keep_.p, g_.n_vocab},
+                                     stream_),
+                   "embedding");
+    else
+      BW24_CUDA_OK(cudaMemcpyAsync(x_.p, emb_.p, size_t(n * E) * 4, cudaMemcpyHostToDevice, stream_), "upload");
     if (rope_table_step(n))
       BW24_CUDA_OK(cuda::rope_table(rope_angles_.p, rope_stride_, rope_layers_.p, static_cast<int>(g_.layers.size()), pos,
                                     stream_),
@@ -587,12 +630,15 @@ class CudaRunner final : public Runner {
   absl::Status capture_step(int regime) {
     BW24_CUDA_OK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "graph capture");
     step_max_pos_ = regime == 0 ? cuda::kFlashDecodeMergeFrom - 1 : -1;
+    step_hold_ = device_embed_ ? hold_dev_.p : nullptr;
     absl::Status st = [&]() -> absl::Status {
-      BW24_CUDA_OK(cudaMemcpyAsync(pos_dev_.p, pos_host_.p, sizeof(int64_t), cudaMemcpyHostToDevice, stream_),
-                   "position");
+      if (!device_embed_)  // else set_step or the previous step's choice (StepNext) wrote it
+        BW24_CUDA_OK(cudaMemcpyAsync(pos_dev_.p, pos_host_.p, sizeof(int64_t), cudaMemcpyHostToDevice, stream_),
+                     "position");
       return pass(1, cuda::DevicePos{pos_dev_.p, 0}, 0, nullptr);
     }();
     step_max_pos_ = -1;
+    step_hold_ = nullptr;
     cudaGraphExec_t& graph_exec = graph_exec_[regime];
     cudaGraph_t graph = nullptr;
     const cudaError_t end = cudaStreamEndCapture(stream_, &graph);
@@ -1089,7 +1135,7 @@ class CudaRunner final : public Runner {
     if (opt_.fused_delta_net && n <= kStep && cuda::gdn_decode_supports(n, b.n_k_heads, b.n_v_heads, b.d_k, b.d_v, b.conv_kernel)) {
       const bool q8 = uses_q8_ && Vd % 32 == 0;
       const cuda::GdnDecodeArgs f{a,         dn_qkv_.p, st.conv.p, st.taps.p, b.conv_kernel, q_scale,
-                                  st.turn.p, q8 ? act_q_.p : nullptr, q8 ? act_ds_.p : nullptr};
+                                  st.turn.p, q8 ? act_q_.p : nullptr, q8 ? act_ds_.p : nullptr, step_hold_};
       BW24_CUDA_OK(cuda::gdn_decode(f, n, stream_), "delta-net decode step");
       return output_projection(b.out_proj, GemvIn{dn_out_.p, {act_q_.p, act_ds_.p}, nullptr}, Norm{}, n);
     }
@@ -1354,6 +1400,7 @@ class CudaRunner final : public Runner {
   // flash-decode merge launch: a boundary a layer less), [1] at and above; each captured on first use.
   cudaGraphExec_t graph_exec_[2] = {nullptr, nullptr};
   int64_t step_max_pos_ = -1;  // while capturing regime 0: the bound flash_decode is told (max_pos)
+  const int32_t* step_hold_ = nullptr;  // while capturing with device_embed_: hold_dev_ (cuda::StepNext)
   int64_t kv_width_ = 0;
   bool any_gated_ = false;           // some attention layer has an output gate (Qwen3.5)
   int64_t state_pos_ = 0;            // delta-net models: the position the recurrent state has reached
@@ -1362,6 +1409,17 @@ class CudaRunner final : public Runner {
   int chunk_ = kStep;                // rows of the activation buffers: tokens per pass at most
   int64_t scratch_elems_ = 0;        // of wscratch_
   PinnedArray<float> emb_;           // embedding rows of the pass, [chunk_][n_embd]
+  // Run-ahead decoding (queue_step): the captured step gathers its row itself (device_embed_);
+  // hold_dev_ holds a step (cuda::StepNext), whose embedding launch saves logits_ into
+  // logits_keep_ (last_logits reads it after drop_step: logits_kept_). Queued steps' choices land
+  // in ring_ (pinned, two slots from ring_head_, their events in ring_done_, their positions).
+  bool device_embed_ = false, delta_nets_hold_ = false, logits_kept_ = false;
+  DeviceArray<int32_t> hold_dev_;
+  DeviceArray<float> logits_keep_;
+  PinnedArray<int32_t> ring_;
+  cudaEvent_t ring_done_[2] = {nullptr, nullptr};
+  int64_t ring_pos_[2] = {0, 0};
+  int ring_head_ = 0, queued_ = 0;
   PinnedArray<int64_t> pos_host_;    // the position the captured step copies up
   DeviceArray<int64_t> pos_dev_;
   PinnedArray<int32_t> token_host_;  // the greedy token of the last forward

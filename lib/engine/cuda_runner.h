@@ -17,10 +17,12 @@ namespace bw24::engine {
 
 class DeviceWeights {
  public:
-  // Uploads every tensor but `host_only` (1-D tensors, i.e. norms and biases, converted to f32).
+  // Uploads every tensor (1-D tensors, i.e. norms and biases, converted to f32) but `embeddings`
+  // (an untied embedding table, or null) where cuda::embed_token does not take its type or it does
+  // not fit: at() is then null for it, and the runner gathers its rows on the host.
   // progress(f) may abort by returning an error. budget: 0 = the device's free memory.
   static absl::StatusOr<std::unique_ptr<DeviceWeights>> upload(const loaders::TensorDirectory& dir,
-                                                               const loaders::TensorInfo* host_only, int device,
+                                                               const loaders::TensorInfo* embeddings, int device,
                                                                uint64_t budget,
                                                                const std::function<absl::Status(float)>& progress);
   ~DeviceWeights();

@@ -65,9 +65,13 @@ int32_t Model::n_vocab() const {
   return tokenizer_->vocab().n_tokens();
 }
 
+const std::vector<int32_t>& Model::eog_tokens() const {
+  return tokenizer_ ? tokenizer_->vocab().eog : graph_.eog_tokens;
+}
+
 bool Model::is_eog(int32_t token) const {
-  if (tokenizer_) return tokenizer_->vocab().is_eog(token);
-  return std::find(graph_.eog_tokens.begin(), graph_.eog_tokens.end(), token) != graph_.eog_tokens.end();
+  const std::vector<int32_t>& eog = eog_tokens();
+  return std::find(eog.begin(), eog.end(), token) != eog.end();
 }
 
 absl::StatusOr<std::shared_ptr<const Model>> Model::open(const std::string& path,
@@ -119,11 +123,11 @@ absl::StatusOr<std::shared_ptr<const Model>> Model::from_directory(std::unique_p
   BW24_RETURN_IF_ERROR(report(0.05f));
 #ifdef BW24_WITH_CUDA
   if (opt.device >= 0) {
-    // The runners gather embedding rows on the host (embed_tokens), so an untied embedding table
-    // stays in host memory (a 151936 x 4096 Q4_K table is 334 MiB of VRAM).
-    const loaders::TensorInfo* host_only = m->graph_.tied_embeddings ? nullptr : m->graph_.tok_embd.t;
+    // An untied embedding table goes up only where the decode step can gather from it on the
+    // device (run-ahead decoding); else it stays in host memory for embed_tokens.
+    const loaders::TensorInfo* untied = m->graph_.tied_embeddings ? nullptr : m->graph_.tok_embd.t;
     BW24_ASSIGN_OR_RETURN(m->device_weights_,
-                          DeviceWeights::upload(*m->dir_, host_only, opt.device, opt.vram_budget_bytes,
+                          DeviceWeights::upload(*m->dir_, untied, opt.device, opt.vram_budget_bytes,
                                                 [&](float f) { return report(0.05f + 0.95f * f); }));
     prefault = false;  // the upload read every byte the device needs; embedding rows are read on use
   }

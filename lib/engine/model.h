@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "lib/arch/graph.h"
@@ -44,6 +45,8 @@ class Model {
   uint64_t n_params() const { return n_params_; }
   uint64_t n_bytes() const { return n_bytes_; }
   bool is_eog(int32_t token) const;
+  // The end-of-generation ids: the tokenizer's, else those the graph read from the file.
+  const std::vector<int32_t>& eog_tokens() const;
   // The weights on the CUDA device when device >= 0 (nullptr on the CPU).
   const DeviceWeights* device_weights() const { return device_weights_.get(); }
   bool cuda_graph() const { return cuda_graph_; }  // option cuda_graph: decode steps as graph replays

@@ -59,6 +59,38 @@ class RefRunner final : public Runner {
     std::copy(last_.begin(), last_.end(), out);
     return absl::OkStatus();
   }
+  // emulate_device_choice: the step queue, run lazily: a queued step runs when it is finished, so
+  // one taken back (drop_step) never runs, which is what a held step on a device leaves behind.
+  bool can_queue_steps(bool /*armed*/) const override { return opt_.emulate_device_choice && opt_.run_ahead; }
+  absl::Status queue_step(const QueuedStep& s) override {
+    if (!opt_.emulate_device_choice) return Runner::queue_step(s);
+    if (queued_.size() == 2) return error(Code::kState, "two decode steps are queued already");
+    if (s.token < 0 && queued_.empty()) return error(Code::kState, "no queued step chooses this step's token");
+    queued_.push_back({s.token, s.pos, s.sample != nullptr, s.sample ? *s.sample : DeviceSampling{}});
+    return absl::OkStatus();
+  }
+  absl::Status finish_step(int32_t* choice) override {
+    if (queued_.empty()) return error(Code::kState, "no decode step is queued");
+    const Queued q = queued_.front();
+    queued_.erase(queued_.begin());
+    int32_t tok = q.token >= 0 ? q.token : last_choice_;
+    ForwardRequest req;
+    req.tokens = &tok;
+    req.n = 1;
+    req.pos = q.pos;
+    req.argmax = choice;
+    req.sample = q.sampled ? &q.sample : nullptr;
+    BW24_RETURN_IF_ERROR(forward(req));
+    last_choice_ = *choice;
+    return absl::OkStatus();
+  }
+  absl::Status drop_step() override {
+    if (queued_.empty()) return error(Code::kState, "no decode step is queued");
+    queued_.erase(queued_.begin());
+    return absl::OkStatus();
+  }
+  void abandon_steps() override { queued_.clear(); }
+
   void reset() override {
     for (auto& v : conv_state_) std::fill(v.begin(), v.end(), 0.0f);
     for (auto& v : ssm_state_) std::fill(v.begin(), v.end(), 0.0f);
@@ -329,6 +361,14 @@ class RefRunner final : public Runner {
   const ModelGraph& g_;
   RunnerOptions opt_;
   std::vector<float> last_;     // emulate_device_choice: the last forward's last logits row
+  struct Queued {               // emulate_device_choice: a queued step, not yet run
+    int32_t token;
+    int64_t pos;
+    bool sampled;
+    DeviceSampling sample;
+  };
+  std::vector<Queued> queued_;
+  int32_t last_choice_ = -1;    // the last finished step's choice: the token of a step queued with -1
   std::vector<int32_t> ids_;    // sampling scratch
   ThreadPool pool_;
   kv::HostKvCache kv_;

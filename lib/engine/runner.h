@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "lib/arch/graph.h"
@@ -55,6 +56,33 @@ class Runner {
     return absl::UnimplementedError("this runner keeps no logits on a device");
   }
   virtual void reset() {}
+
+  // Run-ahead decoding: a device_argmax() runner may take a step before the host has read the
+  // token the step before chose, so the device never waits on the host between steps. A queued
+  // step is fed the host's token or the choice of the step queued before it; finish_step() waits
+  // for the oldest queued step and hands its choice back. A step fed a stop token
+  // (RunnerOptions::stop_tokens, when the step before it was queued with stop_armed) is held: it
+  // leaves a recurrent state as it was, and the host takes it back with drop_step(), after which
+  // last_logits() is the row of the step before it. At most two steps are queued at a time; no
+  // forward() or reset() while any is.
+  struct QueuedStep {
+    int32_t token = -1;   // >= 0: fed from the host; -1: the choice of the step queued before it
+    int64_t pos = 0;      // position of the token fed
+    const DeviceSampling* sample = nullptr;  // the choice is this sampling's, else the argmax
+    bool stop_armed = false;                 // this step's choice, if a stop token, holds the next
+  };
+  // Whether queue_step() is open now (armed: some step may be queued with stop_armed).
+  virtual bool can_queue_steps(bool /*armed*/) const { return false; }
+  virtual absl::Status queue_step(const QueuedStep& /*step*/) {
+    return absl::UnimplementedError("this runner does not queue steps");
+  }
+  virtual absl::Status finish_step(int32_t* /*choice*/) {
+    return absl::UnimplementedError("this runner does not queue steps");
+  }
+  virtual absl::Status drop_step() { return absl::UnimplementedError("this runner does not queue steps"); }
+  // After an error: waits for what was queued and forgets it (a recurrent state may hold part of
+  // it: the caller replays).
+  virtual void abandon_steps() {}
 };
 
 struct RunnerOptions {
@@ -107,6 +135,10 @@ struct RunnerOptions {
   // ForwardRequest::argmax / sample, last_logits()) with the host's argmax and
   // sampling::sample_with_draw, so the session's device paths run in CPU tests.
   bool emulate_device_choice = false;
+  // Run-ahead decoding (Runner::queue_step; false closes it, so tests compare), and the tokens
+  // that end a generation (the model's end-of-generation ids): a step fed one of them is held.
+  bool run_ahead = true;
+  std::vector<int32_t> stop_tokens;
 };
 
 // The scaled embedding rows of n tokens into out[n][n_embd] (both runners start here).

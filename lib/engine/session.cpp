@@ -50,6 +50,8 @@ absl::StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const M
   ro.fused_delta_net = opt.fused_delta_net;
   ro.fused_o_epilogue = opt.fused_o_epilogue;
   ro.emulate_device_choice = opt.emulate_device_choice;
+  ro.run_ahead = opt.run_ahead;
+  ro.stop_tokens = model->eog_tokens();
   std::unique_ptr<Session> s(new Session());
   if (model->options().device >= 0) {
 #ifdef BW24_WITH_CUDA
@@ -188,6 +190,7 @@ absl::Status Session::decode(const sampling::Params& p, std::optional<uint64_t> 
   if (next < 0) BW24_RETURN_IF_ERROR(ensure_logits());
   if (reseed) sampler_.reseed(*reseed);
   const int32_t V = model_->graph().n_vocab;
+  const bool ahead = (device_greedy || device_sample) && runner_->can_queue_steps(!ignore_eog);
   for (int32_t i = 0; i < cap; ++i) {
     if (cancel_.load(std::memory_order_relaxed))
       return error(Code::kCancelled, "decode cancelled after {} tokens", result->n_tokens);
@@ -207,6 +210,7 @@ absl::Status Session::decode(const sampling::Params& p, std::optional<uint64_t> 
       result->stop = StopReason::kContextFull;
       return absl::OkStatus();
     }
+    if (ahead) return decode_ahead(tok, device_sample ? &p : nullptr, ignore_eog, out, cap, result);
     absl::Status st = device_greedy || device_sample ? run_device(tok, device_sample ? &p : nullptr, &next)
                                                      : run(&tok, 1, false);
     if (!st.ok()) {
@@ -216,6 +220,98 @@ absl::Status Session::decode(const sampling::Params& p, std::optional<uint64_t> 
   }
   result->stop = StopReason::kLength;
   return absl::OkStatus();
+}
+
+absl::Status Session::decode_ahead(int32_t first, const sampling::Params* p, bool ignore_eog, int32_t* out,
+                                   int32_t cap, DecodeResult* result) {
+  // The queued steps, oldest first: the token each feeds (-1 until the host has read it) and the
+  // sampler's state before the step's draw (a step taken back gives its draw back).
+  struct Queued {
+    int32_t token;
+    std::mt19937_64 rng;
+  };
+  Queued queued[2];
+  int n_queued = 0;
+  DeviceSampling ds;
+  const auto queue = [&](int32_t host_token, int64_t pos) -> absl::Status {
+    Runner::QueuedStep step;
+    step.token = host_token;
+    step.pos = pos;
+    step.stop_armed = !ignore_eog;
+    const std::mt19937_64 before = sampler_.rng();
+    if (p) {
+      ds = {p->temperature, p->top_k, p->top_p, p->min_p, sampler_.draw()};
+      step.sample = &ds;
+    }
+    if (absl::Status st = runner_->queue_step(step); !st.ok()) {
+      if (p) sampler_.set_rng(before);
+      return st;
+    }
+    queued[n_queued++] = {host_token, before};
+    return absl::OkStatus();
+  };
+  // After an error: what is queued is forgotten with its draws; a recurrent state is rebuilt.
+  const int32_t start = position();
+  const auto fail = [&](absl::Status st) {
+    runner_->abandon_steps();
+    if (p && n_queued > 0) sampler_.set_rng(queued[0].rng);
+    greedy_next_ = -1;
+    pending_sampled_ = false;
+    device_logits_ = false;
+    result->n_tokens = position() - start;  // the committed ones
+    if (runner_->recurrent()) replay(position()).IgnoreError();
+    return st;
+  };
+  logits_rows_ = 0;  // the steps' logits stay on the device
+  device_logits_ = false;
+  greedy_next_ = -1;
+  pending_sampled_ = false;
+  if (absl::Status st = queue(first, start); !st.ok()) return fail(st);
+  for (;;) {
+    // The oldest step feeds the token at position(); the next is queued before its choice is read,
+    // unless decode() would stop before feeding it whatever the choice: the count, a full context,
+    // a cancel.
+    const int32_t i = result->n_tokens;  // out's index of the oldest step's choice
+    const bool cancelled = cancel_.load(std::memory_order_relaxed);
+    const bool go = i < cap && position() + 1 < n_ctx_ && !cancelled;
+    if (go)
+      if (absl::Status st = queue(-1, position() + 1); !st.ok()) return fail(st);
+    int32_t choice = -1;
+    if (absl::Status st = runner_->finish_step(&choice); !st.ok()) return fail(st);
+    tokens_.push_back(queued[0].token);
+    const Queued oldest = queued[0];
+    queued[0] = queued[1];
+    --n_queued;
+    device_logits_ = true;
+    if (!go) {
+      greedy_next_ = choice;  // pending, as after run_device
+      pending_sampled_ = p != nullptr;
+      if (p) {
+        pending_params_ = *p;
+        pending_rng_ = oldest.rng;
+      }
+      if (i >= cap) {
+        result->stop = StopReason::kLength;
+        return absl::OkStatus();
+      }
+      if (cancelled) return error(Code::kCancelled, "decode cancelled after {} tokens", result->n_tokens);
+      greedy_next_ = -1;  // the context is full: the choice is written, not fed (decode()'s order)
+      pending_sampled_ = false;
+      out[result->n_tokens++] = choice;
+      result->stop = !ignore_eog && model_->is_eog(choice) ? StopReason::kEog : StopReason::kContextFull;
+      return absl::OkStatus();
+    }
+    out[result->n_tokens++] = choice;
+    queued[0].token = choice;  // the step queued behind the oldest was fed it
+    if (!ignore_eog && model_->is_eog(choice)) {
+      // That step was held on the device (a stop token): taken back with its draw; last_logits()
+      // is the row that chose the end of generation.
+      if (absl::Status st = runner_->drop_step(); !st.ok()) return fail(st);
+      if (p) sampler_.set_rng(queued[0].rng);
+      result->stop = StopReason::kEog;
+      return absl::OkStatus();
+    }
+  }
 }
 
 absl::Status Session::run_device(int32_t tok, const sampling::Params* p, int32_t* next) {

@@ -33,6 +33,7 @@ struct SessionOptions {
   bool fused_o_epilogue = true;     // CUDA runner: RunnerOptions::fused_o_epilogue (tests turn it off)
   bool cuda_graph = true;           // CUDA runner: the model's cuda_graph and this (tests turn it off)
   bool emulate_device_choice = false;  // CPU reference: RunnerOptions::emulate_device_choice (tests only)
+  bool run_ahead = true;            // RunnerOptions::run_ahead: decode steps queued ahead (tests turn it off)
 };
 
 enum class StopReason : int32_t { kLength = 0, kEog = 1, kContextFull = 2 };
@@ -66,6 +67,10 @@ class Session {
   // One step with the token choice on the device: commit tok, *next = the argmax after it, or the
   // token sampled with p (not null) and the sampler's next draw; the logits stay there.
   absl::Status run_device(int32_t tok, const sampling::Params* p, int32_t* next);
+  // decode() from the feed of `first` (already written to out) on, with the steps run ahead
+  // (Runner::queue_step): sampled with p where not null, else greedy.
+  absl::Status decode_ahead(int32_t first, const sampling::Params* p, bool ignore_eog, int32_t* out, int32_t cap,
+                            DecodeResult* result);
   // Forget the device's pending choice; a sampled one gives its draw back to the sampler.
   void drop_pending();
   // Recurrent runners: rebuild the state from tokens_[0, upto) (after a failed request or a

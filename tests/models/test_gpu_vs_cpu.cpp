@@ -22,6 +22,7 @@
 #include "benchmarks/synthetic.h"
 #include "lib/engine/model.h"
 #include "lib/engine/session.h"
+#include "tests/common/stop_runs.h"
 
 using namespace bw24;
 
@@ -429,4 +430,19 @@ TEST_CASE("CUDA top-k sampling on the device equals the host sampler", "[gpu]") 
     }
     CHECK(got == want);
   }
+}
+
+// Run-ahead decoding on the device (each step queued before the host reads the token of the one
+// before; a step fed a stop token held: the delta nets keep their state, the logits of the step
+// before are saved) against the serial device path (RunnerOptions::run_ahead off): the same tokens
+// to the stop, greedy and sampled, the same logits after it, the same tokens after that, a full
+// context; on a dense model, the hybrid and a MoE. (The unstopped runs of the cases above run ahead
+// too, against the host's argmax and sampler.)
+TEST_CASE("CUDA run-ahead decoding stops where the serial decode stops", "[gpu]") {
+  require_gpu();
+  engine::SessionOptions ahead, serial;
+  ahead.seed = serial.seed = 5;
+  serial.run_ahead = false;
+  for (const char* shape : {"tiny-qwen3", "tiny-qwen35", "tiny-qwen3moe"})
+    test::check_stop_runs(shape, "Q4_K_M", 0, ahead, serial);
 }

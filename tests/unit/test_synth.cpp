@@ -12,6 +12,7 @@
 #include "lib/engine/session.h"
 #include "loaders/gguf/gguf.h"
 #include "loaders/gguf/gguf_write.h"
+#include "tests/common/stop_runs.h"
 
 using namespace bw24;
 
@@ -155,4 +156,14 @@ TEST_CASE("device token choice in the session equals the host path", "[synth]") 
     REQUIRE((*dev)->decode(topk, 7, true, b.data(), 6, &rb).ok());
     CHECK(a == b);
   }
+}
+
+// Run-ahead decoding (Runner::queue_step, here the reference runner's emulated queue: a step taken
+// back never runs) against the host's serial path: the stop at an end of generation, greedy and
+// sampled (the held step's draw given back), logits and further tokens after it, a full context.
+TEST_CASE("run-ahead decoding stops where the serial path stops", "[synth]") {
+  engine::SessionOptions ahead, serial;
+  ahead.seed = serial.seed = 5;
+  ahead.emulate_device_choice = true;
+  for (const char* shape : {"tiny-qwen3", "tiny-qwen35"}) test::check_stop_runs(shape, "Q8_0", -1, ahead, serial);
 }

@@ -21,6 +21,7 @@
 #include "cuda/gemv/gemv.cuh"
 #include "cuda/moe/moe.cuh"
 #include "cuda/norm/rmsnorm.cuh"
+#include "cuda/ops/embed.cuh"
 #include "cuda/ops/ops.cuh"
 #include "cuda/sampling/sampling.cuh"
 #include "lib/core/dtype.h"
@@ -190,6 +191,7 @@ void check_gemm_grouped(std::mt19937& rng, ThreadPool& pool, Result& r);
 void check_gemm_fused(std::mt19937& rng, Result& r);
 void check_gemm_grouped_q8(std::mt19937& rng, Result& r);
 void check_argmax(std::mt19937& rng, Result& r);
+void check_embed(std::mt19937& rng, Result& r);
 void check_flash_prefill(std::mt19937& rng, Result& r);
 void check_gate_ops(std::mt19937& rng, Result& r);
 void check_gated_act(std::mt19937& rng, Result& r);

@@ -179,6 +179,51 @@ void check_dequant(std::mt19937& rng, Result& r) {
   }
 }
 
+// The decode step's embedding gather (cuda::embed_token) against the host's (lib/ref dequant_row
+// times the scale): bit-equal rows in every format, with and without a scale, for tokens inside and
+// outside the table (row 0); a held step's logits copy (hold = 1: logits_keep = logits, bit-equal;
+// hold = 0: logits_keep untouched).
+void check_embed(std::mt19937& rng, Result& r) {
+  for (GgmlType t : {GgmlType::F32, GgmlType::F16, GgmlType::BF16, GgmlType::Q4_0, GgmlType::Q4_1, GgmlType::Q5_0,
+                     GgmlType::Q5_1, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::IQ4_XS}) {
+    for (int64_t cols : {256, 4096, 5120}) {
+      const int64_t rows = 37, n_logits = 1000;
+      std::vector<uint8_t> wq;
+      loaders::TensorInfo ti = random_weights(rng, t, rows, cols, wq);
+      DeviceBuffer<uint8_t> dw(wq.size() + 16);
+      upload_weights(dw, ti);
+      DeviceBuffer<float> dout(static_cast<size_t>(cols)), dlogits(static_cast<size_t>(n_logits)),
+          dkeep(static_cast<size_t>(n_logits));
+      DeviceBuffer<int32_t> dtok(1), dhold(1);
+      std::vector<float> logits(static_cast<size_t>(n_logits));
+      std::normal_distribution<float> nd(0.0f, 1.0f);
+      for (auto& v : logits) v = nd(rng);
+      upload(dlogits, logits);
+      bool good = cuda::embed_supports(ti.type, cols);
+      int mismatched = 0;
+      for (const float scale : {1.0f, 45.254834f})
+        for (const int32_t tok : {0, 5, 36, -1, 37}) {
+          for (const int32_t hold : {0, 1}) {
+            upload(dtok, std::vector<int32_t>{tok});
+            upload(dhold, std::vector<int32_t>{hold});
+            cudaMemset(dkeep.p, 0, size_t(n_logits) * 4);
+            const cuda::EmbedArgs a{dout.p, dw.p, ti.type, rows, cols, scale, dtok.p, dhold.p, dlogits.p, dkeep.p, n_logits};
+            good = good && ok(cuda::embed_token(a, nullptr), "embed_token") && ok(cudaDeviceSynchronize(), "embed sync");
+            std::vector<float> want(static_cast<size_t>(cols));
+            ref::dequant_row(ti, tok < 0 || tok >= rows ? 0 : tok, want.data());
+            if (scale != 1.0f)
+              for (auto& v : want) v *= scale;
+            mismatched += !same_bits(download(dout, size_t(cols)), want);
+            const std::vector<float> keep = download(dkeep, size_t(n_logits));
+            mismatched += !same_bits(keep, hold ? logits : std::vector<float>(static_cast<size_t>(n_logits), 0.0f));
+          }
+        }
+      good = good && mismatched == 0;
+      report(r, good, cols == 4096, fmt_name("embed_token", t, ""), shape(rows, cols, 0), mismatched);
+    }
+  }
+}
+
 // The prefill GEMM over bf16 operands against an f64 matmul of the same bf16 values; error =
 // max |y - ref| / sum |a w| (fp32 accumulation scale). Both tile heights (64 and 128 tokens),
 // tails in M and N, the add epilogue and a strided output (ldc > n).

@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
   run("gemm_grouped_q8", [&] { check_gemm_grouped_q8(rng, r); });
   run("flash_prefill", [&] { check_flash_prefill(rng, r); });
   run("argmax", [&] { check_argmax(rng, r); });
+  run("embed", [&] { check_embed(rng, r); });
   run("gate_ops", [&] { check_gate_ops(rng, r); });
   run("gated_act", [&] { check_gated_act(rng, r); });
   run("gdn", [&] { check_gdn(rng, r); });

@@ -30,6 +30,32 @@ void check_argmax(std::mt19937& rng, Result& r) {
              got == want ? 0.0 : 1.0);
     }
   }
+  // StepNext (run-ahead decoding): the choice also writes the next step's position and the hold
+  // flag, set where the choice is one of the stops; both kernels (one CTA, the cluster).
+  for (int n : {1000, 151936}) {
+    std::vector<float> x(static_cast<size_t>(n));
+    for (auto& v : x) v = nd(rng);
+    const int32_t want = sampling::argmax(x.data(), n);
+    DeviceBuffer<float> dx(x.size());
+    DeviceBuffer<int32_t> dout(1), dhold(1);
+    DeviceBuffer<int64_t> dpos(1);
+    upload(dx, x);
+    for (const bool stop : {false, true}) {
+      cuda::StepNext next;
+      next.pos = dpos.p;
+      next.pos_value = 4321 + n;
+      next.hold = dhold.p;
+      next.n_stops = 3;
+      for (int i = 0; i < 3; ++i) next.stops[i] = (want + 1 + i) % n;  // none is the choice
+      if (stop) next.stops[1] = want;
+      upload(dhold, std::vector<int32_t>{stop ? 0 : 1});
+      bool good = ok(cuda::argmax(dout.p, dx.p, n, nullptr, next), "argmax") && ok(cudaDeviceSynchronize(), "sync");
+      const bool right = download(dout, 1)[0] == want && download(dpos, 1)[0] == 4321 + n &&
+                         download(dhold, 1)[0] == (stop ? 1 : 0);
+      good = good && right;
+      report(r, good, false, "argmax StepNext", std::to_string(n) + (stop ? " stop" : " no stop"), right ? 0.0 : 1.0);
+    }
+  }
 }
 
 // Device top-k sampling against sampling::Sampler over the same logits and the same uniform draw
@@ -77,6 +103,21 @@ void check_sample(std::mt19937& rng, Result& r) {
       good = good && ok(cuda::sample_top_k(dout.p, dx.p, c.n, dp, u, nullptr), "sample_top_k") &&
              ok(cudaDeviceSynchronize(), "sample sync");
       mismatches += download(dout, 1)[0] != want;
+      if (trial == 0) {  // StepNext: the choice is a stop, so the hold flag is set, and the position
+        DeviceBuffer<int32_t> dhold(1);
+        DeviceBuffer<int64_t> dpos(1);
+        upload(dhold, std::vector<int32_t>{0});
+        cuda::StepNext next;
+        next.pos = dpos.p;
+        next.pos_value = 77;
+        next.hold = dhold.p;
+        next.n_stops = 2;
+        next.stops[0] = (want + 1) % c.n;
+        next.stops[1] = want;
+        good = good && ok(cuda::sample_top_k(dout.p, dx.p, c.n, dp, u, nullptr, next), "sample_top_k") &&
+               ok(cudaDeviceSynchronize(), "sample sync");
+        mismatches += download(dout, 1)[0] != want || download(dpos, 1)[0] != 77 || download(dhold, 1)[0] != 1;
+      }
     }
     char shape_s[128];
     std::snprintf(shape_s, sizeof shape_s, "%d top-k %d T %g top-p %g min-p %g%s, %d draws", c.n, c.top_k,
