@@ -1,0 +1,32 @@
+#!/bin/bash
+# next249 (round 43: docs/performance.md): run-ahead decoding (branch wip/run-ahead; Runner::queue_step: each decode step
+# queued before the host reads the token of the one before; the step gathers its embedding row on the device,
+# cuda::embed_token, and the token choice writes the next step's position and hold flag, cuda::StepNext). Calls:
+#   bash tools/wip/next249.sh SHA check  -- carry .carry with the branch's kernel check, tests and libbw24 as new--:
+#     kernel check embed / argmax / sample / dequant / gdn, GPU tests (the new "CUDA run-ahead decoding stops where the
+#     serial decode stops" among them), GPU vs CPU
+#   bash tools/wip/next249.sh SHA dense  -- carry .carry with main's bench as base-- and the branch's as new--: tg128 of
+#     base, new and new with BW24_RUN_AHEAD=0 (the serial loop in the same binary), Qwen3-8B and Qwen3.5-9B, two rounds;
+#     the 8B's JSON row
+#   bash tools/wip/next249.sh SHA moe    -- the same for Qwen3-30B-A3B and Qwen3.6-35B-A3B; the 30B's JSON row
+# Prediction: the host's part of a step (11-26 us measured, rounds 27 and 33) less the choice and copy the device now
+# runs between graphs (~3-4 us): +0.5-1 % on the 8B (590 -> ~595), +1-1.5 % on the 9B and the MoEs.
+SHA=$1
+source tools/wip/lib.sh
+begin $SHA-$2
+if [ "$2" = check ]; then
+  kc_one $SHA embed argmax sample dequant gdn
+  check_rows $SHA embed 'embed_token'
+  check_rows $SHA embed 'StepNext'
+  gpu_tests $SHA
+  grep -B2 -A12 "run-ahead" "$OUT/gpu-tests-$SHA.txt" | head -40
+else
+  if [ "$2" = dense ]; then shapes="qwen3-8b:Q4_K_M qwen3.5-9b:Q4_K_M"; else shapes="qwen3-30b-a3b:Q4_K_M qwen3.6-35b-a3b:Q4_K_M"; fi
+  for i in 1 2; do for m in $shapes; do
+    row base base $m tg128 "-p 16 -n 128 -r 2"
+    row new new $m tg128 "-p 16 -n 128 -r 2"
+    [ $i = 1 ] && row serial new $m tg128 "-p 16 -n 128 -r 2" BW24_RUN_AHEAD=0
+  done; done
+  if [ "$2" = dense ]; then json $SHA 500 qwen3-8b:Q4_K_M ""; else json $SHA 480 qwen3-30b-a3b:Q4_K_M ""; fi
+fi
+echo "end t=$(el)"
