@@ -343,12 +343,11 @@ __global__ void __launch_bounds__(kMaxDv * kParts) decode_kernel(GdnDecodeArgs f
       }
     }
   }
-  if (held) return;
-  if (col)
+  if (col && !held)
 #pragma unroll
     for (int i = 0; i < kChunks; ++i)
       if (i < chunks) scol[p + kParts * i] = s[i];
-  if (conv && (!qk || history_writer))
+  if (conv && (!qk || history_writer) && !held)
 #pragma unroll
     for (int i = 0; i < kMaxTaps - 1; ++i)
       if (i < K - 1) f.conv_state[int64_t{i} * C + c] = hist[i];
