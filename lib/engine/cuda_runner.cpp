@@ -453,10 +453,13 @@ class CudaRunner final : public Runner {
     if ((recurrent() || s.token < 0) && s.pos != expected)
       return error(Code::kState, "a decode step at position {} queued after position {}", s.pos, expected - 1);
     logits_kept_ = false;
+    const int regime = s.pos < cuda::kFlashDecodeMergeFrom ? 0 : 1;
+    if (!graph_exec_[regime]) {  // first use: captured on an idle stream (once a session and regime)
+      BW24_CUDA_OK(cudaStreamSynchronize(stream_), "decode step");
+      BW24_RETURN_IF_ERROR(capture_step(regime));
+    }
     if (s.token >= 0)
       BW24_CUDA_OK(cuda::set_step(token_dev_.p, s.token, pos_dev_.p, s.pos, hold_dev_.p, stream_), "step");
-    const int regime = s.pos < cuda::kFlashDecodeMergeFrom ? 0 : 1;
-    if (!graph_exec_[regime]) BW24_RETURN_IF_ERROR(capture_step(regime));
     BW24_CUDA_OK(cudaGraphLaunch(graph_exec_[regime], stream_), "graph launch");
     cuda::StepNext next;
     next.pos = pos_dev_.p;

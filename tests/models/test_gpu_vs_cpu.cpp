@@ -446,3 +446,36 @@ TEST_CASE("CUDA run-ahead decoding stops where the serial decode stops", "[gpu]"
   for (const char* shape : {"tiny-qwen3", "tiny-qwen35", "tiny-qwen3moe"})
     test::check_stop_runs(shape, "Q4_K_M", 0, ahead, serial);
 }
+
+// Run-ahead decoding across position 1,024, where the queue moves from the short-history graph to
+// the one with flash decode's merge launch (captured then, with a step still queued): the same
+// greedy tokens as the serial decode, on a dense model and a MoE.
+TEST_CASE("CUDA run-ahead decoding across the merge boundary equals the serial decode", "[gpu]") {
+  require_gpu();
+  for (const char* shape : {"tiny-qwen3", "tiny-qwen3moe"}) {
+    INFO(shape);
+    auto model = open_synthetic(shape, "Q4_K_M", 0);
+    const int V = model->graph().n_vocab;
+    engine::SessionOptions ahead_opt;
+    ahead_opt.n_ctx = 1100;
+    engine::SessionOptions serial_opt = ahead_opt;
+    serial_opt.run_ahead = false;
+    auto ahead = engine::Session::create(model, ahead_opt);
+    auto serial = engine::Session::create(model, serial_opt);
+    REQUIRE(ahead.ok());
+    REQUIRE(serial.ok());
+    std::mt19937 rng(11);
+    std::vector<int32_t> prompt(1024 - 6);
+    for (auto& t : prompt) t = static_cast<int32_t>(rng() % V);
+    std::vector<int32_t> got[2] = {std::vector<int32_t>(16), std::vector<int32_t>(16)};
+    for (int s = 0; s < 2; ++s) {
+      engine::Session& ses = s == 0 ? **ahead : **serial;
+      REQUIRE(ses.prefill(prompt.data(), int32_t(prompt.size()), false).ok());
+      engine::DecodeResult res;
+      REQUIRE(ses.decode(sampling::Params{}, std::nullopt, true, got[s].data(), 16, &res).ok());
+      REQUIRE(res.n_tokens == 16);
+    }
+    CHECK(got[0] == got[1]);
+    CHECK(logits_of(**ahead) == logits_of(**serial));
+  }
+}
