@@ -10,8 +10,10 @@
 #     the 8B's JSON row
 #   bash tools/wip/next249.sh SHA moe    -- the same for Qwen3-30B-A3B and Qwen3.6-35B-A3B; the 30B's JSON row
 #   bash tools/wip/next249.sh SHA hyb    -- the hybrids gained less (9B +0.5 % over its serial loop, 8B +1.4 %): base,
-#     new (128dd50: gdn_decode's hold as an early return, 90 registers) and new2 (176f4f5: predicated stores, 82 as on
-#     main), Qwen3.5-9B and Qwen3.6-35B-A3B, two rounds
+#     new (128dd50: gdn_decode's hold as an early return, 90 registers) and new3 (6901600: predicated stores, 82 as on
+#     main), Qwen3.5-9B and Qwen3.6-35B-A3B, two rounds; new3's JSON rows of both
+#   bash tools/wip/next249.sh SHA final -- carry .carry with the landed tree's kernel check and tests as new--:
+#     kernel check gdn and embed, GPU tests and GPU vs CPU (the merge-boundary run-ahead case among them)
 # Prediction: the host's part of a step (11-26 us measured, rounds 27 and 33) less the choice and copy the device now
 # runs between graphs (~3-4 us): +0.5-1 % on the 8B (590 -> ~595), +1-1.5 % on the 9B and the MoEs.
 SHA=$1
@@ -23,10 +25,15 @@ if [ "$2" = check ]; then
   check_rows $SHA embed 'StepNext'
   gpu_tests $SHA
   grep -B2 -A12 "run-ahead" "$OUT/gpu-tests-$SHA.txt" | head -40
+elif [ "$2" = final ]; then
+  kc_one $SHA gdn embed
+  gpu_tests $SHA
 elif [ "$2" = hyb ]; then
   for i in 1 2; do for m in qwen3.5-9b:Q4_K_M qwen3.6-35b-a3b:Q4_K_M; do
-    for b in base new new2; do row $b $b $m tg128 "-p 16 -n 128 -r 2"; done
+    for b in base new new3; do row $b $b $m tg128 "-p 16 -n 128 -r 2"; done
   done; done
+  JSON_BUILD=new3 json $SHA 420 qwen3.5-9b:Q4_K_M ""
+  JSON_BUILD=new3 json $SHA 480 qwen3.6-35b-a3b:Q4_K_M ""
 else
   if [ "$2" = dense ]; then shapes="qwen3-8b:Q4_K_M qwen3.5-9b:Q4_K_M"; else shapes="qwen3-30b-a3b:Q4_K_M qwen3.6-35b-a3b:Q4_K_M"; fi
   for i in 1 2; do for m in $shapes; do
