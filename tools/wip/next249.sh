@@ -9,9 +9,11 @@
 #     base, new and new with BW24_RUN_AHEAD=0 (the serial loop in the same binary), Qwen3-8B and Qwen3.5-9B, two rounds;
 #     the 8B's JSON row
 #   bash tools/wip/next249.sh SHA moe    -- the same for Qwen3-30B-A3B and Qwen3.6-35B-A3B; the 30B's JSON row
-#   bash tools/wip/next249.sh SHA hyb    -- the hybrids gained less (9B +0.5 % over its serial loop, 8B +1.4 %): base,
-#     new (128dd50: gdn_decode's hold as an early return, 90 registers) and new3 (6901600: predicated stores, 82 as on
-#     main), Qwen3.5-9B and Qwen3.6-35B-A3B, two rounds; new3's JSON rows of both
+#   bash tools/wip/next249.sh SHA hyb    -- the hybrids gained less (9B +0.5 % over its serial loop, 8B +1.4 %); the
+#     tree now has gdn_decode's hold as predicated stores (82 registers as on main; 128dd50's early return took 90) and
+#     the choice stored into the pinned slot by the choice kernel (no 4-byte copy behind it; BW24_TOKEN_COPY=1 keeps
+#     the copy): base and new (the tree's bench) for Qwen3.5-9B and Qwen3.6-35B-A3B, two rounds; new with and
+#     without the copy for Qwen3-8B and Qwen3-30B-A3B; new's JSON rows of the hybrids
 #   bash tools/wip/next249.sh SHA final -- carry .carry with the landed tree's kernel check and tests as new--:
 #     kernel check gdn and embed, GPU tests and GPU vs CPU (the merge-boundary run-ahead case among them)
 # Prediction: the host's part of a step (11-26 us measured, rounds 27 and 33) less the choice and copy the device now
@@ -26,14 +28,18 @@ if [ "$2" = check ]; then
   gpu_tests $SHA
   grep -B2 -A12 "run-ahead" "$OUT/gpu-tests-$SHA.txt" | head -40
 elif [ "$2" = final ]; then
-  kc_one $SHA gdn embed
+  kc_one $SHA gdn embed argmax
   gpu_tests $SHA
 elif [ "$2" = hyb ]; then
   for i in 1 2; do for m in qwen3.5-9b:Q4_K_M qwen3.6-35b-a3b:Q4_K_M; do
-    for b in base new new3; do row $b $b $m tg128 "-p 16 -n 128 -r 2"; done
+    for b in base new; do row $b $b $m tg128 "-p 16 -n 128 -r 2"; done
   done; done
-  JSON_BUILD=new3 json $SHA 420 qwen3.5-9b:Q4_K_M ""
-  JSON_BUILD=new3 json $SHA 480 qwen3.6-35b-a3b:Q4_K_M ""
+  for m in qwen3-8b:Q4_K_M qwen3-30b-a3b:Q4_K_M; do
+    row new new $m tg128 "-p 16 -n 128 -r 2"
+    row copy new $m tg128 "-p 16 -n 128 -r 2" BW24_TOKEN_COPY=1
+  done
+  json $SHA 420 qwen3.5-9b:Q4_K_M ""
+  json $SHA 480 qwen3.6-35b-a3b:Q4_K_M ""
 else
   if [ "$2" = dense ]; then shapes="qwen3-8b:Q4_K_M qwen3.5-9b:Q4_K_M"; else shapes="qwen3-30b-a3b:Q4_K_M qwen3.6-35b-a3b:Q4_K_M"; fi
   for i in 1 2; do for m in $shapes; do
