@@ -158,4 +158,29 @@ struct F32 {
   }
 };
 
+// The formats' dispatch table, shared by the kernel families that read weights through get8: fn(F{})
+// with F the traits record of `type`, cudaErrorInvalidValue for a type without one.
+template <class Fn>
+cudaError_t with_format(uint32_t type, Fn&& fn) {
+  switch (type) {
+    case kF32: return fn(F32{});
+    case kF16: return fn(F16{});
+    case kBF16: return fn(BF16{});
+    case kQ4_0: return fn(Q4_0{});
+    case kQ4_1: return fn(Q4_1{});
+    case kQ5_0: return fn(Q5_0{});
+    case kQ5_1: return fn(Q5_1{});
+    case kQ8_0: return fn(Q8_0{});
+    case kQ4_K: return fn(Q4_K{});
+    case kQ5_K: return fn(Q5_K{});
+    case kQ6_K: return fn(Q6_K{});
+    case kIQ4_XS: return fn(IQ4_XS{});
+    default: return cudaErrorInvalidValue;
+  }
+}
+// Whether with_format has a record for type.
+inline bool supported(uint32_t type) {
+  return with_format(type, [](auto) { return cudaSuccess; }) == cudaSuccess;
+}
+
 }  // namespace bw24::cuda::octets

@@ -42,33 +42,18 @@ cudaError_t launch(const void* w, int64_t rows, int64_t cols, int64_t row0, int6
                     octets, out, slice_bytes);
 }
 
-// The dispatch table of the expansion: one entry per format.
+// The expansion of one format: launch<F> through the formats' dispatch table (weight_octets.cuh).
 cudaError_t expand(const void* w, uint32_t type, int64_t rows, int64_t cols, int64_t row0, int64_t n_rows, bf16* out,
                    int slices, int64_t slice_bytes, cudaStream_t s) {
-  switch (type) {
-    case kF32: return launch<F32>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
-    case kF16: return launch<F16>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
-    case kBF16: return launch<BF16>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
-    case kQ4_0: return launch<Q4_0>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
-    case kQ4_1: return launch<Q4_1>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
-    case kQ5_0: return launch<Q5_0>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
-    case kQ5_1: return launch<Q5_1>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
-    case kQ8_0: return launch<Q8_0>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
-    case kQ4_K: return launch<Q4_K>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
-    case kQ5_K: return launch<Q5_K>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
-    case kQ6_K: return launch<Q6_K>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
-    case kIQ4_XS: return launch<IQ4_XS>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
-    default: return cudaErrorInvalidValue;
-  }
+  return with_format(type, [&](auto f) {
+    return launch<decltype(f)>(w, rows, cols, row0, n_rows, out, slices, slice_bytes, s);
+  });
 }
 
 }  // namespace
 
-bool gemm_supports(uint32_t t) {
-  return t == kF16 || t == kBF16 || t == kQ4_0 || t == kQ4_1 || t == kQ5_0 || t == kQ5_1 || t == kQ8_0 || t == kQ4_K ||
-         t == kQ5_K || t == kQ6_K || t == kIQ4_XS;
-}
-bool dequant_bf16_supports(uint32_t t) { return t == kF32 || gemm_supports(t); }
+bool gemm_supports(uint32_t t) { return t != kF32 && octets::supported(t); }
+bool dequant_bf16_supports(uint32_t t) { return octets::supported(t); }
 
 cudaError_t dequant_bf16(const void* w, uint32_t type, int64_t rows, int64_t cols, int64_t row0, int64_t n_rows,
                          bf16* out, cudaStream_t s) {

@@ -55,30 +55,12 @@ cudaError_t launch(const EmbedArgs& a, cudaStream_t s) {
 
 }  // namespace
 
-bool embed_supports(uint32_t t, int64_t cols) {
-  const bool type = t == kF32 || t == kF16 || t == kBF16 || t == kQ4_0 || t == kQ4_1 || t == kQ5_0 || t == kQ5_1 ||
-                    t == kQ8_0 || t == kQ4_K || t == kQ5_K || t == kQ6_K || t == kIQ4_XS;
-  return type && cols > 0 && cols % 8 == 0;
-}
+bool embed_supports(uint32_t t, int64_t cols) { return octets::supported(t) && cols > 0 && cols % 8 == 0; }
 
-// The dispatch table of the gather: one entry per format.
+// The gather of one format: launch<F> through the formats' dispatch table (weight_octets.cuh).
 cudaError_t embed_token(const EmbedArgs& a, cudaStream_t s) {
   if (!embed_supports(a.type, a.cols) || a.rows <= 0) return cudaErrorInvalidValue;
-  switch (a.type) {
-    case kF32: return launch<F32>(a, s);
-    case kF16: return launch<F16>(a, s);
-    case kBF16: return launch<BF16>(a, s);
-    case kQ4_0: return launch<Q4_0>(a, s);
-    case kQ4_1: return launch<Q4_1>(a, s);
-    case kQ5_0: return launch<Q5_0>(a, s);
-    case kQ5_1: return launch<Q5_1>(a, s);
-    case kQ8_0: return launch<Q8_0>(a, s);
-    case kQ4_K: return launch<Q4_K>(a, s);
-    case kQ5_K: return launch<Q5_K>(a, s);
-    case kQ6_K: return launch<Q6_K>(a, s);
-    case kIQ4_XS: return launch<IQ4_XS>(a, s);
-    default: return cudaErrorInvalidValue;
-  }
+  return with_format(a.type, [&](auto f) { return launch<decltype(f)>(a, s); });
 }
 
 cudaError_t set_step(int32_t* token_dev, int32_t token, int64_t* pos_dev, int64_t pos, int32_t* hold,

@@ -461,14 +461,10 @@ class CudaRunner final : public Runner {
     if (s.token >= 0)
       BW24_CUDA_OK(cuda::set_step(token_dev_.p, s.token, pos_dev_.p, s.pos, hold_dev_.p, stream_), "step");
     BW24_CUDA_OK(cudaGraphLaunch(graph_exec_[regime], stream_), "graph launch");
-    cuda::StepNext next;
+    cuda::StepNext next = s.stop_armed ? armed_next_ : cuda::StepNext{};
     next.pos = pos_dev_.p;
     next.pos_value = s.pos + 1;
     next.hold = hold_dev_.p;
-    if (s.stop_armed) {
-      next.n_stops = static_cast<int32_t>(opt_.stop_tokens.size());
-      std::copy(opt_.stop_tokens.begin(), opt_.stop_tokens.end(), next.stops);
-    }
     if (const DeviceSampling* d = s.sample)
       BW24_CUDA_OK(cuda::sample_top_k(token_dev_.p, logits_.p, g_.n_vocab, {d->temperature, d->top_k, d->top_p, d->min_p},
                                       d->u, stream_, next),
@@ -532,6 +528,9 @@ class CudaRunner final : public Runner {
     BW24_CUDA_OK(cudaMemset(hold_dev_.p, 0, sizeof(int32_t)), "step hold flag");
     BW24_RETURN_IF_ERROR(logits_keep_.alloc(size_t(g_.n_vocab), "logits"));
     BW24_RETURN_IF_ERROR(ring_.alloc(2, "pinned tokens"));
+    const size_t n_stops = std::min(opt_.stop_tokens.size(), size_t(cuda::kStepMaxStops));  // more: never armed
+    armed_next_.n_stops = static_cast<int32_t>(n_stops);
+    std::copy_n(opt_.stop_tokens.begin(), n_stops, armed_next_.stops);
     for (cudaEvent_t& ev : ring_done_) BW24_CUDA_OK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "event");
     return absl::OkStatus();
   }
@@ -1417,6 +1416,7 @@ class CudaRunner final : public Runner {
   // logits_keep_ (last_logits reads it after drop_step: logits_kept_). Queued steps' choices land
   // in ring_ (pinned, two slots from ring_head_, their events in ring_done_, their positions).
   bool device_embed_ = false, delta_nets_hold_ = false, logits_kept_ = false;
+  cuda::StepNext armed_next_;  // the stop tokens of a step queued with stop_armed (set at init)
   DeviceArray<int32_t> hold_dev_;
   DeviceArray<float> logits_keep_;
   PinnedArray<int32_t> ring_;
