@@ -105,10 +105,12 @@ class RefRunner final : public Runner {
       return error(Code::kState, "the recurrent state is at position {}, not {}", state_pos_, req.pos);
     std::vector<float> x(n * E), h(n * E);
     embed_tokens(g_, req.tokens, n, x.data());
+    const bool fail = ++forward_calls_ == opt_.fail_forward_at;
     for (size_t il = 0; il < g_.layers.size(); ++il) {
       // A half-updated recurrent state is the session's to rebuild (Session::replay).
       if (req.cancel && req.cancel->load(std::memory_order_relaxed))
         return error(Code::kCancelled, "cancelled at layer {}", il);
+      if (fail && il == 1) return error(Code::kDevice, "forward call {} failed at layer 1 (injected)", forward_calls_);
       const arch::Layer& L = g_.layers[il];
       if (L.recurrent) {
         norm_rows(L.delta_net.norm, x.data(), h.data(), n, E);
@@ -376,6 +378,7 @@ class RefRunner final : public Runner {
   std::vector<int32_t> kv_slot_;                            // per layer: its KV cache layer, -1 for delta nets
   bool recurrent_ = false;
   int64_t state_pos_ = 0;
+  int32_t forward_calls_ = 0;  // fail_forward_at's count
 };
 
 }  // namespace

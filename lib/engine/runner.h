@@ -135,6 +135,9 @@ struct RunnerOptions {
   // ForwardRequest::argmax / sample, last_logits()) with the host's argmax and
   // sampling::sample_with_draw, so the session's device paths run in CPU tests.
   bool emulate_device_choice = false;
+  // CPU reference, tests only: forward call number fail_forward_at (counted from 1; 0: none) fails
+  // after its first layer, as a device error would, with a recurrent state half updated.
+  int32_t fail_forward_at = 0;
   // Run-ahead decoding (Runner::queue_step; false closes it, so tests compare), and the tokens
   // that end a generation (the model's end-of-generation ids): a step fed one of them is held.
   bool run_ahead = true;

@@ -50,6 +50,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const M
   ro.fused_delta_net = opt.fused_delta_net;
   ro.fused_o_epilogue = opt.fused_o_epilogue;
   ro.emulate_device_choice = opt.emulate_device_choice;
+  ro.fail_forward_at = opt.fail_forward_at;
   ro.run_ahead = opt.run_ahead;
   ro.stop_tokens = model->eog_tokens();
   std::unique_ptr<Session> s(new Session());
@@ -95,8 +96,7 @@ absl::Status Session::run(const int32_t* tokens, int32_t n, bool all_logits) {
     absl::Status st = runner_->forward(req);
     if (!st.ok()) {
       tokens_.resize(start);
-      logits_rows_ = 0;
-      if (runner_->recurrent()) replay(position()).IgnoreError();  // the state may hold part of this request
+      lose_logits().IgnoreError();  // a recurrent state may hold part of this request
       return st;
     }
     tokens_.insert(tokens_.end(), tokens + done, tokens + done + chunk);
@@ -108,6 +108,7 @@ absl::Status Session::run(const int32_t* tokens, int32_t n, bool all_logits) {
 
 absl::Status Session::replay(int32_t upto) {
   device_logits_ = false;
+  state_behind_ = false;
   runner_->reset();
   std::vector<float> scratch(static_cast<size_t>(model_->graph().n_vocab));
   for (int32_t done = 0; done < upto;) {
@@ -127,6 +128,21 @@ absl::Status Session::replay(int32_t upto) {
   return absl::OkStatus();
 }
 
+absl::Status Session::lose_logits() {
+  logits_rows_ = 0;
+  device_logits_ = false;
+  drop_pending();
+  if (!runner_->recurrent()) return absl::OkStatus();  // an attention cache row is simply written again
+  BW24_RETURN_IF_ERROR(replay(std::max(position() - 1, 0)));
+  state_behind_ = position() > 0;
+  return absl::OkStatus();
+}
+
+absl::Status Session::catch_up() {
+  if (!state_behind_) return absl::OkStatus();
+  return ensure_logits();
+}
+
 absl::Status Session::prefill(const int32_t* tokens, int32_t n, bool all_logits) {
   cancel_.store(false, std::memory_order_relaxed);
   if (n <= 0) return error(Code::kInvalidArgument, "prefill of {} tokens", n);
@@ -138,6 +154,7 @@ absl::Status Session::prefill(const int32_t* tokens, int32_t n, bool all_logits)
   if (static_cast<int64_t>(position()) + n > n_ctx_)
     return error(Code::kContextFull, "prefill of {} tokens at position {} exceeds the context of {}",
                  n, position(), n_ctx_);
+  BW24_RETURN_IF_ERROR(catch_up());
   return run(tokens, n, all_logits);
 }
 
@@ -150,9 +167,11 @@ absl::Status Session::ensure_logits() {
     logits_rows_ = 1;
     return absl::OkStatus();
   }
-  // After a rewind the logits of the last kept position are recomputed from its token.
+  // After a rewind or a failed request the logits of the last kept position are recomputed from
+  // its token (a recurrent state was left one token behind for this: lose_logits).
   int32_t last = tokens_.back();
   tokens_.pop_back();
+  state_behind_ = false;
   return run(&last, 1, false);
 }
 
@@ -259,7 +278,7 @@ absl::Status Session::decode_ahead(int32_t first, const sampling::Params* p, boo
     pending_sampled_ = false;
     device_logits_ = false;
     result->n_tokens = position() - start;  // the committed ones
-    if (runner_->recurrent()) replay(position()).IgnoreError();
+    lose_logits().IgnoreError();
     return st;
   };
   logits_rows_ = 0;  // the steps' logits stay on the device
@@ -333,7 +352,7 @@ absl::Status Session::run_device(int32_t tok, const sampling::Params* p, int32_t
   device_logits_ = false;
   if (absl::Status st = runner_->forward(req); !st.ok()) {
     if (p) sampler_.set_rng(before);  // no token was chosen with the draw
-    if (runner_->recurrent()) replay(position()).IgnoreError();  // the state may hold part of this step
+    lose_logits().IgnoreError();  // a recurrent state may hold part of this step
     return st;
   }
   tokens_.push_back(tok);
@@ -352,13 +371,9 @@ absl::Status Session::rewind(int32_t n_keep) {
     return error(Code::kInvalidArgument, "rewind to {} outside [0, {}]", n_keep, position());
   if (n_keep == position()) return absl::OkStatus();
   tokens_.resize(n_keep);
-  logits_rows_ = 0;  // recomputed on demand by ensure_logits()
-  drop_pending();
-  device_logits_ = false;
-  // A recurrent state cannot be cut back: recompute it from the kept tokens but the last, which
-  // ensure_logits() feeds to get its logits. Cost: one prefill of n_keep - 1 tokens.
-  if (runner_->recurrent()) return replay(std::max(n_keep - 1, 0));
-  return absl::OkStatus();
+  // The logits are recomputed on demand by ensure_logits(). A recurrent state cannot be cut back:
+  // it is recomputed from the kept tokens but the last. Cost: one prefill of n_keep - 1 tokens.
+  return lose_logits();
 }
 
 }  // namespace bw24::engine

@@ -33,6 +33,7 @@ struct SessionOptions {
   bool fused_o_epilogue = true;     // CUDA runner: RunnerOptions::fused_o_epilogue (tests turn it off)
   bool cuda_graph = true;           // CUDA runner: the model's cuda_graph and this (tests turn it off)
   bool emulate_device_choice = false;  // CPU reference: RunnerOptions::emulate_device_choice (tests only)
+  int32_t fail_forward_at = 0;         // CPU reference: RunnerOptions::fail_forward_at (tests only)
   bool run_ahead = true;            // RunnerOptions::run_ahead: decode steps queued ahead (tests turn it off)
 };
 
@@ -76,6 +77,11 @@ class Session {
   // Recurrent runners: rebuild the state from tokens_[0, upto) (after a failed request or a
   // rewind). On failure the history is dropped (position 0) and the error returned.
   absl::Status replay(int32_t upto);
+  // After a failed request or a rewind: the logits are gone, and a recurrent state is rebuilt to
+  // one token behind the history (state_behind_), so that ensure_logits() can feed that token.
+  absl::Status lose_logits();
+  // A state left one token behind is brought up to position() (its logits computed on the way).
+  absl::Status catch_up();
 
   std::shared_ptr<const Model> model_;
   std::unique_ptr<Runner> runner_;
@@ -88,6 +94,7 @@ class Session {
   sampling::Params pending_params_;
   std::mt19937_64 pending_rng_;
   bool device_logits_ = false;   // run_device left the last row's logits on the device (Runner::last_logits)
+  bool state_behind_ = false;    // the recurrent state covers tokens_ but the last (lose_logits)
   sampling::Sampler sampler_;
   std::atomic<bool> cancel_{false};
 };

@@ -167,3 +167,103 @@ TEST_CASE("run-ahead decoding stops where the serial path stops", "[synth]") {
   ahead.emulate_device_choice = true;
   for (const char* shape : {"tiny-qwen3", "tiny-qwen35"}) test::check_stop_runs(shape, "Q8_0", -1, ahead, serial);
 }
+
+// A recurrent state cannot be cut back, so after a rewind the session rebuilds it from the kept
+// tokens: logits(), a prefill and a decode from there equal those of a session that never went
+// past them (fed in the same passes: a delta net's multi-token pass rounds differently).
+TEST_CASE("a hybrid's session after a rewind equals one that stopped there", "[synth]") {
+  for (const char* shape : {"tiny-qwen3", "tiny-qwen35"}) {
+    INFO(shape);
+    auto built = bench::build_synthetic(shape, "Q8_0");
+    REQUIRE(built.ok());
+    auto m = engine::Model::from_directory(std::move(built).value(), shape, {});
+    REQUIRE(m.ok());
+    const std::vector<int32_t> prompt = {1, 17, 300, 42, 7, 99, 1000, 5, 64}, more = {11, 12, 13};
+    auto a = engine::Session::create(*m, {}), b = engine::Session::create(*m, {});
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    REQUIRE((*a)->prefill(prompt.data(), int32_t(prompt.size()), false).ok());
+    REQUIRE((*a)->rewind(5).ok());
+    REQUIRE((*b)->prefill(prompt.data(), 4, false).ok());
+    REQUIRE((*b)->prefill(prompt.data() + 4, 1, false).ok());
+    const auto last_row = [](engine::Session& s) {
+      const float* p;
+      int32_t rows, vocab;
+      REQUIRE(s.logits(&p, &rows, &vocab).ok());
+      return std::vector<float>(p + size_t(rows - 1) * vocab, p + size_t(rows) * vocab);
+    };
+    CHECK(last_row(**a) == last_row(**b));
+    REQUIRE((*a)->rewind(4).ok());
+    REQUIRE((*b)->rewind(4).ok());
+    REQUIRE((*a)->prefill(more.data(), int32_t(more.size()), false).ok());  // without logits() first
+    REQUIRE((*b)->prefill(more.data(), int32_t(more.size()), false).ok());
+    CHECK(last_row(**a) == last_row(**b));
+    std::vector<int32_t> ta(5), tb(5);
+    engine::DecodeResult ra, rb;
+    REQUIRE((*a)->rewind(6).ok());
+    REQUIRE((*b)->rewind(6).ok());
+    REQUIRE((*a)->decode({}, std::nullopt, true, ta.data(), 5, &ra).ok());
+    REQUIRE((*b)->decode({}, std::nullopt, true, tb.data(), 5, &rb).ok());
+    CHECK(ta == tb);
+  }
+}
+
+// A request that fails half way (RunnerOptions::fail_forward_at: after the first layer, as a device
+// error would) leaves the session as it was before it: a recurrent state half updated is rebuilt,
+// and logits(), decode() and prefill() go on as in a session that never failed. Host decoding,
+// the device token choice and run-ahead decoding (emulated by the reference runner).
+TEST_CASE("a session goes on after a failed request as if it had not been made", "[synth]") {
+  for (const char* shape : {"tiny-qwen3", "tiny-qwen35"}) {
+    auto built = bench::build_synthetic(shape, "Q8_0");
+    REQUIRE(built.ok());
+    auto m = engine::Model::from_directory(std::move(built).value(), shape, {});
+    REQUIRE(m.ok());
+    const std::vector<int32_t> prompt = {1, 17, 300, 42, 7, 99, 1000, 5, 64}, more = {11, 12, 13};
+    for (int mode = 0; mode < 3; ++mode) {  // host decoding, device choice step by step, run ahead
+      for (int32_t fail_at : {2, 4}) {     // a prefill's pass, or a decode step
+        INFO(shape << " mode " << mode << " fail_at " << fail_at);
+        engine::SessionOptions opt;
+        opt.emulate_device_choice = mode > 0;
+        opt.run_ahead = mode == 2;
+        auto ref = engine::Session::create(*m, opt);
+        opt.fail_forward_at = fail_at;
+        auto s = engine::Session::create(*m, opt);
+        REQUIRE(s.ok());
+        REQUIRE(ref.ok());
+        REQUIRE((*s)->prefill(prompt.data(), int32_t(prompt.size()), false).ok());  // call 1
+        std::vector<int32_t> out(4);
+        engine::DecodeResult r;
+        absl::Status st;
+        if (fail_at == 2) {
+          st = (*s)->prefill(more.data(), int32_t(more.size()), false);
+        } else {
+          st = (*s)->decode({}, std::nullopt, true, out.data(), 4, &r);
+          out.resize(size_t(r.n_tokens));  // the committed ones
+        }
+        REQUIRE(!st.ok());
+        CHECK(std::string(st.message()).find("injected") != std::string::npos);
+        // The reference: the same tokens in the same passes as the rebuild (all but the last,
+        // then the last alone).
+        std::vector<int32_t> kept = prompt;
+        if (fail_at == 4) kept.insert(kept.end(), out.begin(), out.end());
+        REQUIRE((*s)->position() == int32_t(kept.size()));
+        REQUIRE((*ref)->prefill(kept.data(), int32_t(kept.size()) - 1, false).ok());
+        REQUIRE((*ref)->prefill(kept.data() + kept.size() - 1, 1, false).ok());
+        const auto last_row = [](engine::Session& x) {
+          const float* p;
+          int32_t rows, vocab;
+          REQUIRE(x.logits(&p, &rows, &vocab).ok());
+          return std::vector<float>(p + size_t(rows - 1) * vocab, p + size_t(rows) * vocab);
+        };
+        CHECK(last_row(**s) == last_row(**ref));
+        std::vector<int32_t> a(5), b(5);
+        REQUIRE((*s)->decode({}, std::nullopt, true, a.data(), 5, &r).ok());
+        REQUIRE((*ref)->decode({}, std::nullopt, true, b.data(), 5, &r).ok());
+        CHECK(a == b);
+        REQUIRE((*s)->prefill(more.data(), int32_t(more.size()), false).ok());
+        REQUIRE((*ref)->prefill(more.data(), int32_t(more.size()), false).ok());
+        CHECK(last_row(**s) == last_row(**ref));
+      }
+    }
+  }
+}
