@@ -21,6 +21,10 @@ struct StepNext {
   int32_t* hold = nullptr;
   int32_t n_stops = 0;
   int32_t stops[kStepMaxStops] = {};
+  // Pinned host memory (cudaMallocHost: mapped, one address space) the choice is also stored
+  // to, so that no copy needs to follow the kernel on the stream before the next step; the host
+  // reads it after an event recorded behind the kernel. Null: none.
+  int32_t* host_choice = nullptr;
 };
 
 // *out = the index of the largest of x[0, n), the lowest such index on ties (as

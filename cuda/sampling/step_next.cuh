@@ -7,6 +7,7 @@
 namespace bw24::cuda {
 
 __device__ __forceinline__ void store_step_next(const StepNext& next, int32_t choice) {
+  if (next.host_choice) *next.host_choice = choice;
   if (!next.pos) return;
   *next.pos = next.pos_value;
   bool stop = false;

@@ -152,6 +152,12 @@ bool run_ahead_on() {
   static const bool on = env_int("BW24_RUN_AHEAD", 1) != 0;
   return on;
 }
+// A/B switch (tools/wip next249): BW24_TOKEN_COPY=1 has a queued step's choice copied back by a
+// 4-byte copy behind the choice kernel, instead of stored into pinned memory by the kernel itself.
+bool token_copy_on() {
+  static const bool on = env_int("BW24_TOKEN_COPY", 0) != 0;
+  return on;
+}
 // Tokens per prefill pass (GEMM, tensor cores) on models whose layer weights the GEMM takes. 512:
 // the bf16 expansion of the weights (once per pass) costs about a third of a 512-token pass on
 // Qwen3-8B Q4_K_M; longer passes amortize it further but grow the activation buffers.
@@ -437,8 +443,9 @@ class CudaRunner final : public Runner {
   // ---- Run-ahead decoding (Runner::queue_step) ----
   // A queued step is set_step (a host token) or nothing (the previous step's choice wrote the
   // token, the position and the hold flag: cuda::StepNext), the captured step, the choice with
-  // StepNext for the step behind, and the choice's copy into its ring_ slot with an event. The
-  // host then waits on the older step's event while the newer one is already on the stream.
+  // StepNext for the step behind (which also stores the choice into its pinned ring_ slot), and
+  // an event. The host then waits on the older step's event while the newer one is already on the
+  // stream.
   bool can_queue_steps(bool armed) const override {
     return device_embed_ && opt_.run_ahead && run_ahead_on() && (!recurrent() || delta_nets_hold_) &&
            (!armed || opt_.stop_tokens.size() <= size_t(cuda::kStepMaxStops));
@@ -461,7 +468,9 @@ class CudaRunner final : public Runner {
     if (s.token >= 0)
       BW24_CUDA_OK(cuda::set_step(token_dev_.p, s.token, pos_dev_.p, s.pos, hold_dev_.p, stream_), "step");
     BW24_CUDA_OK(cudaGraphLaunch(graph_exec_[regime], stream_), "graph launch");
+    const int slot = (ring_head_ + queued_) % 2;
     cuda::StepNext next = s.stop_armed ? armed_next_ : cuda::StepNext{};
+    if (!token_copy_on()) next.host_choice = ring_.p + slot;  // stored by the choice kernel itself
     next.pos = pos_dev_.p;
     next.pos_value = s.pos + 1;
     next.hold = hold_dev_.p;
@@ -471,8 +480,7 @@ class CudaRunner final : public Runner {
                    "sampling");
     else
       BW24_CUDA_OK(cuda::argmax(token_dev_.p, logits_.p, g_.n_vocab, stream_, next), "argmax");
-    const int slot = (ring_head_ + queued_) % 2;
-    BW24_CUDA_OK(cudaMemcpyAsync(ring_.p + slot, token_dev_.p, 4, cudaMemcpyDeviceToHost, stream_), "token");
+    if (token_copy_on()) BW24_CUDA_OK(cudaMemcpyAsync(ring_.p + slot, token_dev_.p, 4, cudaMemcpyDeviceToHost, stream_), "token");
     BW24_CUDA_OK(cudaEventRecord(ring_done_[slot], stream_), "event");
     ring_pos_[slot] = s.pos;
     ++queued_;
@@ -481,7 +489,7 @@ class CudaRunner final : public Runner {
 
   absl::Status finish_step(int32_t* choice) override {
     BW24_ASSIGN_OR_RETURN(const int slot, oldest_step());
-    *choice = ring_.p[slot];
+    *choice = *static_cast<volatile const int32_t*>(ring_.p + slot);
     state_pos_ = ring_pos_[slot] + 1;
     return absl::OkStatus();
   }

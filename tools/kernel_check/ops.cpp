@@ -49,9 +49,14 @@ void check_argmax(std::mt19937& rng, Result& r) {
       for (int i = 0; i < 3; ++i) next.stops[i] = (want + 1 + i) % n;  // none is the choice
       if (stop) next.stops[1] = want;
       upload(dhold, std::vector<int32_t>{stop ? 0 : 1});
-      bool good = ok(cuda::argmax(dout.p, dx.p, n, nullptr, next), "argmax") && ok(cudaDeviceSynchronize(), "sync");
+      int32_t* pinned = nullptr;  // the host slot the choice is stored to as well (run-ahead's ring)
+      bool good = ok(cudaMallocHost(&pinned, sizeof(int32_t)), "pinned slot");
+      if (good) *pinned = -1;
+      next.host_choice = pinned;
+      good = good && ok(cuda::argmax(dout.p, dx.p, n, nullptr, next), "argmax") && ok(cudaDeviceSynchronize(), "sync");
       const bool right = download(dout, 1)[0] == want && download(dpos, 1)[0] == 4321 + n &&
-                         download(dhold, 1)[0] == (stop ? 1 : 0);
+                         download(dhold, 1)[0] == (stop ? 1 : 0) && pinned && *pinned == want;
+      cudaFreeHost(pinned);
       good = good && right;
       report(r, good, false, "argmax StepNext", std::to_string(n) + (stop ? " stop" : " no stop"), right ? 0.0 : 1.0);
     }

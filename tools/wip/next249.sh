@@ -10,7 +10,7 @@
 #     the 8B's JSON row
 #   bash tools/wip/next249.sh SHA moe    -- the same for Qwen3-30B-A3B and Qwen3.6-35B-A3B; the 30B's JSON row
 #   bash tools/wip/next249.sh SHA hyb    -- the hybrids gained less (9B +0.5 % over its serial loop, 8B +1.4 %); the
-#     tree (wip/run-ahead f9e3b3c; main has all but the zero-copy choice, tools/wip/patches/token-zero-copy.patch) has gdn_decode's hold as predicated stores (82 registers as on main; 128dd50's early return took 90) and
+#     tree now has gdn_decode's hold as predicated stores (82 registers as on main; 128dd50's early return took 90) and
 #     the choice stored into the pinned slot by the choice kernel (no 4-byte copy behind it; BW24_TOKEN_COPY=1 keeps
 #     the copy): base and new (the tree's bench) for Qwen3.5-9B and Qwen3.6-35B-A3B, two rounds; new with and
 #     without the copy for Qwen3-8B and Qwen3-30B-A3B; new's JSON rows of the hybrids
@@ -28,7 +28,7 @@ if [ "$2" = check ]; then
   gpu_tests $SHA
   grep -B2 -A12 "run-ahead" "$OUT/gpu-tests-$SHA.txt" | head -40
 elif [ "$2" = final ]; then
-  kc_one $SHA gdn embed argmax
+  kc_one $SHA gdn embed
   gpu_tests $SHA
 elif [ "$2" = hyb ]; then
   for i in 1 2; do for m in qwen3.5-9b:Q4_K_M qwen3.6-35b-a3b:Q4_K_M; do
