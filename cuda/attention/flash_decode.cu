@@ -260,8 +260,9 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
   const int g = blockIdx.x / groups, hg = blockIdx.x % groups, s = blockIdx.y, t = blockIdx.z;
   const int G = kG > 0 ? kG : n_head / n_head_kv / groups, h0 = (g * groups + hg) * G;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  // The position is read before the PDL wait: pos.dev is written by the step's host-to-device copy,
-  // a graph node every kernel of the step follows (cuda_runner.cpp), never by a kernel.
+  // The position is read before the PDL wait: pos.dev is written before the step's first kernel
+  // (a copy node, set_step, or the previous step's choice kernel: cuda_runner.cpp), never by a
+  // kernel of the step.
   const int64_t p = pos.base + t + (pos.dev ? *pos.dev : 0);
   const int64_t lo = max(first_visible(p, window), int64_t{s} * kSplit), hi = min(p, int64_t{s + 1} * kSplit - 1);
   const int64_t slot0 = (int64_t{t} * n_head + h0) * n_splits;  // head h0 + i, split s: slot0 + i * n_splits + s

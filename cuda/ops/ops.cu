@@ -48,9 +48,9 @@ __global__ void __launch_bounds__(32 * kRopeWarps) qk_rope_store_kernel(QkRopeAr
   if (head >= a.n_head + a.n_head_kv) return;  // whole warps; no CTA barrier follows
   const bool is_q = head < a.n_head;
   // The norm weight, the rotation frequencies and the angles of this lane's elements before the PDL
-  // wait (no kernel writes them, nor the position: the step's host-to-device copy, a graph node
-  // every kernel follows): their loads and the double sincos overlap the previous kernel instead of
-  // adding to the chain after it.
+  // wait (no kernel of the step writes them, nor the position: a copy, set_step or the previous
+  // step's choice kernel writes it before the step's first kernel): their loads and the double
+  // sincos overlap the previous kernel instead of adding to the chain after it.
   const RopeLane<kPer> c = rope_lane<kPer>(a, is_q, lane);
   const int64_t p = rope_position(a.pos, t);
   const RopeAngles<kPer> r = rope_angles<kPer>(a, p, lane);
