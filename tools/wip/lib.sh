@@ -17,9 +17,9 @@ build_ab() { cfg .carry/main-src build-main main -DBW24_TESTS=OFF; cfg . build-n
   ( ninja -C build-main -j16 bw24-bench > /tmp/b1.log 2>&1 || grep -A3 error /tmp/b1.log | head -30 ) &
   ( ninja -C build-new -j16 bw24-bench "${@:2}" > /tmp/b2.log 2>&1 || grep -A3 error /tmp/b2.log | head -30 ) &
   wait; echo "built t=$(el)"; }
-# kc SHA FAMILY...: build-new's kernel check of each family into $OUT, its last line and any failure. A family is every
+# kc SHA FAMILY...: build-new's (build-$KC_BUILD's where set) kernel check of each family into $OUT, its last line and any failure. A family is every
 # check whose name contains it ("gemv_q8" is gemv_q8, gemv_q8_multi and gemv_q8_streamed: ~150 s, past next121's 120 s)
-kc() { local sha=$1 f; shift; for f in "$@"; do timeout 200 ./build-new/bw24-kernel-check $f > "$OUT/kc-$f-$sha.txt" 2>&1
+kc() { local sha=$1 f; shift; for f in "$@"; do timeout 200 ./build-${KC_BUILD:-new}/bw24-kernel-check $f > "$OUT/kc-$f-$sha.txt" 2>&1
   echo "kernel-check $f rc=$? $(tail -n 1 $OUT/kc-$f-$sha.txt) t=$(el)"; grep -E "FAIL|rror" "$OUT/kc-$f-$sha.txt" | head -12; done; }
 # kc_rows SHA FAMILY PATTERN...: kc of one family, then check_rows of each PATTERN in its file
 kc_rows() { local sha=$1 f=$2 p; shift 2; kc $sha $f; for p in "$@"; do check_rows $sha $f "$p"; done; }
