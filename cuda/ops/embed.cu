@@ -16,12 +16,10 @@ constexpr int kThreads = 512;  // a 4096-wide row: one octet a thread
 
 template <class F>
 __global__ void __launch_bounds__(kThreads) embed_kernel(EmbedArgs a) {
-  // Everything here reads what was written before the step's graph started (the token, the hold
-  // flag, the previous step's logits) and writes what no kernel of the step touches before it (x,
-  // logits_keep), so the gather runs before the PDL wait, beside the step's first kernel (the rope
-  // table, which it need not wait for). The wait at the end keeps the chain transitive: the next
-  // kernel, which waits for this one only, then also follows the rope table.
-  pdl_trigger();
+  // The graph's first kernel: token and hold were written before the step's launch, so nothing
+  // here waits on a predecessor inside the step; the wait orders it after the previous step's
+  // kernels where the stream chains them.
+  pdl_begin();
   int64_t tok = *a.token;
   if (tok < 0 || tok >= a.rows) tok = 0;
   const int64_t blocks = a.cols / F::kBlockElems;
@@ -41,7 +39,6 @@ __global__ void __launch_bounds__(kThreads) embed_kernel(EmbedArgs a) {
   // a few microseconds, paid once a generation, by the step the host discards).
   if (a.hold && *a.hold)
     for (int64_t i = threadIdx.x; i < a.n_logits; i += blockDim.x) a.logits_keep[i] = a.logits[i];
-  pdl_wait();
 }
 
 __global__ void set_step_kernel(int32_t* token_dev, int32_t token, int64_t* pos_dev, int64_t pos, int32_t* hold) {

@@ -28,9 +28,7 @@ struct EmbedArgs {
 // cols % 8 == 0 (8 floats a thread).
 bool embed_supports(uint32_t type, int64_t cols);
 // out = the row of *token (a token outside [0, rows) reads row 0), bit-equal to lib/ref's
-// dequant_row times scale. One CTA: a 4096-wide Q4_K row is 2.3 KB in, 16 KB out. Its work comes
-// before its PDL wait: it may run beside the kernel launched before it (the step's rope table),
-// which must not read x or write the token, the hold flag or the logits.
+// dequant_row times scale. One CTA: a 4096-wide Q4_K row is 2.3 KB in, 16 KB out.
 cudaError_t embed_token(const EmbedArgs& args, cudaStream_t stream);
 
 // A step whose token comes from the host: *token = token, *pos = pos, *hold = 0 (hold may be null).

@@ -152,12 +152,6 @@ bool run_ahead_on() {
   static const bool on = env_int("BW24_RUN_AHEAD", 1) != 0;
   return on;
 }
-// A/B switch (tools/wip next251): BW24_EMBED_BESIDE=0 launches the step's embedding gather before
-// its rope table, as before round 44, instead of beside it.
-bool embed_beside_on() {
-  static const bool on = env_int("BW24_EMBED_BESIDE", 1) != 0;
-  return on;
-}
 // A/B switch (tools/wip next249): BW24_TOKEN_COPY=1 has a queued step's choice copied back by a
 // 4-byte copy behind the choice kernel, instead of stored into pinned memory by the kernel itself.
 bool token_copy_on() {
@@ -592,26 +586,17 @@ class CudaRunner final : public Runner {
   // logits_host (null: one row, left in logits_; the captured step).
   absl::Status pass(int n, cuda::DevicePos pos, int first, float* logits_host) {
     const int64_t E = g_.n_embd;
-    const auto rope_table = [&]() -> absl::Status {
-      if (rope_table_step(n))
-        BW24_CUDA_OK(cuda::rope_table(rope_angles_.p, rope_stride_, rope_layers_.p, static_cast<int>(g_.layers.size()),
-                                      pos, stream_),
-                     "rope table");
-      return absl::OkStatus();
-    };
-    if (step_hold_) {  // the captured step of a device-side embedding (init_step_queue)
-      // The rope table first: the gather then runs beside it, before its own PDL wait (embed.cuh).
-      // H200, the step's first two segments (CUPTI, next250): embedding 4.0 us, rope table 3.2.
-      if (embed_beside_on()) BW24_RETURN_IF_ERROR(rope_table());
+    if (step_hold_)  // the captured step of a device-side embedding (init_step_queue)
       BW24_CUDA_OK(cuda::embed_token({x_.p, w_.at(g_.tok_embd.t), w_.type_of(g_.tok_embd.t), g_.tok_embd.rows(), E,
                                       g_.embd_scale, token_dev_.p, hold_dev_.p, logits_.p, logits_keep_.p, g_.n_vocab},
                                      stream_),
                    "embedding");
-      if (!embed_beside_on()) BW24_RETURN_IF_ERROR(rope_table());
-    } else {
+    else
       BW24_CUDA_OK(cudaMemcpyAsync(x_.p, emb_.p, size_t(n * E) * 4, cudaMemcpyHostToDevice, stream_), "upload");
-      BW24_RETURN_IF_ERROR(rope_table());
-    }
+    if (rope_table_step(n))
+      BW24_CUDA_OK(cuda::rope_table(rope_angles_.p, rope_stride_, rope_layers_.p, static_cast<int>(g_.layers.size()), pos,
+                                    stream_),
+                   "rope table");
     for (size_t il = 0; il < g_.layers.size(); ++il) {
       const arch::Layer& L = g_.layers[il];
       if (L.recurrent) {
