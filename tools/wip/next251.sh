@@ -15,3 +15,11 @@ if [ "$2" = ab ]; then
   done; done
 fi
 echo "end t=$(el)"
+# next251 json: main 37f6592's bench (the tree after the revert of 5726a19: the same device code) as new--: the JSON rows
+# of the hybrids and the 8B's q8_0-KV depth row
+if [ "$2" = json ]; then
+  json $SHA 300 qwen3.5-9b:Q4_K_M ""
+  json $SHA 400 qwen3.6-35b-a3b:Q4_K_M ""
+  json $SHA 480 qwen3-8b:Q4_K_M "-q8kv" --kv q8_0
+  echo "end t=$(el)"
+fi
