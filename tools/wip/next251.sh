@@ -29,3 +29,12 @@ if [ "$2" = q8kv ]; then
   json $SHA 300 qwen3-8b:Q4_K_M "-q8kv-3" --kv q8_0
   echo "end t=$(el)"
 fi
+# next251 rope: BW24_ROPE_TABLE=0 (flash decode computes its angles, no table launch at the step's start) against the
+# table, now that the steps run ahead (round 34 landed the table)
+if [ "$2" = rope ]; then
+  for i in 1 2; do for m in qwen3-8b:Q4_K_M qwen3-30b-a3b:Q4_K_M qwen3.5-9b:Q4_K_M; do
+    row table new $m tg128 "-p 16 -n 128 -r 2"
+    row no-table new $m tg128 "-p 16 -n 128 -r 2" BW24_ROPE_TABLE=0
+  done; done
+  echo "end t=$(el)"
+fi
