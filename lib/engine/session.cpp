@@ -169,10 +169,15 @@ absl::Status Session::ensure_logits() {
   }
   // After a rewind or a failed request the logits of the last kept position are recomputed from
   // its token (a recurrent state was left one token behind for this: lose_logits).
-  int32_t last = tokens_.back();
+  const int32_t last = tokens_.back(), keep = position();
   tokens_.pop_back();
   state_behind_ = false;
-  return run(&last, 1, false);
+  absl::Status st = run(&last, 1, false);
+  if (!st.ok() && position() == keep - 1) {  // the token stays in the history (unless a rebuild dropped it)
+    tokens_.push_back(last);
+    lose_logits().IgnoreError();
+  }
+  return st;
 }
 
 absl::Status Session::logits(const float** out, int32_t* n_rows, int32_t* n_vocab) {
