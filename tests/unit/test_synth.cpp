@@ -30,6 +30,22 @@ std::vector<float> logits_of(std::shared_ptr<const engine::Model> m, const std::
   REQUIRE((*s)->logits(&p, &rows, &vocab).ok());
   return std::vector<float>(p, p + size_t(rows) * vocab);
 }
+// A synthetic model of SHAPE in Q8_0, in memory.
+std::shared_ptr<const engine::Model> synth_model(const char* shape) {
+  auto built = bench::build_synthetic(shape, "Q8_0");
+  REQUIRE(built.ok());
+  auto m = engine::Model::from_directory(std::move(built).value(), shape, {});
+  REQUIRE(m.ok());
+  return *m;
+}
+
+// The session's last logits row.
+std::vector<float> last_row(engine::Session& s) {
+  const float* p;
+  int32_t rows, vocab;
+  REQUIRE(s.logits(&p, &rows, &vocab).ok());
+  return std::vector<float>(p + size_t(rows - 1) * vocab, p + size_t(rows) * vocab);
+}
 }  // namespace
 
 TEST_CASE("synthetic models written as GGUF read back identically and run the same", "[synth]") {
@@ -105,15 +121,12 @@ TEST_CASE("int8 activation rounding in the CPU reference applies to quantized we
 TEST_CASE("device token choice in the session equals the host path", "[synth]") {
   for (const char* shape : {"tiny-qwen3", "tiny-qwen35"}) {
     INFO(shape);
-    auto built = bench::build_synthetic(shape, "Q8_0");
-    REQUIRE(built.ok());
-    auto m = engine::Model::from_directory(std::move(built).value(), shape, {});
-    REQUIRE(m.ok());
-    const int V = (*m)->graph().n_vocab;
+    const auto m = synth_model(shape);
+    const int V = m->graph().n_vocab;
     engine::SessionOptions host_opt, dev_opt;
     host_opt.seed = dev_opt.seed = 99;
     dev_opt.emulate_device_choice = true;
-    auto host = engine::Session::create(*m, host_opt), dev = engine::Session::create(*m, dev_opt);
+    auto host = engine::Session::create(m, host_opt), dev = engine::Session::create(m, dev_opt);
     REQUIRE(host.ok());
     REQUIRE(dev.ok());
     const std::vector<int32_t> prompt = {1, 17, 300, 42, 7, 99, 1000, 5, 64};
@@ -175,24 +188,15 @@ TEST_CASE("run-ahead decoding stops where the serial path stops", "[synth]") {
 TEST_CASE("a hybrid's session after a rewind equals one that stopped there", "[synth]") {
   for (const char* shape : {"tiny-qwen3", "tiny-qwen35"}) {
     INFO(shape);
-    auto built = bench::build_synthetic(shape, "Q8_0");
-    REQUIRE(built.ok());
-    auto m = engine::Model::from_directory(std::move(built).value(), shape, {});
-    REQUIRE(m.ok());
+    const auto m = synth_model(shape);
     const std::vector<int32_t> prompt = {1, 17, 300, 42, 7, 99, 1000, 5, 64}, more = {11, 12, 13};
-    auto a = engine::Session::create(*m, {}), b = engine::Session::create(*m, {});
+    auto a = engine::Session::create(m, {}), b = engine::Session::create(m, {});
     REQUIRE(a.ok());
     REQUIRE(b.ok());
     REQUIRE((*a)->prefill(prompt.data(), int32_t(prompt.size()), false).ok());
     REQUIRE((*a)->rewind(5).ok());
     REQUIRE((*b)->prefill(prompt.data(), 4, false).ok());
     REQUIRE((*b)->prefill(prompt.data() + 4, 1, false).ok());
-    const auto last_row = [](engine::Session& s) {
-      const float* p;
-      int32_t rows, vocab;
-      REQUIRE(s.logits(&p, &rows, &vocab).ok());
-      return std::vector<float>(p + size_t(rows - 1) * vocab, p + size_t(rows) * vocab);
-    };
     CHECK(last_row(**a) == last_row(**b));
     REQUIRE((*a)->rewind(4).ok());
     REQUIRE((*b)->rewind(4).ok());
@@ -215,10 +219,7 @@ TEST_CASE("a hybrid's session after a rewind equals one that stopped there", "[s
 // the device token choice and run-ahead decoding (emulated by the reference runner).
 TEST_CASE("a session goes on after a failed request as if it had not been made", "[synth]") {
   for (const char* shape : {"tiny-qwen3", "tiny-qwen35"}) {
-    auto built = bench::build_synthetic(shape, "Q8_0");
-    REQUIRE(built.ok());
-    auto m = engine::Model::from_directory(std::move(built).value(), shape, {});
-    REQUIRE(m.ok());
+    const auto m = synth_model(shape);
     const std::vector<int32_t> prompt = {1, 17, 300, 42, 7, 99, 1000, 5, 64}, more = {11, 12, 13};
     for (int mode = 0; mode < 3; ++mode) {  // host decoding, device choice step by step, run ahead
       for (int32_t fail_at : {2, 4}) {     // a prefill's pass, or a decode step
@@ -226,9 +227,9 @@ TEST_CASE("a session goes on after a failed request as if it had not been made",
         engine::SessionOptions opt;
         opt.emulate_device_choice = mode > 0;
         opt.run_ahead = mode == 2;
-        auto ref = engine::Session::create(*m, opt);
+        auto ref = engine::Session::create(m, opt);
         opt.fail_forward_at = fail_at;
-        auto s = engine::Session::create(*m, opt);
+        auto s = engine::Session::create(m, opt);
         REQUIRE(s.ok());
         REQUIRE(ref.ok());
         REQUIRE((*s)->prefill(prompt.data(), int32_t(prompt.size()), false).ok());  // call 1
@@ -250,19 +251,13 @@ TEST_CASE("a session goes on after a failed request as if it had not been made",
         REQUIRE((*s)->position() == int32_t(kept.size()));
         REQUIRE((*ref)->prefill(kept.data(), int32_t(kept.size()) - 1, false).ok());
         REQUIRE((*ref)->prefill(kept.data() + kept.size() - 1, 1, false).ok());
-        const auto last_row = [](engine::Session& x) {
-          const float* p;
-          int32_t rows, vocab;
-          REQUIRE(x.logits(&p, &rows, &vocab).ok());
-          return std::vector<float>(p + size_t(rows - 1) * vocab, p + size_t(rows) * vocab);
-        };
         CHECK(last_row(**s) == last_row(**ref));
         std::vector<int32_t> a(5), b(5);
         if (mode == 0 && fail_at == 2) {  // once more, with the failure in the pass that recomputes the logits
-          const auto& layers = (*m)->graph().layers;
+          const auto& layers = m->graph().layers;
           const bool hybrid = std::any_of(layers.begin(), layers.end(), [](const auto& L) { return L.recurrent; });
           opt.fail_forward_at = hybrid ? 3 : 2;
-          auto t = engine::Session::create(*m, opt);
+          auto t = engine::Session::create(m, opt);
           REQUIRE(t.ok());
           REQUIRE((*t)->prefill(kept.data(), int32_t(kept.size()), false).ok());  // call 1
           REQUIRE((*t)->rewind(int32_t(kept.size()) - 1).ok());  // a hybrid replays: call 2
@@ -270,7 +265,7 @@ TEST_CASE("a session goes on after a failed request as if it had not been made",
           int32_t rows, vocab;
           REQUIRE(!(*t)->logits(&p, &rows, &vocab).ok());  // the recomputing pass fails
           REQUIRE((*t)->position() == int32_t(kept.size()) - 1);
-          auto u = engine::Session::create(*m, {});
+          auto u = engine::Session::create(m, {});
           REQUIRE(u.ok());
           REQUIRE((*u)->prefill(kept.data(), int32_t(kept.size()) - 2, false).ok());
           REQUIRE((*u)->prefill(kept.data() + kept.size() - 2, 1, false).ok());
