@@ -20,6 +20,7 @@
 #include "cuda/moe/moe.cuh"
 #include "cuda/norm/rmsnorm.cuh"
 #include "cuda/ops/ops.cuh"
+#include "cuda/sampling/sampling.cuh"
 #include "lib/core/dtype.h"
 
 namespace bw24::bench {  // benchmarks/bulk_probe.cu
@@ -346,6 +347,30 @@ void BM_DecodeChain(benchmark::State& state) {
                                                       benchmark::Counter::kInvert);
 }
 
+// The greedy choice over Qwen3's 151,936 logits, with what a run-ahead step also stores
+// (cuda::StepNext): arg 0 nothing; 1 the position, the hold flag against 16 stop tokens; 2 those
+// and the choice into pinned host memory; 3 the pinned store alone. Bytes: the logits.
+void BM_Argmax(benchmark::State& state) {
+  const int n = 151936;
+  const int what = static_cast<int>(state.range(0));
+  Buffer x(size_t(n) * 4), out(4), pos(8), hold(4);
+  int32_t* pinned = nullptr;
+  if (cudaMallocHost(&pinned, sizeof(int32_t)) != cudaSuccess) return state.SkipWithError("pinned slot");
+  cuda::StepNext next;
+  if (what == 1 || what == 2) {
+    next.pos = static_cast<int64_t*>(pos.p);
+    next.pos_value = 1;
+    next.hold = static_cast<int32_t*>(hold.p);
+    next.n_stops = cuda::kStepMaxStops;
+    for (int i = 0; i < cuda::kStepMaxStops; ++i) next.stops[i] = n - 1 - i;
+  }
+  if (what >= 2) next.host_choice = pinned;
+  timed(state, double(n) * 4, [&] {
+    cuda::argmax(static_cast<int32_t*>(out.p), static_cast<const float*>(x.p), n, nullptr, next);
+  });
+  cudaFreeHost(pinned);
+}
+
 void register_all() {
   // Qwen3-8B: QKV 6144 x 4096, O 4096 x 4096, gate+up 2 x 12288 x 4096, down 4096 x 12288,
   // lm_head 151936 x 4096 (Q6_K in Q4_K_M files).
@@ -389,6 +414,8 @@ void register_all() {
     for (int per_sm : {2, 3})
       for (int mode : {0, 1, 2, 3, 4, 5, 6}) chain->Args({mode, per_sm, ahead, 0});
   chain->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(50);
+  benchmark::RegisterBenchmark("argmax", BM_Argmax)
+      ->Arg(0)->Arg(1)->Arg(2)->Arg(3)->UseManualTime()->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("flash_prefill", BM_FlashPrefill)
       ->Arg(0)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
