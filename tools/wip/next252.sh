@@ -6,7 +6,7 @@
 #     store alone), three times
 # Prediction: the device stores cost nothing measurable; the pinned store (a PCIe write before the kernel completes)
 # ~1-2 us.
-SHA=$1
+SHA=$1  # the bins' commit (the device tree's git HEAD may be stale: pass it from here)
 source tools/wip/lib.sh
 begin $SHA-$2
 if [ "$2" = micro ]; then
