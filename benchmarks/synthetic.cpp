@@ -46,6 +46,14 @@ constexpr Shape kShapes[] = {
     {"qwen3.6-35b-a3b", "qwen35moe", 2048, 40, 16, 2, 256, 512, 248320, 1e7f, false, 256, 8, 512, 512, 16, 32, 128},
     {"tiny-qwen35", "qwen35", 256, 4, 4, 2, 64, 512, 2048, 1e7f, false, 0, 0, 0, 0, 2, 4, 64},
     {"tiny-qwen35moe", "qwen35moe", 256, 4, 4, 2, 64, 512, 2048, 1e7f, false, 8, 2, 256, 256, 2, 4, 64},
+    // The smallest of each architecture (Q8_0 / F32: rows of 32-multiples), as seeds of the model
+    // fuzz target (tools/fuzz-seeds.sh writes them at test time): 60-270 KB each (320 tokens:
+    // the synthetic vocabulary needs its 256 bytes and specials).
+    {"fuzz-qwen3", "qwen3", 64, 1, 2, 1, 32, 64, 320, 1e6f, false},
+    {"fuzz-llama", "llama", 64, 1, 2, 2, 32, 64, 320, 1e4f, true},
+    {"fuzz-qwen3moe", "qwen3moe", 64, 1, 2, 1, 32, 64, 320, 1e6f, false, 4, 2, 32},
+    {"fuzz-qwen35", "qwen35", 64, 4, 2, 1, 32, 64, 320, 1e7f, false, 0, 0, 0, 0, 1, 2, 32},
+    {"fuzz-qwen35moe", "qwen35moe", 64, 4, 2, 1, 32, 64, 320, 1e7f, false, 4, 2, 32, 32, 1, 2, 32},
 };
 
 // xorshift64*: fast random bytes.

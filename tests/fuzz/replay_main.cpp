@@ -11,6 +11,7 @@ extern "C" int bw24_fuzz_gguf(const uint8_t* data, size_t size);
 extern "C" int bw24_fuzz_safetensors(const uint8_t* data, size_t size);
 extern "C" int bw24_fuzz_tokenizer(const uint8_t* data, size_t size);
 extern "C" int bw24_fuzz_template(const uint8_t* data, size_t size);
+extern "C" int bw24_fuzz_model(const uint8_t* data, size_t size);
 
 int main(int argc, char** argv) {
   int n = 0;
@@ -23,9 +24,10 @@ int main(int argc, char** argv) {
       bw24_fuzz_safetensors(b.data(), b.size());
       bw24_fuzz_tokenizer(b.data(), b.size());
       bw24_fuzz_template(b.data(), b.size());
+      bw24_fuzz_model(b.data(), b.size());
       ++n;
     }
   }
-  std::printf("replayed %d inputs through the GGUF, safetensors, tokenizer and template fuzz targets\n", n);
+  std::printf("replayed %d inputs through the GGUF, safetensors, tokenizer, template and model fuzz targets\n", n);
   return n > 0 ? 0 : 1;
 }
