@@ -138,11 +138,6 @@ absl::Status Session::lose_logits() {
   return absl::OkStatus();
 }
 
-absl::Status Session::catch_up() {
-  if (!state_behind_) return absl::OkStatus();
-  return ensure_logits();
-}
-
 absl::Status Session::prefill(const int32_t* tokens, int32_t n, bool all_logits) {
   cancel_.store(false, std::memory_order_relaxed);
   if (n <= 0) return error(Code::kInvalidArgument, "prefill of {} tokens", n);
@@ -154,7 +149,7 @@ absl::Status Session::prefill(const int32_t* tokens, int32_t n, bool all_logits)
   if (static_cast<int64_t>(position()) + n > n_ctx_)
     return error(Code::kContextFull, "prefill of {} tokens at position {} exceeds the context of {}",
                  n, position(), n_ctx_);
-  BW24_RETURN_IF_ERROR(catch_up());
+  if (state_behind_) BW24_RETURN_IF_ERROR(ensure_logits());  // feeds the token a rebuilt state lacks
   return run(tokens, n, all_logits);
 }
 

@@ -80,8 +80,6 @@ class Session {
   // After a failed request or a rewind: the logits are gone, and a recurrent state is rebuilt to
   // one token behind the history (state_behind_), so that ensure_logits() can feed that token.
   absl::Status lose_logits();
-  // A state left one token behind is brought up to position() (its logits computed on the way).
-  absl::Status catch_up();
 
   std::shared_ptr<const Model> model_;
   std::unique_ptr<Runner> runner_;

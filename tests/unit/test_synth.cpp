@@ -30,15 +30,6 @@ std::vector<float> logits_of(std::shared_ptr<const engine::Model> m, const std::
   REQUIRE((*s)->logits(&p, &rows, &vocab).ok());
   return std::vector<float>(p, p + size_t(rows) * vocab);
 }
-// A synthetic model of SHAPE in Q8_0, in memory.
-std::shared_ptr<const engine::Model> synth_model(const char* shape) {
-  auto built = bench::build_synthetic(shape, "Q8_0");
-  REQUIRE(built.ok());
-  auto m = engine::Model::from_directory(std::move(built).value(), shape, {});
-  REQUIRE(m.ok());
-  return *m;
-}
-
 // The session's last logits row.
 std::vector<float> last_row(engine::Session& s) {
   const float* p;
@@ -121,7 +112,7 @@ TEST_CASE("int8 activation rounding in the CPU reference applies to quantized we
 TEST_CASE("device token choice in the session equals the host path", "[synth]") {
   for (const char* shape : {"tiny-qwen3", "tiny-qwen35"}) {
     INFO(shape);
-    const auto m = synth_model(shape);
+    const auto m = test::synthetic_model(shape, "Q8_0", -1);
     const int V = m->graph().n_vocab;
     engine::SessionOptions host_opt, dev_opt;
     host_opt.seed = dev_opt.seed = 99;
@@ -188,7 +179,7 @@ TEST_CASE("run-ahead decoding stops where the serial path stops", "[synth]") {
 TEST_CASE("a hybrid's session after a rewind equals one that stopped there", "[synth]") {
   for (const char* shape : {"tiny-qwen3", "tiny-qwen35"}) {
     INFO(shape);
-    const auto m = synth_model(shape);
+    const auto m = test::synthetic_model(shape, "Q8_0", -1);
     const std::vector<int32_t> prompt = {1, 17, 300, 42, 7, 99, 1000, 5, 64}, more = {11, 12, 13};
     auto a = engine::Session::create(m, {}), b = engine::Session::create(m, {});
     REQUIRE(a.ok());
@@ -219,7 +210,7 @@ TEST_CASE("a hybrid's session after a rewind equals one that stopped there", "[s
 // the device token choice and run-ahead decoding (emulated by the reference runner).
 TEST_CASE("a session goes on after a failed request as if it had not been made", "[synth]") {
   for (const char* shape : {"tiny-qwen3", "tiny-qwen35"}) {
-    const auto m = synth_model(shape);
+    const auto m = test::synthetic_model(shape, "Q8_0", -1);
     const std::vector<int32_t> prompt = {1, 17, 300, 42, 7, 99, 1000, 5, 64}, more = {11, 12, 13};
     for (int mode = 0; mode < 3; ++mode) {  // host decoding, device choice step by step, run ahead
       for (int32_t fail_at : {2, 4}) {     // a prefill's pass, or a decode step
