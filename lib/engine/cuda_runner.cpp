@@ -622,17 +622,21 @@ class CudaRunner final : public Runner {
   }
 
   // *req.argmax = the argmax of the logits row at dev, or the token sampled from it
-  // (req.sample), 4 bytes back through pinned memory.
+  // (req.sample), stored by the kernel into pinned memory too (StepNext::host_choice, as a queued
+  // step's; BW24_TOKEN_COPY=1: a 4-byte copy behind it instead).
   absl::Status read_token(const float* dev, const ForwardRequest& req) {
     static_assert(kDeviceSampleMaxTopK == cuda::kSampleMaxTopK, "one limit for the session and the kernel");
     int32_t* host = req.argmax;
+    cuda::StepNext next;
+    if (!token_copy_on()) next.host_choice = token_host_.p;
     if (const DeviceSampling* s = req.sample)
       BW24_CUDA_OK(cuda::sample_top_k(token_dev_.p, dev, g_.n_vocab, {s->temperature, s->top_k, s->top_p, s->min_p},
-                                      s->u, stream_),
+                                      s->u, stream_, next),
                    "sampling");
     else
-      BW24_CUDA_OK(cuda::argmax(token_dev_.p, dev, g_.n_vocab, stream_), "argmax");
-    BW24_CUDA_OK(cudaMemcpyAsync(token_host_.p, token_dev_.p, 4, cudaMemcpyDeviceToHost, stream_), "token");
+      BW24_CUDA_OK(cuda::argmax(token_dev_.p, dev, g_.n_vocab, stream_, next), "argmax");
+    if (token_copy_on())
+      BW24_CUDA_OK(cudaMemcpyAsync(token_host_.p, token_dev_.p, 4, cudaMemcpyDeviceToHost, stream_), "token");
     BW24_CUDA_OK(cudaStreamSynchronize(stream_), "forward");
     *host = *token_host_.p;
     return absl::OkStatus();
