@@ -152,9 +152,10 @@ bool run_ahead_on() {
   static const bool on = env_int("BW24_RUN_AHEAD", 1) != 0;
   return on;
 }
-// A/B switch (tools/wip next250): BW24_TOKEN_COPY=1 has a queued step's choice copied back by a
-// 4-byte copy behind the choice kernel, instead of stored into pinned memory by the kernel itself
-// (H200, next250: the store +0.4 % on Qwen3-8B Q4_K_M tg128, +0.5 % on Qwen3-30B-A3B).
+// A/B switch (tools/wip next250): BW24_TOKEN_COPY=1 has a step's choice (queued or not: read_token)
+// copied back by a 4-byte copy behind the choice kernel, instead of stored into pinned memory by the
+// kernel itself (H200, next250: the store +0.4 % on Qwen3-8B Q4_K_M tg128, +0.5 % on Qwen3-30B-A3B;
+// next258: +0.4 % on the step-by-step path, BW24_RUN_AHEAD=0).
 bool token_copy_on() {
   static const bool on = env_int("BW24_TOKEN_COPY", 0) != 0;
   return on;
