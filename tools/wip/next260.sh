@@ -1,9 +1,11 @@
 #!/bin/bash
-# next260 (round 45): the acceptance rows (JSON) of Qwen3-8B and Qwen3-30B-A3B Q4_K_M on main after round 45's two
-# choice-path changes (bench as new-- in .carry/bins).
+# next260 (round 45): main with the CUDA runner split in three files (wip/split-runner): GPU tests, then the acceptance
+# rows (JSON) of Qwen3-8B and Qwen3-30B-A3B Q4_K_M after round 45's two choice-path changes. Carry .carry (new--:
+# bench, model tests, GPU-vs-CPU tests, libbw24).
 SHA=$1
 source tools/wip/lib.sh
 begin $SHA-json
-json $SHA 200 qwen3-8b:Q4_K_M ""
-json $SHA 200 qwen3-30b-a3b:Q4_K_M ""
+gpu_tests $SHA
+json $SHA 60 qwen3-8b:Q4_K_M ""
+json $SHA 110 qwen3-30b-a3b:Q4_K_M ""
 echo "end t=$(el)"
