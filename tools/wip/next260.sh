@@ -6,6 +6,6 @@ SHA=$1
 source tools/wip/lib.sh
 begin $SHA-json
 gpu_tests $SHA
-json $SHA 60 qwen3-8b:Q4_K_M ""
-json $SHA 110 qwen3-30b-a3b:Q4_K_M ""
+json $SHA 40 qwen3-8b:Q4_K_M ""
+json $SHA 85 qwen3-30b-a3b:Q4_K_M ""
 echo "end t=$(el)"
