@@ -1,5 +1,5 @@
 // Mixture-of-experts routing and combination on the device (Qwen3-MoE, Qwen3.5-MoE, Qwen3-Next).
-// A MoE layer on the CUDA runner (lib/engine/cuda_runner.cpp):
+// A MoE layer on the CUDA runner (lib/engine/cuda_runner_moe.cpp):
 //   decode: moe_gate (router product, softmax, top-k, renormalize: one launch; a quantized router:
 //   GEMV then moe_route) -> ids, weights per (token, slot) pair -> routed gate-up GEMV and routed
 //   down GEMV (cuda/gemv GemvRoute: one launch each, grid.y = pairs, expert chosen on the device)

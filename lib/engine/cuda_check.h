@@ -1,4 +1,4 @@
-// The CUDA backend's host files (cuda_runner.cpp, device_weights.cpp): a CUDA error as a Status.
+// The CUDA backend's host files (the cuda_runner*.cpp files, device_weights.cpp): a CUDA error as a Status.
 #pragma once
 
 #include <cuda_runtime.h>

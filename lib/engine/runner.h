@@ -1,6 +1,6 @@
 // A Runner executes a ModelGraph for one session on one backend and owns that session's device
 // state (KV cache, scratch): the CPU reference runner (ref_runner.cpp) and the CUDA runner
-// (cuda_runner.cpp) behind the same interface.
+// (cuda_runner*.cpp) behind the same interface.
 #pragma once
 
 #include <atomic>
