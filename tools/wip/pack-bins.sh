@@ -29,7 +29,11 @@ for t in "${targets[@]}"; do if [[ $t == tests/* ]]; then
 # The shared libraries they load that the device lacks (abseil, fmt, pcre2, utf8proc: those .deps stages), into
 # .carry/rtlib (~5 MB), so a script running only packed programs can carry .carry alone, without .deps' 23 MB.
 mkdir -p .carry/rtlib
+# utf8proc is not among the .deps stages (round 46: next261's first call failed to start the bench without it): a
+# library outside the C/C++ runtime that ldd finds only on this machine is copied from where ldd found it.
 for t in "${targets[@]}"; do LD_LIBRARY_PATH=$PWD/.deps/usr/lib/x86_64-linux-gnu ldd "build-pack/$sha/$t" |
-  awk '/=> \// {print $1}' | while read -r lib; do
-    src=.deps/usr/lib/x86_64-linux-gnu/$lib; if [ -e "$src" ]; then cp -L "$src" .carry/rtlib/; fi; done; done
+  awk '/=> \// {print $1, $3}' | while read -r lib path; do
+    src=.deps/usr/lib/x86_64-linux-gnu/$lib; if [ -e "$src" ]; then cp -L "$src" .carry/rtlib/
+    elif [[ ! $lib =~ ^(libc|libm|libstdc\+\+|libgcc_s|libdl|libpthread|librt|ld-linux)[.-] ]]; then cp -L "$path" .carry/rtlib/; fi
+  done; done
 du -sh .carry/rtlib
