@@ -371,6 +371,49 @@ void BM_Argmax(benchmark::State& state) {
   cudaFreeHost(pinned);
 }
 
+// The one-token routed MoE launches at Qwen3-30B-A3B's shapes (128 experts, 8 a token): args which
+// (0: the Q4_K gate-up, 768 x 2048 a matrix; 1 / 2: the Q6_K / Q4_K down + combine, 2048 x 768) and
+// hot (1: the same 8 experts every call, so their ~14 / ~10 MB stay in L2 after the warm-up; 0: the
+// next 8 of 128 every call, each expert's bytes back only after 15 other calls, ~200 MB later, so
+// from DRAM). Hot against cold says how much of a routed launch is waiting on DRAM (round 46: the
+// expert prefetch found the hits worth only ~0.36 us a layer in the step).
+void BM_MoeRouted(benchmark::State& state) {
+  constexpr int kExperts = 128, kUsed = 8, kRounds = kExperts / kUsed;
+  const int which = static_cast<int>(state.range(0));
+  const bool hot = state.range(1) != 0;
+  const GgmlType type = which == 1 ? GgmlType::Q6_K : GgmlType::Q4_K;
+  const TypeInfo* ti = type_info(type);
+  const int64_t rows = which == 0 ? 768 : 2048, cols = which == 0 ? 2048 : 768;
+  const int64_t expert_bytes = cols / ti->block_elems * int64_t(ti->block_bytes) * rows;
+  const int mats = which == 0 ? 2 : 1;
+  Buffer w(size_t(expert_bytes) * kExperts), w2(mats == 2 ? size_t(expert_bytes) * kExperts : 1);
+  const int x_rows = which == 0 ? 1 : kUsed;  // the gate-up reads the token's row, the down a row a pair
+  Buffer xq(size_t(cols) * x_rows), xds(size_t(cols) / 32 * 8 * x_rows), y(size_t(rows) * 4 * kUsed),
+      resid(size_t(rows) * 4), ids(sizeof(int32_t) * kExperts);
+  std::vector<int32_t> h_ids(kExperts);
+  for (int i = 0; i < kExperts; ++i) h_ids[size_t(i)] = i;  // round r: experts 8r .. 8r + 7
+  cudaMemcpy(ids.p, h_ids.data(), sizeof(int32_t) * kExperts, cudaMemcpyHostToDevice);
+  std::vector<float> h_weights(kUsed, 1.0f / kUsed);
+  Buffer weights(sizeof(float) * kUsed);
+  cudaMemcpy(weights.p, h_weights.data(), sizeof(float) * kUsed, cudaMemcpyHostToDevice);
+  const cuda::ActQ8 x{static_cast<const int8_t*>(xq.p), static_cast<const float2*>(xds.p)};
+  int call = 0;
+  timed(state, double(expert_bytes) * mats * kUsed, [&] {
+    const int round = hot ? 0 : call++ % kRounds;
+    const int32_t* round_ids = static_cast<const int32_t*>(ids.p) + round * kUsed;
+    if (which == 0) {
+      const cuda::GemvRoute route{round_ids, expert_bytes, kUsed, kUsed};
+      cuda::gemv_q8(w.p, w2.p, static_cast<uint32_t>(type), rows, cols, x, 1, static_cast<float*>(y.p),
+                    cuda::GemvOut::kGateUp, 0, nullptr, &route);
+    } else {
+      const cuda::GemvRoute route{round_ids, expert_bytes, kUsed, 1};
+      const cuda::MoeCombine c{static_cast<float*>(resid.p), static_cast<const float*>(weights.p), nullptr, nullptr,
+                               kUsed};
+      cuda::gemv_q8_combine(w.p, static_cast<uint32_t>(type), rows, cols, x, route, c, nullptr);
+    }
+  });
+}
+
 void register_all() {
   // Qwen3-8B: QKV 6144 x 4096, O 4096 x 4096, gate+up 2 x 12288 x 4096, down 4096 x 12288,
   // lm_head 151936 x 4096 (Q6_K in Q4_K_M files).
@@ -416,6 +459,9 @@ void register_all() {
   chain->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(50);
   benchmark::RegisterBenchmark("argmax", BM_Argmax)
       ->Arg(0)->Arg(1)->Arg(2)->Arg(3)->UseManualTime()->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("moe_routed", BM_MoeRouted)
+      ->Args({0, 0})->Args({0, 1})->Args({1, 0})->Args({1, 1})->Args({2, 0})->Args({2, 1})
+      ->UseManualTime()->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("flash_prefill", BM_FlashPrefill)
       ->Arg(0)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
