@@ -26,14 +26,13 @@ for t in "${targets[@]}"; do if [[ $t == tests/* ]]; then
   ninja -C build-pack/$sha libbw24.so >> /tmp/pack-$sha.log 2>&1
   xz -T2 -6 -c "build-pack/$sha/libbw24.so.0" > ".carry/bins/$name--libbw24.so.0.xz"; ls -la ".carry/bins/$name--libbw24.so.0.xz"
   break; fi; done
-# The shared libraries they load that the device lacks (abseil, fmt, pcre2, utf8proc: those .deps stages), into
-# .carry/rtlib (~5 MB), so a script running only packed programs can carry .carry alone, without .deps' 23 MB.
+# The shared libraries they load that the device lacks, into .carry/rtlib (~5 MB), so a script running only packed
+# programs can carry .carry alone, without .deps' 23 MB: every library outside the C/C++ runtime, from where ldd finds
+# it with .deps first (abseil, fmt, pcre2 from .deps; utf8proc, which .deps does not stage, from this machine: round
+# 46's next261 could not start the bench without it).
 mkdir -p .carry/rtlib
-# utf8proc is not among the .deps stages (round 46: next261's first call failed to start the bench without it): a
-# library outside the C/C++ runtime that ldd finds only on this machine is copied from where ldd found it.
 for t in "${targets[@]}"; do LD_LIBRARY_PATH=$PWD/.deps/usr/lib/x86_64-linux-gnu ldd "build-pack/$sha/$t" |
   awk '/=> \// {print $1, $3}' | while read -r lib path; do
-    src=.deps/usr/lib/x86_64-linux-gnu/$lib; if [ -e "$src" ]; then cp -L "$src" .carry/rtlib/
-    elif [[ ! $lib =~ ^(libc|libm|libstdc\+\+|libgcc_s|libdl|libpthread|librt|ld-linux)[.-] ]]; then cp -L "$path" .carry/rtlib/; fi
+    [[ $lib =~ ^(libc|libm|libstdc\+\+|libgcc_s|libdl|libpthread|librt|ld-linux)[.-] ]] || cp -L "$path" .carry/rtlib/
   done; done
 du -sh .carry/rtlib
