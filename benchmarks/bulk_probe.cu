@@ -85,4 +85,30 @@ cudaError_t bulk_stream(const void* src, int64_t bytes, int stage_bytes, int cop
   return cudaGetLastError();
 }
 
+namespace {
+
+// bw24-microbench l2_prefetch (round 47): `ctas` CTAs (one an SM) each request an even share of
+// `bytes` into L2 by cp.async.bulk.prefetch.L2 in 16 KB pieces, dealt over their 256 threads, and
+// exit. next265 read ~260 GB/s for one SM from the step's slowdown: if the launch lasts bytes / ctas
+// at that rate, a CTA's life is bound to its requests.
+__global__ void __launch_bounds__(kThreads) l2_prefetch_kernel(const uint8_t* src, int64_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int64_t kPiece = 16 * 1024;
+  const int64_t per_cta = bytes / gridDim.x / kPiece * kPiece;
+  const uint8_t* base = src + per_cta * blockIdx.x;
+  for (int64_t o = int64_t{threadIdx.x} * kPiece; o < per_cta; o += kThreads * kPiece)
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(base + o), "r"(static_cast<uint32_t>(kPiece))
+                 : "memory");
+#endif
+}
+
+}  // namespace
+
+cudaError_t l2_prefetch(const void* src, int64_t bytes, int ctas, cudaStream_t stream) {
+  if (!pdl_supported()) return cudaErrorNotSupported;
+  if (ctas < 1 || bytes < 0) return cudaErrorInvalidValue;
+  l2_prefetch_kernel<<<static_cast<unsigned>(ctas), kThreads, 0, stream>>>(static_cast<const uint8_t*>(src), bytes);
+  return cudaGetLastError();
+}
+
 }  // namespace bw24::bench

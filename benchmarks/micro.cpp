@@ -26,6 +26,7 @@
 namespace bw24::bench {  // benchmarks/bulk_probe.cu
 cudaError_t bulk_stream(const void* src, int64_t bytes, int stage_bytes, int copy_bytes, int stages, int ctas_per_sm,
                         unsigned* sink, cudaStream_t stream);
+cudaError_t l2_prefetch(const void* src, int64_t bytes, int ctas, cudaStream_t stream);
 // benchmarks/chain_probe.cu
 struct ChainProbe;
 ChainProbe* chain_probe_create();
@@ -310,6 +311,28 @@ void BM_BulkStream(benchmark::State& state) {
   cudaFree(sink);
 }
 
+// L2 prefetch probe (benchmarks/bulk_probe.cu): args CTAs, MB requested (0: the empty launch).
+void BM_L2Prefetch(benchmark::State& state) {
+  const int ctas = static_cast<int>(state.range(0));
+  const int64_t bytes = state.range(1) << 20, total = int64_t{256} << 20;
+  void* src = nullptr;
+  if (cudaMalloc(&src, static_cast<size_t>(total)) != cudaSuccess) {
+    state.SkipWithError("l2_prefetch: out of device memory");
+    return;
+  }
+  int64_t at = 0;  // a fresh window of the buffer each call, so the lines are not in L2 already
+  auto run = [&] {
+    const cudaError_t e = bench::l2_prefetch(static_cast<uint8_t*>(src) + at, bytes, ctas, nullptr);
+    at = bytes > 0 && at + 2 * bytes <= total ? at + bytes : 0;
+    return e;
+  };
+  if (run() != cudaSuccess)
+    state.SkipWithError("l2_prefetch: not supported here (sm_90+) or bad arguments");
+  else
+    timed(state, double(bytes), [&] { run(); });
+  cudaFree(src);
+}
+
 // Kernel-boundary probe (benchmarks/chain_probe.cu): args mode (0 floor, 1 chain with PDL, 2 chain,
 // 3-6 persistent with a grid barrier: counter, release counter, flags, clusters), CTAs per SM, weights ahead
 // of the wait, empty phases (no rows: the boundaries alone). One step is 36 layers and lm_head of a
@@ -459,6 +482,9 @@ void register_all() {
   chain->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(50);
   benchmark::RegisterBenchmark("argmax", BM_Argmax)
       ->Arg(0)->Arg(1)->Arg(2)->Arg(3)->UseManualTime()->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("l2_prefetch", BM_L2Prefetch)
+      ->Args({1, 0})->Args({1, 1})->Args({1, 4})->Args({1, 14})->Args({8, 14})->Args({24, 10})->Args({132, 14})
+      ->Args({132, 64})->UseManualTime()->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("moe_routed", BM_MoeRouted)
       ->Args({0, 0})->Args({0, 1})->Args({1, 0})->Args({1, 1})->Args({2, 0})->Args({2, 1})
       ->UseManualTime()->Unit(benchmark::kMicrosecond);
