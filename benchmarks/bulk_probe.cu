@@ -87,8 +87,8 @@ cudaError_t bulk_stream(const void* src, int64_t bytes, int stage_bytes, int cop
 
 namespace {
 
-// bw24-microbench l2_prefetch (round 47): `ctas` CTAs (one an SM) each request an even share of
-// `bytes` into L2 by cp.async.bulk.prefetch.L2 in 16 KB pieces, dealt over their 256 threads, and
+// bw24-microbench l2_prefetch (round 47): `ctas` CTAs each request an even share of `bytes`, rounded
+// down to whole 16 KB pieces, into L2 by cp.async.bulk.prefetch.L2, dealt over their 256 threads, and
 // exit. next265 read ~260 GB/s for one SM from the step's slowdown: if the launch lasts bytes / ctas
 // at that rate, a CTA's life is bound to its requests.
 __global__ void __launch_bounds__(kThreads) l2_prefetch_kernel(const uint8_t* src, int64_t bytes) {
