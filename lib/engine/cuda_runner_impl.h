@@ -125,6 +125,8 @@ inline int env_int(const char* name, int fallback) {
 // Timing hook: BW24_GRAPH_REPLAYS=k launches the captured step k times a decode call (the same
 // position and token; the output is then wrong), so that t(k) - t(1) is the replays back to back and
 // t(1) minus that the host's part of a step.
+// Only forward_passes' one-token steps take it; steps queued ahead (queue_step, the session's
+// run-ahead decoding, which bw24-bench's tg rows use) launch the graph once (round 48 measured no change).
 inline int graph_replays() {
   static const int n = std::max(1, env_int("BW24_GRAPH_REPLAYS", 1));
   return n;
