@@ -97,8 +97,7 @@ __global__ void __launch_bounds__(kThreads) l2_prefetch_kernel(const uint8_t* sr
   const int64_t per_cta = bytes / gridDim.x / kPiece * kPiece;
   const uint8_t* base = src + per_cta * blockIdx.x;
   for (int64_t o = int64_t{threadIdx.x} * kPiece; o < per_cta; o += kThreads * kPiece)
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(base + o), "r"(static_cast<uint32_t>(kPiece))
-                 : "memory");
+    bulk_prefetch_l2(base + o, static_cast<uint32_t>(kPiece));
 #endif
 }
 

@@ -80,6 +80,12 @@ __device__ __forceinline__ void bulk_copy_g2s(void* dst, const void* src, uint32
       "l"(src), "r"(bytes), "r"(smem_addr(bar)), "l"(policy)
       : "memory");
 }
+// bytes at global src (16-byte aligned, a multiple of 16) requested into L2, no completion to wait
+// for. An SM issues these at ~250 GB/s and its CTA lives until they are issued (bw24-microbench
+// l2_prefetch, docs/performance.md round 47): not for megabytes from few CTAs.
+__device__ __forceinline__ void bulk_prefetch_l2(const void* src, uint32_t bytes) {
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(src), "r"(bytes) : "memory");
+}
 // The box of a 2D tensor map (CUtensorMap, built on the host by cuTensorMapEncodeTiled) whose
 // first element is (x: column, y: row) into shared dst, laid out as the map says (the GEMM's
 // maps: 128-byte swizzle); elements outside the tensor land as zeros. Completion counted on bar.
