@@ -90,14 +90,22 @@ struct MoeCombine {
 long gemv_q8_combine_async_launches();
 bool gemv_q8_combine_async();
 void gemv_q8_set_combine_async(bool on);
+// Q4_K and Q6_K combines over row counts that are multiples of 8 take two row groups of four a CTA
+// (16 warps) that stage the token's activation rows once for both (BW24_COMBINE_WIDE=0: one group,
+// 8 warps, everywhere); same bits. The kernel check turns it off with gemv_q8_set_combine_wide(false)
+// to check the one-group form at the same shapes; gemv_q8_combine_wide_launches counts the launches.
+long gemv_q8_combine_wide_launches();
+bool gemv_q8_combine_wide();
+void gemv_q8_set_combine_wide(bool on);
 bool gemv_q8_combine_supports(uint32_t ggml_type, int64_t rows, int64_t cols, int k);
 // Registers and resident CTAs an SM of the MoE decode launches of `type` on the current device: the
 // one-token routed gate-up over rows of gate_cols, and the down + combine over rows of down_cols for
-// k experts a token. The kernel check holds the Q4_K gate-up and the combines to four an SM, the
+// k experts a token (the form gemv_q8_combine takes there). The kernel check holds the Q4_K gate-up
+// to four CTAs an SM and the combines to 1,024 threads an SM (four of 8 warps, or two of 16), the
 // counts their grids were measured with (a gate-up that grew to 70 registers ran at three, docs/
 // performance.md round 37).
 struct GemvOccupancy {
-  int regs = 0, ctas_per_sm = 0;
+  int regs = 0, ctas_per_sm = 0, threads = 0;  // threads: a CTA's
 };
 cudaError_t gemv_q8_routed_occupancy(uint32_t ggml_type, int64_t gate_cols, int64_t down_cols, int k,
                                      GemvOccupancy* gate_up, GemvOccupancy* combine);

@@ -474,11 +474,12 @@ __host__ __device__ constexpr int64_t staged_bytes(int64_t cols, int nt) { retur
 // six ahead took the one-token routed gate-up from 64 to 78 registers (4 -> 3 CTAs an SM), and two
 // in the combine (its 8 x 768 rows take 1.5 passes) measured no different from one (next122 /
 // next123); the multi-token rows, up to 8 x 4096, are unmeasured either way.
+template <int kCtaThreads = kThreads>
 __device__ __forceinline__ void stage_act(ActQ8& x, int64_t cols, int nt) {
   extern __shared__ int4 staged[];
   if (staged_bytes(cols, nt) <= kMaxStagedBytes) {
     const int64_t q16 = nt * cols / 16;  // int4 units of the int8 part (cols % 32 == 0)
-    stage_q8_rows<kThreads, 1>(staged, reinterpret_cast<float2*>(staged + q16), x.q, x.ds, q16,
+    stage_q8_rows<kCtaThreads, 1>(staged, reinterpret_cast<float2*>(staged + q16), x.q, x.ds, q16,
                                [](int64_t i) { return i; });
     __syncthreads();
     x = ActQ8{reinterpret_cast<const int8_t*>(staged), reinterpret_cast<const float2*>(staged + q16)};
@@ -703,23 +704,35 @@ __device__ __forceinline__ void dot_rows_image(const uint8_t* img, int64_t block
 }
 
 // The routed down projection with the MoE combine as its epilogue (gemv_q8_combine, gemv.cuh):
-// CTA (b, t) takes rows 4b .. 4b + 3 of every pair of token t, warp j pair j (k <= 8), four rows a
-// warp as launch<F, kStore, 1, kRoutedStoreRows>, so each pair's value is the routed store launch's
-// bit for bit. (A loop over pairs j, j + 8, ... for k > 8 took the K-quant instances from 48-64 to
-// 71-80 registers; models with more than 8 experts a token keep moe_combine.) The k x 4 values meet
-// in shared memory and four threads add them into the residual with moe_combine_value: the
-// combine's launch and its kernel boundary (1.6 us a MoE layer measured, docs/performance.md round
-// 11) go. Grid (rows / 4, tokens): 512 CTAs for a Qwen3-30B-A3B token, the routed store launch's
-// count; bounded to four CTAs an SM (528 slots, one wave on an H200: 64 registers, where Q6_K
-// spills 40 bytes, against 72 unbounded and three CTAs an SM).
+// CTA (b, t) takes rows 4 kG b .. 4 kG b + 4 kG - 1 of every pair of token t (kG below), warp j of
+// each row group pair j (k <= 8), four rows a warp as launch<F, kStore, 1, kRoutedStoreRows>, so each
+// pair's value is the routed store launch's bit for bit. (A loop over pairs j, j + 8, ... for k > 8
+// took the K-quant instances from 48-64 to 71-80 registers; models with more than 8 experts a token
+// keep moe_combine.) The k x 4 kG values meet in shared memory and 4 kG threads add them into the
+// residual with moe_combine_value: the combine's launch and its kernel boundary (1.6 us a MoE layer
+// measured, docs/performance.md round 11) go. Grid (rows / 4 kG, tokens): 512 CTAs of 8 warps for a
+// Qwen3-30B-A3B token at kG = 1, the routed store launch's count; bounded to 1,024 threads an SM
+// (528 slots at kG = 1, one wave on an H200: 64 registers, where the Q6_K register form spills,
+// against 72 unbounded and three CTAs an SM).
 // kAsync: the weights by cp.async (above; combine_async_takes says where).
-template <class F, bool kAsync = false>
-__global__ void __launch_bounds__(kThreads, 4) gemv_q8_combine_kernel(const uint8_t* w, int64_t rows, int64_t cols,
-                                                                   ActQ8 x, GemvRoute route, MoeCombine c) {
-  constexpr int kRows = kRoutedStoreRows;
-  __shared__ float value[kWarpsPerCta][kRows];
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, t = blockIdx.y, k = c.k;
-  const int64_t row = int64_t{blockIdx.x} * kRows, blocks = cols / F::kBlockElems, n_blocks = rows * blocks;
+// kG: row groups of kRows a CTA (kG x 8 warps, kG x kRows output rows). Group g's warps do what a
+// one-group CTA's warps do for rows (kG b + g) kRows .., so the bits are the same, and the groups
+// share one staging of the token's k activation rows. Every CTA stages all k of them (7.7 KB for a
+// Qwen3-30B-A3B token: 3.9 MB into the SMs over the 512 CTAs of a layer, beside 10.3 MB of Q6_K
+// weights): thread 0's stamps (round 49, next272) put 8,375 cycles between the wait and the end of
+// the staging of the cp.async form (7,201 with the weights already in L2), the dot 2,037. Two groups
+// (256 CTAs of 16 warps, two an SM, the same 1,024 threads) stage 2.0 MB: H200, tg128 `-p 16 -r 2`,
+// one binary (next273): Qwen3-30B-A3B 654.2 / 654.7 -> 661.1 / 661.3, Qwen3.6-35B-A3B 572.9 -> 575.3.
+template <class F, bool kAsync = false, int kG = 1>
+__global__ void __launch_bounds__(kThreads * kG, 4 / kG) gemv_q8_combine_kernel(const uint8_t* w, int64_t rows,
+                                                                            int64_t cols, ActQ8 x, GemvRoute route,
+                                                                            MoeCombine c) {
+  constexpr int kRows = kRoutedStoreRows, kOut = kRows * kG;  // kOut: the CTA's output rows
+  __shared__ float value[kG][kWarpsPerCta][kRows];
+  const int lane = threadIdx.x % 32, warp_all = threadIdx.x / 32, grp = kG == 1 ? 0 : warp_all / kWarpsPerCta,
+            warp = kG == 1 ? warp_all : warp_all % kWarpsPerCta, t = blockIdx.y, k = c.k;
+  const int64_t row0 = int64_t{blockIdx.x} * kOut, row = row0 + grp * kRows, blocks = cols / F::kBlockElems,
+                n_blocks = rows * blocks;
   pdl_begin();  // the experts come from the router's output
   const int64_t pair0 = int64_t{t} * k;
   // Everything the warps and the epilogue read besides the activations is loaded here, beside the
@@ -727,12 +740,12 @@ __global__ void __launch_bounds__(kThreads, 4) gemv_q8_combine_kernel(const uint
   // the shared expert's output and gate. Read after the staging and the sums, as before, each was
   // one more L2 round trip between the wait and the output. The epilogue's values wait in shared
   // memory (stored after the staging), not in registers across the dot (64 a thread at most here).
-  __shared__ float epi_w[kMoeMaxUsed], epi_resid[kRows], epi_shared[kRows], epi_gate;
+  __shared__ float epi_w[kMoeMaxUsed], epi_resid[kOut], epi_shared[kOut], epi_gate;
   const int64_t expert = warp < k ? route.ids[pair0 + warp] : 0;
-  const int64_t out_i = int64_t{t} * rows + row + (threadIdx.x < kRows ? threadIdx.x : 0);
+  const int64_t out_i = int64_t{t} * rows + row0 + (threadIdx.x < kOut ? threadIdx.x : 0);
   const float wv = static_cast<int>(threadIdx.x) < k ? c.weights[pair0 + threadIdx.x] : 0.0f;
   float resid = 0.0f, shared = 0.0f, gate = 0.0f;
-  if (threadIdx.x < kRows) {
+  if (threadIdx.x < kOut) {
     resid = c.x[out_i];
     if (c.shared_out) {
       shared = c.shared_out[out_i];
@@ -742,15 +755,15 @@ __global__ void __launch_bounds__(kThreads, 4) gemv_q8_combine_kernel(const uint
   uint8_t* img = nullptr;
   if constexpr (kAsync) {  // the warp's rows into its image, before the staging (dynamic shared memory after it)
     extern __shared__ int4 dyn[];
-    img = reinterpret_cast<uint8_t*>(dyn) + async_images_at(staged_bytes(cols, k)) + warp * kAsyncRowBytes<F> * kRows;
+    img = reinterpret_cast<uint8_t*>(dyn) + async_images_at(staged_bytes(cols, k)) + warp_all * kAsyncRowBytes<F> * kRows;
     if (warp < k) copy_rows_async<F>(img, w + expert * route.expert_bytes, n_blocks, row, blocks, lane);
     cp_async_commit();
   }
   x.q += pair0 * cols;
   x.ds += pair0 * (cols / 32);
-  stage_act(x, cols, k);  // the token's k activation rows
+  stage_act<kThreads * kG>(x, cols, k);  // the token's k activation rows
   if (static_cast<int>(threadIdx.x) < k) epi_w[threadIdx.x] = wv;
-  if (threadIdx.x < kRows) {
+  if (threadIdx.x < kOut) {
     epi_resid[threadIdx.x] = resid;
     epi_shared[threadIdx.x] = shared;
     if (threadIdx.x == 0) epi_gate = gate;
@@ -771,18 +784,19 @@ __global__ void __launch_bounds__(kThreads, 4) gemv_q8_combine_kernel(const uint
 #pragma unroll
     for (int m = 0; m < kRows; ++m) {
       const float v = warp_sum(acc[m][0]);
-      if (lane == 0) value[j][m] = v;
+      if (lane == 0) value[grp][j][m] = v;
     }
   }
   __syncthreads();
-  if (threadIdx.x < kRows) {
-    const int m = threadIdx.x;
+  if (threadIdx.x < kOut) {
+    const int e = threadIdx.x, m = e % kRows, g = e / kRows;
     c.x[out_i] = moe_combine_value(
-        epi_resid[m], epi_w, [&](int j) { return value[j][m]; }, k, c.shared_out ? &epi_shared[m] : nullptr, epi_gate);
+        epi_resid[e], epi_w, [&](int j) { return value[g][j][m]; }, k, c.shared_out ? &epi_shared[e] : nullptr, epi_gate);
   }
 }
 
 std::atomic<int> g_combine_async{-1};
+std::atomic<int> g_combine_wide{-1};
 std::atomic<long> g_combine_async_launches{0};
 
 // Where the combine takes the cp.async form: rows of up to kAsyncMaxBlocks blocks (Q6_K 4, Q4_K 2). H200, tg128 `-p 16 -r 2`, two rounds, one binary (next227): async for both types
@@ -797,32 +811,50 @@ bool combine_async_takes(int64_t cols, int64_t staged) {
 // kernel's limit once a device, so it allows the largest launch's (the staging's cap).
 template <class F>
 constexpr int64_t kAsyncImageBytes = kWarpsPerCta * kRoutedStoreRows * kAsyncRowBytes<F>;
-template <class F>
-size_t async_smem(int64_t staged) { return static_cast<size_t>(async_images_at(staged) + kAsyncImageBytes<F>); }
-template <class F>
+template <class F, int kG = 1>
+size_t async_smem(int64_t staged) { return static_cast<size_t>(async_images_at(staged) + kG * kAsyncImageBytes<F>); }
+template <class F, int kG = 1>
 cudaError_t allow_async_smem() {
-  return allow_smem<gemv_q8_combine_kernel<F, true>>(static_cast<size_t>(kMaxStagedBytes + kAsyncImageBytes<F>));
+  return allow_smem<gemv_q8_combine_kernel<F, true, kG>>(static_cast<size_t>(kMaxStagedBytes + kG * kAsyncImageBytes<F>));
+}
+
+// Where the combine takes two row groups a CTA (kG = 2, the kernel's comment says why): the Q4_K and
+// Q6_K rows of the MoE shapes, whose row counts are multiples of 8.
+template <class F>
+constexpr bool kCombineWide = std::is_same_v<F, Q4_K> || std::is_same_v<F, Q6_K>;
+std::atomic<long> g_combine_wide_launches{0};
+
+template <class F, int kG>
+cudaError_t launch_combine_g(const uint8_t* w, int64_t rows, int64_t cols, ActQ8 x, const GemvRoute& route,
+                             const MoeCombine& c, cudaStream_t s) {
+  const int64_t smem = staged_bytes(cols, c.k);
+  const dim3 grid(static_cast<unsigned>(rows / (kRoutedStoreRows * kG)), static_cast<unsigned>(route.pairs / c.k));
+  const dim3 block(kThreads * kG);
+  if constexpr (kCombineAsync<F>) {
+    // cp.async's 16-byte copies need every expert 16-byte aligned (a Q6_K expert of rows x blocks
+    // with rows x blocks not a multiple of 8 is not: it keeps the register loads).
+    const bool aligned = reinterpret_cast<uintptr_t>(w) % 16 == 0 && route.expert_bytes % 16 == 0;
+    if (aligned && combine_async_takes<F>(cols, smem)) {
+      BW24_CUDA_TRY((allow_async_smem<F, kG>()));
+      g_combine_async_launches.fetch_add(1, std::memory_order_relaxed);
+      return launch_pdl(gemv_q8_combine_kernel<F, true, kG>, grid, block, async_smem<F, kG>(smem), s, w, rows, cols,
+                        x, route, c);
+    }
+  }
+  return launch_pdl(gemv_q8_combine_kernel<F, false, kG>, grid, block,
+                    static_cast<size_t>(smem <= kMaxStagedBytes ? smem : 0), s, w, rows, cols, x, route, c);
 }
 
 template <class F>
 cudaError_t launch_combine(const uint8_t* w, int64_t rows, int64_t cols, ActQ8 x, const GemvRoute& route,
                            const MoeCombine& c, cudaStream_t s) {
   if (cols % F::kBlockElems != 0) return cudaErrorInvalidValue;
-  const int64_t smem = staged_bytes(cols, c.k);
-  const dim3 grid(static_cast<unsigned>(rows / kRoutedStoreRows), static_cast<unsigned>(route.pairs / c.k));
-  if constexpr (kCombineAsync<F>) {
-    // cp.async's 16-byte copies need every expert 16-byte aligned (a Q6_K expert of rows x blocks
-    // with rows x blocks not a multiple of 8 is not: it keeps the register loads).
-    const bool aligned = reinterpret_cast<uintptr_t>(w) % 16 == 0 && route.expert_bytes % 16 == 0;
-    if (aligned && combine_async_takes<F>(cols, smem)) {
-      BW24_CUDA_TRY(allow_async_smem<F>());
-      g_combine_async_launches.fetch_add(1, std::memory_order_relaxed);
-      return launch_pdl(gemv_q8_combine_kernel<F, true>, grid, dim3(kThreads), async_smem<F>(smem), s, w, rows, cols, x,
-                        route, c);
+  if constexpr (kCombineWide<F>)
+    if (gemv_q8_combine_wide() && rows % (2 * kRoutedStoreRows) == 0) {
+      g_combine_wide_launches.fetch_add(1, std::memory_order_relaxed);
+      return launch_combine_g<F, 2>(w, rows, cols, x, route, c, s);
     }
-  }
-  return launch_pdl(gemv_q8_combine_kernel<F>, grid, dim3(kThreads),
-                    static_cast<size_t>(smem <= kMaxStagedBytes ? smem : 0), s, w, rows, cols, x, route, c);
+  return launch_combine_g<F, 1>(w, rows, cols, x, route, c, s);
 }
 
 }  // namespace
@@ -903,6 +935,9 @@ cudaError_t gemv_q8(const void* w, const void* w2, uint32_t type, int64_t rows, 
 long gemv_q8_combine_async_launches() { return g_combine_async_launches.load(std::memory_order_relaxed); }
 bool gemv_q8_combine_async() { return env_switch(g_combine_async, "BW24_COMBINE_ASYNC"); }
 void gemv_q8_set_combine_async(bool on) { g_combine_async.store(on ? 1 : 0, std::memory_order_relaxed); }
+long gemv_q8_combine_wide_launches() { return g_combine_wide_launches.load(std::memory_order_relaxed); }
+bool gemv_q8_combine_wide() { return env_switch(g_combine_wide, "BW24_COMBINE_WIDE"); }
+void gemv_q8_set_combine_wide(bool on) { g_combine_wide.store(on ? 1 : 0, std::memory_order_relaxed); }
 
 bool gemv_q8_combine_supports(uint32_t type, int64_t rows, int64_t cols, int k) {
   return gemv_q8_supports(type) && rows > 0 && rows % kRoutedStoreRows == 0 && cols > 0 && cols % 32 == 0 && k >= 1 &&
@@ -933,8 +968,9 @@ cudaError_t gemv_q8_combine(const void* w, uint32_t type, int64_t rows, int64_t 
 
 namespace {
 template <auto kKernel>
-cudaError_t occupancy_of(size_t smem, GemvOccupancy* o) {
-  return kernel_occupancy<kKernel>(kThreads, smem, &o->regs, &o->ctas_per_sm);
+cudaError_t occupancy_of(size_t smem, GemvOccupancy* o, int threads = kThreads) {
+  o->threads = threads;
+  return kernel_occupancy<kKernel>(threads, smem, &o->regs, &o->ctas_per_sm);
 }
 template <class F>
 cudaError_t routed_occupancy(int64_t gate_cols, int64_t down_cols, int k, GemvOccupancy* gate_up,
@@ -944,6 +980,17 @@ cudaError_t routed_occupancy(int64_t gate_cols, int64_t down_cols, int k, GemvOc
   if (const cudaError_t e = occupancy_of<kGateUpKernel>(smem(staged_bytes(gate_cols, 1)), gate_up); e != cudaSuccess)
     return e;
   const int64_t staged = staged_bytes(down_cols, k);
+  if constexpr (kCombineWide<F>) {
+    if (gemv_q8_combine_wide()) {  // the MoE shapes' row counts are multiples of 8
+      if constexpr (kCombineAsync<F>) {
+        if (combine_async_takes<F>(down_cols, staged)) {
+          if (const cudaError_t e = allow_async_smem<F, 2>(); e != cudaSuccess) return e;
+          return occupancy_of<gemv_q8_combine_kernel<F, true, 2>>(async_smem<F, 2>(staged), combine, 2 * kThreads);
+        }
+      }
+      return occupancy_of<gemv_q8_combine_kernel<F, false, 2>>(smem(staged), combine, 2 * kThreads);
+    }
+  }
   if constexpr (kCombineAsync<F>) {
     if (combine_async_takes<F>(down_cols, staged)) {
       if (const cudaError_t e = allow_async_smem<F>(); e != cudaSuccess) return e;

@@ -620,13 +620,19 @@ void check_moe_combine(std::mt19937& rng, Result& r, GgmlType t, int64_t rows, i
     report(r, false, true, fmt_name("moe down + combine", t, ""), "k = 10 not refused", 0.0);
     return;
   }
-  // Where the cp.async form took a row, the row again with it turned off: both forms stay checked.
-  const bool was_async = cuda::gemv_q8_combine_async();
-  bool took_async = false;
-  for (int pass = 0; pass < 2; ++pass) {
+  // Where the cp.async form took a row, the row again with it turned off (pass 1), and where two row
+  // groups a CTA took it, again with one (pass 2): every form stays checked.
+  const bool was_async = cuda::gemv_q8_combine_async(), was_wide = cuda::gemv_q8_combine_wide();
+  bool took_async = false, took_wide = false;
+  for (int pass = 0; pass < 3; ++pass) {
     if (pass == 1) {
-      if (!took_async) break;
+      if (!took_async) continue;
       cuda::gemv_q8_set_combine_async(false);
+    }
+    if (pass == 2) {
+      if (!took_wide) break;
+      cuda::gemv_q8_set_combine_async(was_async);
+      cuda::gemv_q8_set_combine_wide(false);
     }
     for (auto [n, k, shared] : {std::tuple{3, 2, false}, std::tuple{2, 8, true}}) {
       const int pairs = n * k;
@@ -654,6 +660,7 @@ void check_moe_combine(std::mt19937& rng, Result& r, GgmlType t, int64_t rows, i
       const cuda::ActQ8 xq{dq.p, dds.p};
       const float* shared_out = shared ? dso.p : nullptr;
       const long async_before = cuda::gemv_q8_combine_async_launches();
+      const long wide_before = cuda::gemv_q8_combine_wide_launches();
       bool good = ok(cuda::gemv_q8(stack, nullptr, type, rows, cols, xq, 1, dy.p, cuda::GemvOut::kStore, 0, nullptr,
                                    &route),
                      "routed gemv") &&
@@ -666,16 +673,20 @@ void check_moe_combine(std::mt19937& rng, Result& r, GgmlType t, int64_t rows, i
       int differ = 0;
       for (size_t i = 0; i < got.size(); ++i) differ += !(got[i] == want[i]);
       const bool async = cuda::gemv_q8_combine_async_launches() == async_before + 1;
+      const bool wide = cuda::gemv_q8_combine_wide_launches() == wide_before + 1;
       took_async = took_async || async;
-      report(r, good && differ == 0 && !(pass == 1 && async), true,
+      took_wide = took_wide || wide;
+      report(r, good && differ == 0 && !(pass == 1 && async) && !(pass == 2 && wide), true,
              fmt_name("moe down + combine", t, shared ? "shared" : ""),
              std::to_string(n) + " tok x " + std::to_string(k) + " experts, " + std::to_string(rows) + " x " +
                  std::to_string(cols) + (async ? ", weights by cp.async" : pass == 1 ? ", register loads" : "") +
+                 (wide ? ", two row groups a CTA" : pass == 2 ? ", one row group a CTA" : "") +
                  ", outputs differing " + std::to_string(differ),
              0.0);
     }
   }
   cuda::gemv_q8_set_combine_async(was_async);
+  cuda::gemv_q8_set_combine_wide(was_wide);
 }
 
 }  // namespace
@@ -714,7 +725,8 @@ void check_moe(std::mt19937& rng, Result& r) {
   }
   check_moe_gate(rng, r);
   // The MoE decode launches' residency (gemv_q8_routed_occupancy) at Qwen3-30B-A3B's widths: the Q4_K
-  // routed gate-up and every combine at four CTAs an SM, the count their grids were measured with.
+  // routed gate-up at four CTAs an SM and every combine at 1,024 threads an SM (four CTAs of 8 warps, or
+  // two of 16 where two row groups a CTA take it), the counts their grids were measured with.
   // A gate-up grown to 70 registers ran at three (768 CTAs a layer in waves of 396 + 372 instead of
   // 528 + 240; docs/performance.md round 37). Q5_K / Q6_K gate-ups are shown, not held (they spill at
   // 64 registers).
@@ -722,10 +734,12 @@ void check_moe(std::mt19937& rng, Result& r) {
     cuda::GemvOccupancy gate_up, combine;
     const bool ran = ok(cuda::gemv_q8_routed_occupancy(static_cast<uint32_t>(t), 2048, 768, 8, &gate_up, &combine),
                         "gemv_q8_routed_occupancy");
-    const bool held = (t != GgmlType::Q4_K || gate_up.ctas_per_sm >= 4) && combine.ctas_per_sm >= 4;
+    const bool held =
+        (t != GgmlType::Q4_K || gate_up.ctas_per_sm >= 4) && combine.ctas_per_sm * combine.threads >= 1024;
     std::string shape = "gate-up 2048 cols: " + std::to_string(gate_up.regs) + " registers, ";
     shape += std::to_string(gate_up.ctas_per_sm) + " CTAs an SM; combine 768 cols x 8: ";
-    shape += std::to_string(combine.regs) + " registers, " + std::to_string(combine.ctas_per_sm) + " CTAs an SM";
+    shape += std::to_string(combine.regs) + " registers, " + std::to_string(combine.ctas_per_sm) + " CTAs of " +
+             std::to_string(combine.threads) + " threads an SM";
     report(r, ran && held, true, fmt_name("moe decode occupancy", t, ""), shape, 0.0);
   }
   // Routed GEMVs: 8 experts of rows x cols, 3 tokens x 2 experts each = 6 pairs. Row counts that
