@@ -620,20 +620,15 @@ void check_moe_combine(std::mt19937& rng, Result& r, GgmlType t, int64_t rows, i
     report(r, false, true, fmt_name("moe down + combine", t, ""), "k = 10 not refused", 0.0);
     return;
   }
-  // Where the cp.async form took a row, the row again with it turned off (pass 1), and where two row
-  // groups a CTA took it, again with one (pass 2): every form stays checked.
+  // Where the cp.async form took a row, the row again with it turned off (pass bit 0), and where two
+  // row groups a CTA took it, again with one (pass bit 1), both ways: every form stays checked.
   const bool was_async = cuda::gemv_q8_combine_async(), was_wide = cuda::gemv_q8_combine_wide();
   bool took_async = false, took_wide = false;
-  for (int pass = 0; pass < 3; ++pass) {
-    if (pass == 1) {
-      if (!took_async) continue;
-      cuda::gemv_q8_set_combine_async(false);
-    }
-    if (pass == 2) {
-      if (!took_wide) break;
-      cuda::gemv_q8_set_combine_async(was_async);
-      cuda::gemv_q8_set_combine_wide(false);
-    }
+  for (int pass = 0; pass < 4; ++pass) {
+    const bool async_off = pass & 1, wide_off = pass & 2;
+    if ((async_off && !took_async) || (wide_off && !took_wide)) continue;
+    cuda::gemv_q8_set_combine_async(was_async && !async_off);
+    cuda::gemv_q8_set_combine_wide(was_wide && !wide_off);
     for (auto [n, k, shared] : {std::tuple{3, 2, false}, std::tuple{2, 8, true}}) {
       const int pairs = n * k;
       std::vector<int32_t> ids(static_cast<size_t>(pairs));
@@ -676,11 +671,11 @@ void check_moe_combine(std::mt19937& rng, Result& r, GgmlType t, int64_t rows, i
       const bool wide = cuda::gemv_q8_combine_wide_launches() == wide_before + 1;
       took_async = took_async || async;
       took_wide = took_wide || wide;
-      report(r, good && differ == 0 && !(pass == 1 && async) && !(pass == 2 && wide), true,
+      report(r, good && differ == 0 && !(async_off && async) && !(wide_off && wide), true,
              fmt_name("moe down + combine", t, shared ? "shared" : ""),
              std::to_string(n) + " tok x " + std::to_string(k) + " experts, " + std::to_string(rows) + " x " +
-                 std::to_string(cols) + (async ? ", weights by cp.async" : pass == 1 ? ", register loads" : "") +
-                 (wide ? ", two row groups a CTA" : pass == 2 ? ", one row group a CTA" : "") +
+                 std::to_string(cols) + (async ? ", weights by cp.async" : async_off ? ", register loads" : "") +
+                 (wide ? ", two row groups a CTA" : wide_off ? ", one row group a CTA" : "") +
                  ", outputs differing " + std::to_string(differ),
              0.0);
     }
