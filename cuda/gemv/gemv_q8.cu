@@ -467,6 +467,9 @@ struct Q6_K {
 // the same vector; from L1/L2 the activation loads stalled the warps, ncu: L1TEX scoreboard).
 constexpr int64_t kMaxStagedBytes = 48 * 1024;
 __host__ __device__ constexpr int64_t staged_bytes(int64_t cols, int nt) { return nt * (cols + cols / 32 * 8); }
+// A launch's dynamic shared memory for `bytes` of staged activations: none where they do not fit
+// (stage_act then leaves them in global memory).
+constexpr size_t staged_smem(int64_t bytes) { return static_cast<size_t>(bytes <= kMaxStagedBytes ? bytes : 0); }
 
 // The nt activation rows of x (int8 and their (d, d sum q) pairs) into the CTA's dynamic shared
 // memory where they fit (kMaxStagedBytes; the launch sized it), and x pointed there: every warp
@@ -581,7 +584,7 @@ cudaError_t launch(const Launch& a) {
   const int64_t smem = staged_bytes(a.cols, nt);
   const dim3 grid(a.seg.cta_end[a.seg.n - 1], a.route.ids ? static_cast<unsigned>(a.route.pairs) : 1u);
   return launch_pdl(gemv_q8_kernel<F, nt, kOut, kRows>, grid, dim3(kThreads),
-                    static_cast<size_t>(smem <= kMaxStagedBytes ? smem : 0), a.s, a.seg, a.w2, a.cols, a.x, a.act,
+                    staged_smem(smem), a.s, a.seg, a.w2, a.cols, a.x, a.act,
                     a.route);
 }
 
@@ -797,7 +800,7 @@ __global__ void __launch_bounds__(kThreads * kG, 4 / kG) gemv_q8_combine_kernel(
 
 std::atomic<int> g_combine_async{-1};
 std::atomic<int> g_combine_wide{-1};
-std::atomic<long> g_combine_async_launches{0};
+std::atomic<long> g_combine_async_launches{0}, g_combine_wide_launches{0};
 
 // Where the combine takes the cp.async form: rows of up to kAsyncMaxBlocks blocks (Q6_K 4, Q4_K 2). H200, tg128 `-p 16 -r 2`, two rounds, one binary (next227): async for both types
 // Qwen3-30B-A3B 597.5 / 597.2 -> 600.0 / 598.6, Qwen3.6-35B-A3B 538.7 / 536.1 -> 545.0 / 545.9;
@@ -818,11 +821,11 @@ cudaError_t allow_async_smem() {
   return allow_smem<gemv_q8_combine_kernel<F, true, kG>>(static_cast<size_t>(kMaxStagedBytes + kG * kAsyncImageBytes<F>));
 }
 
-// Where the combine takes two row groups a CTA (kG = 2, the kernel's comment says why): the Q4_K and
-// Q6_K rows of the MoE shapes, whose row counts are multiples of 8.
+// Where the combine takes two row groups a CTA (kG = 2, the kernel's comment says why): Q4_K and Q6_K
+// (kCombineWide) over rows a multiple of 8 (every MoE shape). launch_combine and routed_occupancy ask both.
 template <class F>
 constexpr bool kCombineWide = std::is_same_v<F, Q4_K> || std::is_same_v<F, Q6_K>;
-std::atomic<long> g_combine_wide_launches{0};
+bool combine_two_groups(int64_t rows) { return gemv_q8_combine_wide() && rows % (2 * kRoutedStoreRows) == 0; }
 
 template <class F, int kG>
 cudaError_t launch_combine_g(const uint8_t* w, int64_t rows, int64_t cols, ActQ8 x, const GemvRoute& route,
@@ -841,8 +844,8 @@ cudaError_t launch_combine_g(const uint8_t* w, int64_t rows, int64_t cols, ActQ8
                         x, route, c);
     }
   }
-  return launch_pdl(gemv_q8_combine_kernel<F, false, kG>, grid, block,
-                    static_cast<size_t>(smem <= kMaxStagedBytes ? smem : 0), s, w, rows, cols, x, route, c);
+  return launch_pdl(gemv_q8_combine_kernel<F, false, kG>, grid, block, staged_smem(smem), s, w, rows, cols, x, route,
+                    c);
 }
 
 template <class F>
@@ -850,7 +853,7 @@ cudaError_t launch_combine(const uint8_t* w, int64_t rows, int64_t cols, ActQ8 x
                            const MoeCombine& c, cudaStream_t s) {
   if (cols % F::kBlockElems != 0) return cudaErrorInvalidValue;
   if constexpr (kCombineWide<F>)
-    if (gemv_q8_combine_wide() && rows % (2 * kRoutedStoreRows) == 0) {
+    if (combine_two_groups(rows)) {
       g_combine_wide_launches.fetch_add(1, std::memory_order_relaxed);
       return launch_combine_g<F, 2>(w, rows, cols, x, route, c, s);
     }
@@ -972,32 +975,29 @@ cudaError_t occupancy_of(size_t smem, GemvOccupancy* o, int threads = kThreads) 
   o->threads = threads;
   return kernel_occupancy<kKernel>(threads, smem, &o->regs, &o->ctas_per_sm);
 }
+// The combine instance launch_combine_g<F, kG> takes over rows of `cols` (cp.async or register loads).
+template <class F, int kG>
+cudaError_t combine_occupancy(int64_t cols, int64_t staged, GemvOccupancy* o) {
+  if constexpr (kCombineAsync<F>) {
+    if (combine_async_takes<F>(cols, staged)) {
+      if (const cudaError_t e = allow_async_smem<F, kG>(); e != cudaSuccess) return e;
+      return occupancy_of<gemv_q8_combine_kernel<F, true, kG>>(async_smem<F, kG>(staged), o, kG * kThreads);
+    }
+  }
+  return occupancy_of<gemv_q8_combine_kernel<F, false, kG>>(staged_smem(staged), o, kG * kThreads);
+}
 template <class F>
 cudaError_t routed_occupancy(int64_t gate_cols, int64_t down_cols, int k, GemvOccupancy* gate_up,
                              GemvOccupancy* combine) {
-  auto smem = [](int64_t bytes) { return static_cast<size_t>(bytes <= kMaxStagedBytes ? bytes : 0); };
   constexpr auto kGateUpKernel = gemv_q8_kernel<F, 1, GemvOut::kGateUp, 1>;
-  if (const cudaError_t e = occupancy_of<kGateUpKernel>(smem(staged_bytes(gate_cols, 1)), gate_up); e != cudaSuccess)
+  if (const cudaError_t e = occupancy_of<kGateUpKernel>(staged_smem(staged_bytes(gate_cols, 1)), gate_up);
+      e != cudaSuccess)
     return e;
   const int64_t staged = staged_bytes(down_cols, k);
-  if constexpr (kCombineWide<F>) {
-    if (gemv_q8_combine_wide()) {  // the MoE shapes' row counts are multiples of 8
-      if constexpr (kCombineAsync<F>) {
-        if (combine_async_takes<F>(down_cols, staged)) {
-          if (const cudaError_t e = allow_async_smem<F, 2>(); e != cudaSuccess) return e;
-          return occupancy_of<gemv_q8_combine_kernel<F, true, 2>>(async_smem<F, 2>(staged), combine, 2 * kThreads);
-        }
-      }
-      return occupancy_of<gemv_q8_combine_kernel<F, false, 2>>(smem(staged), combine, 2 * kThreads);
-    }
-  }
-  if constexpr (kCombineAsync<F>) {
-    if (combine_async_takes<F>(down_cols, staged)) {
-      if (const cudaError_t e = allow_async_smem<F>(); e != cudaSuccess) return e;
-      return occupancy_of<gemv_q8_combine_kernel<F, true>>(async_smem<F>(staged), combine);
-    }
-  }
-  return occupancy_of<gemv_q8_combine_kernel<F>>(smem(staged), combine);
+  if constexpr (kCombineWide<F>)
+    if (combine_two_groups(gate_cols))  // the down's rows: the hidden width, the gate-up's columns
+      return combine_occupancy<F, 2>(down_cols, staged, combine);
+  return combine_occupancy<F, 1>(down_cols, staged, combine);
 }
 }  // namespace
 
