@@ -489,6 +489,21 @@ __device__ __forceinline__ void stage_act(ActQ8& x, int64_t cols, int nt) {
   }
 }
 
+// The same staging by cp.async, as one commit group of the calling thread (the caller waits for it and
+// syncs the CTA; the rows fit: kMaxStagedBytes), and the view of it: stage_act's layout, so the dots
+// read the same bytes. The combine's cp.async form issues it between its expert id and its weight copies.
+template <int kCtaThreads>
+__device__ __forceinline__ ActQ8 stage_act_async(const ActQ8& x, int64_t cols, int nt) {
+  extern __shared__ int4 staged[];
+  const int64_t q16 = nt * cols / 16, n_pairs = nt * cols / 32;  // int4 units of the int8 part, (d, d sum q) pairs
+  const int4* src_q = reinterpret_cast<const int4*>(x.q);
+  float2* dst_ds = reinterpret_cast<float2*>(staged + q16);
+  for (int64_t i = threadIdx.x; i < q16; i += kCtaThreads) cp_async16(staged + i, src_q + i, 16);
+  for (int64_t i = threadIdx.x; i < n_pairs; i += kCtaThreads) cp_async8(dst_ds + i, x.ds + i);
+  cp_async_commit();
+  return ActQ8{reinterpret_cast<const int8_t*>(staged), dst_ds};
+}
+
 // kRows: rows a warp takes at once (rows_per_warp). A warp dots kMats pieces with all their loads
 // in flight: gate and up of one row, or kRows consecutive rows of one matrix (rows a multiple of
 // kRows). Each lane adds its blocks in the same order either way, so a
@@ -629,8 +644,8 @@ cudaError_t launch_format(const Launch& a, int nt, GemvOut out) {
 }
 
 // The combine's weights by cp.async (round 39): a warp copies its kRoutedStoreRows rows of its
-// expert into shared memory right after it reads its expert id, before the CTA stages the
-// activations, and dots from there. Round 38's timing build showed the register form's weight loads
+// expert into shared memory right after it reads its expert id (and, since round 50, after the CTA's
+// cp.async staging of the activations is issued: the kernel says why), and dots from there. Round 38's timing build showed the register form's weight loads
 // starting 1.1 us after the PDL wait, behind the ids and the staging of 8 activation rows; the
 // register forms that issued them earlier spilled (rounds 37, 38). cp.async holds no registers: 50
 // (Q4_K) and 52 (Q6_K) registers, no spills, 35 KB of shared memory a CTA, still four an SM.
@@ -744,7 +759,27 @@ __global__ void __launch_bounds__(kThreads * kG, 4 / kG) gemv_q8_combine_kernel(
   // one more L2 round trip between the wait and the output. The epilogue's values wait in shared
   // memory (stored after the staging), not in registers across the dot (64 a thread at most here).
   __shared__ float epi_w[kMoeMaxUsed], epi_resid[kOut], epi_shared[kOut], epi_gate;
-  const int64_t expert = warp < k ? route.ids[pair0 + warp] : 0;
+  int64_t expert = 0;
+  ActQ8 xs = x;  // the activation rows where the dots read them
+  if constexpr (kAsync) {
+    // The cp.async form orders its requests by what waits on them: the expert id first (a volatile
+    // load, so that it is not scheduled after the volatile copies below: the weights' addresses wait
+    // on it), then the staging of the token's rows, then the weights. The rows (L2 hits) then land
+    // ahead of the weights instead of queueing behind the CTA's 20-40 KB of copies (8,375 cycles
+    // from the wait to the end of the staging in round 49's stamps). H200, tg128 `-p 16 -r 2`, one
+    // binary (next277): Qwen3-30B-A3B 660.1 / 659.6 / 660.3 -> 661.4 / 661.5, Qwen3.6-35B-A3B 575.1
+    // -> 577.0. The staging first, before the id, measured 659.3 / 658.6 (it delays the weights); the
+    // weights in a commit group a row with each row's dot once its group landed lost 1.8-3.2 %
+    // (next275, next276).
+    if (warp < k) {
+      int id;
+      asm volatile("ld.global.s32 %0, [%1];\n" : "=r"(id) : "l"(route.ids + pair0 + warp));
+      expert = id;
+    }
+    xs = stage_act_async<kThreads * kG>(ActQ8{x.q + pair0 * cols, x.ds + pair0 * (cols / 32)}, cols, k);
+  } else {
+    expert = warp < k ? route.ids[pair0 + warp] : 0;
+  }
   const int64_t out_i = int64_t{t} * rows + row0 + (threadIdx.x < kOut ? threadIdx.x : 0);
   const float wv = static_cast<int>(threadIdx.x) < k ? c.weights[pair0 + threadIdx.x] : 0.0f;
   float resid = 0.0f, shared = 0.0f, gate = 0.0f;
@@ -756,15 +791,18 @@ __global__ void __launch_bounds__(kThreads * kG, 4 / kG) gemv_q8_combine_kernel(
     }
   }
   uint8_t* img = nullptr;
-  if constexpr (kAsync) {  // the warp's rows into its image, before the staging (dynamic shared memory after it)
+  if constexpr (kAsync) {  // the warp's rows into its image (dynamic shared memory after the staging)
     extern __shared__ int4 dyn[];
     img = reinterpret_cast<uint8_t*>(dyn) + async_images_at(staged_bytes(cols, k)) + warp_all * kAsyncRowBytes<F> * kRows;
     if (warp < k) copy_rows_async<F>(img, w + expert * route.expert_bytes, n_blocks, row, blocks, lane);
     cp_async_commit();
+    cp_async_wait<1>();  // the staging's group (the weights' is the later one)
+    __syncthreads();
+  } else {
+    xs.q += pair0 * cols;
+    xs.ds += pair0 * (cols / 32);
+    stage_act<kThreads * kG>(xs, cols, k);  // the token's k activation rows
   }
-  x.q += pair0 * cols;
-  x.ds += pair0 * (cols / 32);
-  stage_act<kThreads * kG>(x, cols, k);  // the token's k activation rows
   if (static_cast<int>(threadIdx.x) < k) epi_w[threadIdx.x] = wv;
   if (threadIdx.x < kOut) {
     epi_resid[threadIdx.x] = resid;
@@ -775,7 +813,7 @@ __global__ void __launch_bounds__(kThreads * kG, 4 / kG) gemv_q8_combine_kernel(
     const int j = warp;
     const uint8_t* base = w + expert * route.expert_bytes;
     const uint8_t* wj[kRows] = {base, base, base, base};
-    const ActQ8 xj{x.q + j * cols, x.ds + j * (cols / 32)};
+    const ActQ8 xj{xs.q + j * cols, xs.ds + j * (cols / 32)};
     float acc[kRows][1] = {};
     if constexpr (kAsync) {
       cp_async_wait<0>();
@@ -805,7 +843,9 @@ std::atomic<long> g_combine_async_launches{0}, g_combine_wide_launches{0};
 // Where the combine takes the cp.async form: rows of up to kAsyncMaxBlocks blocks (Q6_K 4, Q4_K 2). H200, tg128 `-p 16 -r 2`, two rounds, one binary (next227): async for both types
 // Qwen3-30B-A3B 597.5 / 597.2 -> 600.0 / 598.6, Qwen3.6-35B-A3B 538.7 / 536.1 -> 545.0 / 545.9;
 // for Q6_K only 604.6 / 605.0 and 541.7 / 540.8. So the 30B's Q4_K rows of 3 blocks (768 wide)
-// lose with it (the trace: 5.30 -> 5.83 us a launch) and the 35B's of 2 (512 wide) gain.
+// lose with it (the trace: 5.30 -> 5.83 us a launch) and the 35B's of 2 (512 wide) gain. Asked again
+// with round 50's order (the staging ahead of the weights, next277): 30B 661.4 -> 648.9 with the
+// 3-block Q4_K rows taking it too.
 template <class F>
 bool combine_async_takes(int64_t cols, int64_t staged) {
   return cols / F::kBlockElems <= kAsyncMaxBlocks<F> && staged <= kMaxStagedBytes && gemv_q8_combine_async();
