@@ -644,11 +644,12 @@ cudaError_t launch_format(const Launch& a, int nt, GemvOut out) {
 }
 
 // The combine's weights by cp.async (round 39): a warp copies its kRoutedStoreRows rows of its
-// expert into shared memory right after it reads its expert id (and, since round 50, after the CTA's
-// cp.async staging of the activations is issued: the kernel says why), and dots from there. Round 38's timing build showed the register form's weight loads
-// starting 1.1 us after the PDL wait, behind the ids and the staging of 8 activation rows; the
-// register forms that issued them earlier spilled (rounds 37, 38). cp.async holds no registers: 50
-// (Q4_K) and 52 (Q6_K) registers, no spills, 35 KB of shared memory a CTA, still four an SM.
+// expert into shared memory right after it reads its expert id (since round 50 behind the CTA's
+// cp.async staging of the activations: the kernel says why), and dots from there. Round 38's timing
+// build showed the register form's weight loads starting 1.1 us after the PDL wait, behind the ids
+// and the staging of 8 activation rows; the register forms that issued them earlier spilled (rounds
+// 37, 38). cp.async holds no registers: 48 (Q4_K) and 54 (Q6_K) registers (round 50's order), no
+// spills, 35 KB of shared memory a CTA, still four an SM.
 // Q4_K (the rows' blocks are one run in the file) and Q6_K (a run of each plane, or one run of whole
 // tiles); the image keeps the tensor's layout for an expert of 4 rows, so the fields sit where
 // Q6KTiles says, and the dot is row_dot's, so the bits are the register kernel's.
