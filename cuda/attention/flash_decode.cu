@@ -60,6 +60,7 @@
 // double sincos chains after the wait). With the angles computed before the wait (rope_angles,
 // next41, two rounds): Qwen3-8B 398.0 -> 402.2, Qwen3-30B-A3B 356.5 -> 370.0, depth 4096 unchanged.
 #include <algorithm>
+#include <atomic>
 #include <type_traits>
 
 #include <cuda_fp16.h>
@@ -238,7 +239,7 @@ template <typename Kv, int D, int kG, bool kQ8Step, int kMinCtas = decode_mma::k
 __global__ void __launch_bounds__(kThreads, kMinCtas)
     split_kernel(float* out, float* part_o, float2* part_ml, unsigned* done, const float* q, Kv kc, Kv vc, int n_head,
                  int n_head_kv, DevicePos pos, int window, float scale, int n_splits, QkRopeArgs ra_arg,
-                 bool fused_arg, OutEpilogue ep, int groups, bool history_ready) {
+                 bool fused_arg, OutEpilogue ep, int groups, bool history_ready, bool late_trigger) {
   const QkRopeArgs ra = typed_rope_args<Kv, D>(ra_arg);
   const bool fused = kQ8Step || fused_arg;
   constexpr int kPer = D / 32, kHalf = D / 2, kKeysPerStep = 8;
@@ -255,7 +256,8 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
   __shared__ alignas(16) float red[kSumSlots][kMaxGroup][D];
   __shared__ float2 ml[kMaxGroup];
   __shared__ bool last;
-  pdl_trigger();
+  // The successor's launch: at once, or after the wait (late_trigger, flash_decode says where).
+  if (!late_trigger) pdl_trigger();
   // CTA (g groups + hg, s, t): query heads h0 .. h0 + G - 1 of KV head g, its head group hg of `groups`.
   const int g = blockIdx.x / groups, hg = blockIdx.x % groups, s = blockIdx.y, t = blockIdx.z;
   const int G = kG > 0 ? kG : n_head / n_head_kv / groups, h0 = (g * groups + hg) * G;
@@ -324,6 +326,7 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
     if (!ra.angles) ang = rope_angles<kPer>(ra, p, lane);
   }
   pdl_wait();
+  if (late_trigger) pdl_trigger();
   // The step's angles from rope_table (written before this layer's first kernel), loaded with the
   // query rows below: one L2 round trip they share, where every CTA computing them before the wait
   // (a double sincos a pair) took a split CTA 4.6 us there at depth 4096 (next197's timing build).
@@ -673,7 +676,7 @@ template <typename Kv, int D>
 cudaError_t launch_split(dim3 grid, float* out, float* part_o, float2* part_ml, unsigned* done, const float* q, Kv kc,
                          Kv vc, int n_head, int n_head_kv, DevicePos pos, int window, float scale, int n_splits,
                          const QkRopeArgs& ra, bool fused, OutEpilogue ep, int groups, bool history_ready,
-                         cudaStream_t stream) {
+                         bool late_trigger, cudaStream_t stream) {
   // Instances whose per-head loops are as long as the CTA's heads, not kMaxGroup predicated ones
   // (the same arithmetic): one head a CTA (head groups of one, every short history of the Qwen3
   // shapes) and four (the long histories of Qwen3-8B, G = 4, and Qwen3-30B-A3B, G = 8 in two
@@ -695,7 +698,7 @@ cudaError_t launch_split(dim3 grid, float* out, float* part_o, float2* part_ml, 
                       : heads == 4 ? (step ? split_kernel<Kv, D, 4, kStep> : split_kernel<Kv, D, 4, false>)
                                    : split_kernel<Kv, D, 0, false>;
   return launch_pdl(kernel, grid, dim3(kThreads), 0, stream, out, part_o, part_ml, done, q, kc, vc, n_head, n_head_kv,
-                    pos, window, scale, n_splits, ra, fused, ep, groups, history_ready);
+                    pos, window, scale, n_splits, ra, fused, ep, groups, history_ready, late_trigger);
 }
 
 }  // namespace
@@ -708,6 +711,11 @@ bool flash_decode_supports(int head_dim, int n_head, int n_head_kv) {
 int64_t flash_decode_scratch(int n_ctx, int n_tokens, int n_head, int head_dim) {
   return kCounters + int64_t{n_tokens} * n_head * splits_for(n_ctx) * (head_dim + 2);
 }
+
+namespace {
+std::atomic<int> g_late_trigger{-1};
+}  // namespace
+bool flash_decode_late_trigger() { return env_switch(g_late_trigger, "BW24_FLASH_LATE_TRIGGER"); }
 
 cudaError_t flash_decode_init_scratch(float* scratch) { return cudaMemset(scratch, 0, kCounters * sizeof(unsigned)); }
 
@@ -756,9 +764,21 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
   if (G % groups != 0) return cudaErrorInvalidValue;
   const dim3 grid(static_cast<unsigned>(n_head_kv * groups), static_cast<unsigned>(grid_splits),
                   static_cast<unsigned>(n_tokens));
+  // Where no merge launch follows, the split kernel lets its successor launch only after its PDL
+  // wait: that successor is the O projection, a streamed GEMV whose CTAs issue their first weight
+  // stages as soon as they are resident (the O matrix of a Qwen3-8B layer is 9.4 MB). Launched at the
+  // split kernel's start, those copies ran beside the V projection, the DRAM-bound launch before it;
+  // after the wait they run under this kernel's latency chain (~5 us at a short history), where DRAM
+  // is otherwise idle. H200, tg128 `-p 16 -n 128 -r 2`, one binary (next281, next282): Qwen3-8B
+  // Q4_K_M 588.3 / 588.6 / 587.5 -> 595.3 / 595.1 / 592.8, Qwen3-30B-A3B 654.5 / 655.2 -> 658.9 /
+  // 658.9. With a merge launch the trigger stays first: the merge's own early trigger then launches
+  // the O projection, and moving either later lost at depth 4096 (495.9 -> 492.9 with the merge's
+  // after its wait; the split kernel's after its wait 495.9, no change). BW24_FLASH_LATE_TRIGGER=0:
+  // the trigger first everywhere (the A/B switch).
+  const bool late_trigger = grid_splits <= kInlineMergeSplits && flash_decode_late_trigger();
   auto go = [&](auto launcher, auto kc, auto vc) {
     return launcher(grid, out, part_o, part_ml, done, q, kc, vc, n_head, n_head_kv, pos, window, scale, n_splits, ra,
-                    rope != nullptr, out_ep, groups, history_ready, stream);
+                    rope != nullptr, out_ep, groups, history_ready, late_trigger, stream);
   };
   const auto* kf = static_cast<const float*>(k_cache);
   const auto* vf = static_cast<const float*>(v_cache);
