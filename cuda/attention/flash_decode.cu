@@ -95,6 +95,9 @@ constexpr int kCounters = kFlashDecodeMaxTokens * kFlashDecodeMaxKvHeads * kMaxG
 // The merge kernel is launched only when n_ctx has more splits than this, and returns at once
 // while a token's visible splits are this few.
 constexpr int kInlineMergeSplits = 8;
+// Where the split kernel triggers its successor after its wait (flash_decode's late_trigger): a
+// token that sees at most this many splits (positions below 256).
+constexpr int kLateTriggerSplits = 2;
 
 // The first cache position a token at position p sees, and its visible splits: [first / kSplit,
 // p / kSplit].
@@ -256,7 +259,8 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
   __shared__ alignas(16) float red[kSumSlots][kMaxGroup][D];
   __shared__ float2 ml[kMaxGroup];
   __shared__ bool last;
-  // The successor's launch: at once, or after the wait (late_trigger, flash_decode says where).
+  // The successor's launch: at once, or, late_trigger, after the wait where the token sees at most
+  // kLateTriggerSplits splits, else once the position is known (flash_decode says why).
   if (!late_trigger) pdl_trigger();
   // CTA (g groups + hg, s, t): query heads h0 .. h0 + G - 1 of KV head g, its head group hg of `groups`.
   const int g = blockIdx.x / groups, hg = blockIdx.x % groups, s = blockIdx.y, t = blockIdx.z;
@@ -270,6 +274,8 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
   const int64_t slot0 = (int64_t{t} * n_head + h0) * n_splits;  // head h0 + i, split s: slot0 + i * n_splits + s
   if (lo > hi) return;  // nothing of this split is visible (past the position, or before the window)
   const Visible vis = visible_splits(p, window, n_splits);
+  const bool late = late_trigger && vis.end - vis.lo <= kLateTriggerSplits;
+  if (late_trigger && !late) pdl_trigger();
   const int64_t kvw = int64_t{n_head_kv} * D;
   const int n = static_cast<int>(hi - lo + 1);
   // The split's K and V rows into L2 before the wait, thread 2j + h the half row h of key j (the
@@ -326,7 +332,7 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
     if (!ra.angles) ang = rope_angles<kPer>(ra, p, lane);
   }
   pdl_wait();
-  if (late_trigger) pdl_trigger();
+  if (late) pdl_trigger();
   // The step's angles from rope_table (written before this layer's first kernel), loaded with the
   // query rows below: one L2 round trip they share, where every CTA computing them before the wait
   // (a double sincos a pair) took a split CTA 4.6 us there at depth 4096 (next197's timing build).
