@@ -770,17 +770,21 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
   if (G % groups != 0) return cudaErrorInvalidValue;
   const dim3 grid(static_cast<unsigned>(n_head_kv * groups), static_cast<unsigned>(grid_splits),
                   static_cast<unsigned>(n_tokens));
-  // Where no merge launch follows, the split kernel lets its successor launch only after its PDL
-  // wait: that successor is the O projection, a streamed GEMV whose CTAs issue their first weight
-  // stages as soon as they are resident (the O matrix of a Qwen3-8B layer is 9.4 MB). Launched at the
-  // split kernel's start, those copies ran beside the V projection, the DRAM-bound launch before it;
-  // after the wait they run under this kernel's latency chain (~5 us at a short history), where DRAM
-  // is otherwise idle. H200, tg128 `-p 16 -n 128 -r 2`, one binary (next281, next282): Qwen3-8B
-  // Q4_K_M 588.3 / 588.6 / 587.5 -> 595.3 / 595.1 / 592.8, Qwen3-30B-A3B 654.5 / 655.2 -> 658.9 /
-  // 658.9. With a merge launch the trigger stays first: the merge's own early trigger then launches
-  // the O projection, and moving either later lost at depth 4096 (495.9 -> 492.9 with the merge's
-  // after its wait; the split kernel's after its wait 495.9, no change). BW24_FLASH_LATE_TRIGGER=0:
-  // the trigger first everywhere (the A/B switch).
+  // Where no merge launch follows and the token sees at most kLateTriggerSplits splits, the split
+  // kernel lets its successor launch only after its PDL wait: that successor is the O projection, a
+  // streamed GEMV whose CTAs issue their first weight stages as soon as they are resident (the O
+  // matrix of a Qwen3-8B layer is 9.4 MB). Launched at the split kernel's start, those copies ran
+  // beside the V projection, the DRAM-bound launch before it; after the wait they run under this
+  // kernel's latency chain (~5 us at a short history), where DRAM is otherwise idle. H200, tg128
+  // `-n 128 -r 2`, one binary, trigger first -> after the wait: positions 16-143 (`-p 16`), Qwen3-8B
+  // Q4_K_M 588.3 / 588.6 / 587.5 / 589.5 -> 595.3 / 595.1 / 592.8 / 596.8 (next281-283),
+  // Qwen3-30B-A3B 654.5 / 655.2 -> 658.9 / 658.9 (next282); positions 512-639 (`-p 512`, the
+  // acceptance command), Qwen3-8B 593.4 / 593.3 -> 588.5 / 591.6 (next284): no gain there, hence the
+  // split bound (a66978f, next285: 587.6 -> 595.7 at `-p 16`, 589.8 -> 589.2 at `-p 512`). With a
+  // merge launch the trigger stays first: the merge's own early trigger then launches the O
+  // projection, and moving either later lost at depth 4096 (495.9 -> 492.9 with the merge's after
+  // its wait; the split kernel's after its wait 495.9, no change). BW24_FLASH_LATE_TRIGGER=0: the
+  // trigger first everywhere (the A/B switch).
   const bool late_trigger = grid_splits <= kInlineMergeSplits && flash_decode_late_trigger();
   auto go = [&](auto launcher, auto kc, auto vc) {
     return launcher(grid, out, part_o, part_ml, done, q, kc, vc, n_head, n_head_kv, pos, window, scale, n_splits, ra,
