@@ -49,10 +49,6 @@ bool flash_decode_supports(int head_dim, int n_head, int n_head_kv);
 // call leaves them at zero, so one scratch serves all layers and token counts up to n_tokens.
 int64_t flash_decode_scratch(int n_ctx, int n_tokens, int n_head, int head_dim);
 cudaError_t flash_decode_init_scratch(float* scratch);
-// Whether a flash_decode call with no merge launch lets its successor launch after its PDL wait
-// rather than at its start, for tokens that see at most 2 splits (positions below 256;
-// flash_decode.cu says why); on unless BW24_FLASH_LATE_TRIGGER=0.
-bool flash_decode_late_trigger();
 // What the writer of each O row does beyond storing it: times sigmoid(gate) (gated attention,
 // Qwen3.5: element d of head h of token t at gate[(t n_head + h) gate_stride + d], sigmoid_mul's
 // arithmetic; out then holds the gated value), and the result also as the O projection's int8 input

@@ -96,7 +96,7 @@ constexpr int kCounters = kFlashDecodeMaxTokens * kFlashDecodeMaxKvHeads * kMaxG
 // while a token's visible splits are this few.
 constexpr int kInlineMergeSplits = 8;
 // Where the split kernel triggers its successor after its wait (flash_decode's late_trigger): a
-// token that sees at most this many splits (positions below 256).
+// token that sees at most this many splits (positions below 256 without a sliding window).
 constexpr int kLateTriggerSplits = 2;
 
 // The first cache position a token at position p sees, and its visible splits: [first / kSplit,
@@ -719,9 +719,10 @@ int64_t flash_decode_scratch(int n_ctx, int n_tokens, int n_head, int head_dim) 
 }
 
 namespace {
+// flash_decode's late trigger (its comment says where and why): on unless BW24_FLASH_LATE_TRIGGER=0.
 std::atomic<int> g_late_trigger{-1};
-}  // namespace
 bool flash_decode_late_trigger() { return env_switch(g_late_trigger, "BW24_FLASH_LATE_TRIGGER"); }
+}  // namespace
 
 cudaError_t flash_decode_init_scratch(float* scratch) { return cudaMemset(scratch, 0, kCounters * sizeof(unsigned)); }
 
