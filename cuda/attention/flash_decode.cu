@@ -781,7 +781,9 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
   // Q4_K_M 588.3 / 588.6 / 587.5 / 589.5 -> 595.3 / 595.1 / 592.8 / 596.8 (next281-283),
   // Qwen3-30B-A3B 654.5 / 655.2 -> 658.9 / 658.9 (next282); positions 512-639 (`-p 512`, the
   // acceptance command), Qwen3-8B 593.4 / 593.3 -> 588.5 / 591.6 (next284): no gain there, hence the
-  // split bound (a66978f, next285: 587.6 -> 595.7 at `-p 16`, 589.8 -> 589.2 at `-p 512`). With a
+  // split bound (a66978f, next285: 587.6 -> 595.7 at `-p 16`, 589.8 -> 589.2 at `-p 512`). Timed at
+  // one split (next287, stamps in each CTA): the score phase, whose key loads shared DRAM and L2 with
+  // those copies, takes 1.0 us instead of 1.8, and the kernel ends 0.8 us sooner. With a
   // merge launch the trigger stays first: the merge's own early trigger then launches the O
   // projection, and moving either later lost at depth 4096 (495.9 -> 492.9 with the merge's after
   // its wait; the split kernel's after its wait 495.9, no change). BW24_FLASH_LATE_TRIGGER=0: the
