@@ -96,7 +96,8 @@ constexpr int kCounters = kFlashDecodeMaxTokens * kFlashDecodeMaxKvHeads * kMaxG
 // while a token's visible splits are this few.
 constexpr int kInlineMergeSplits = 8;
 // Where the split kernel triggers its successor after its wait (flash_decode's late_trigger): a
-// token that sees at most this many splits (positions below 256 without a sliding window).
+// token that sees at most this many splits (positions below 256 without a sliding window; longer
+// histories unmeasured either way, flash_decode says why).
 constexpr int kLateTriggerSplits = 2;
 
 // The first cache position a token at position p sees, and its visible splits: [first / kSplit,
@@ -777,13 +778,16 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
   // matrix of a Qwen3-8B layer is 9.4 MB). Launched at the split kernel's start, those copies ran
   // beside the V projection, the DRAM-bound launch before it; after the wait they run under this
   // kernel's latency chain (~5 us at a short history), where DRAM is otherwise idle. H200, tg128
-  // `-n 128 -r 2`, one binary, trigger first -> after the wait: positions 16-143 (`-p 16`), Qwen3-8B
-  // Q4_K_M 588.3 / 588.6 / 587.5 / 589.5 -> 595.3 / 595.1 / 592.8 / 596.8 (next281-283),
-  // Qwen3-30B-A3B 654.5 / 655.2 -> 658.9 / 658.9 (next282); positions 512-639 (`-p 512`, the
-  // acceptance command), Qwen3-8B 593.4 / 593.3 -> 588.5 / 591.6 (next284): no gain there, hence the
-  // split bound (a66978f, next285: 587.6 -> 595.7 at `-p 16`, 589.8 -> 589.2 at `-p 512`). Timed at
-  // one split (next287, stamps in each CTA): the score phase, whose key loads shared DRAM and L2 with
-  // those copies, takes 1.0 us instead of 1.8, and the kernel ends 0.8 us sooner. With a
+  // `-p 16 -n 128 -r 2` (positions 1-128: bw24-bench decodes from the test's depth), one binary,
+  // trigger first -> after the wait: Qwen3-8B Q4_K_M 588.3 / 588.6 / 587.5 / 589.5 -> 595.3 / 595.1 /
+  // 592.8 / 596.8 (next281-283), Qwen3-30B-A3B 654.5 / 655.2 -> 658.9 / 658.9 (next282). With `-p
+  // 512` (the acceptance command's; the same positions, n_ctx 520 and a 512-token pp test before)
+  // no gain: Qwen3-8B 593.4 / 593.3 -> 588.5 / 591.6 (next284), 589.8 -> 589.2 (next285), reason not
+  // found (not the grid's key-less CTAs: next290). Timed at one split (next287, stamps in each CTA):
+  // the score phase, whose key loads shared DRAM and L2 with those copies, takes 1.0 us instead of
+  // 1.8, and the kernel ends 0.8 us sooner. At 3..8 splits (positions 256-1,023) neither order has
+  // been measured: kLateTriggerSplits keeps the trigger first there, set on round 51's misreading
+  // of `-p 512` as decoding at 512-639 (docs/performance.md, round 52). With a
   // merge launch the trigger stays first: the merge's own early trigger then launches the O
   // projection, and moving either later lost at depth 4096 (495.9 -> 492.9 with the merge's after
   // its wait; the split kernel's after its wait 495.9, no change). BW24_FLASH_LATE_TRIGGER=0: the
