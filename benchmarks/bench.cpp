@@ -5,6 +5,10 @@
 //   bw24-bench -m PATH|synthetic:SHAPE:QUANT [-p 512] [-n 128] [-d 0,4096] [-r 3]
 //              [--kv auto|f32|f16|bf16|q8_0|q4_0|fp8_e4m3] [--device cuda:N|cpu] [--json FILE]
 //
+// Each test starts from an empty context filled to its depth d (random tokens), as llama-bench's do:
+// pp<p> prefills p tokens at positions d .. d + p - 1, and tg<n> prefills one token and decodes n at
+// positions d + 1 .. d + n, whatever -p is (so tg128 at depth 0 runs at positions 1-128). -p and -d
+// also size the session: n_ctx = max depth + max(p, n) + 8.
 // Prefill rows carry the weight bytes of the pass divided by its tokens (how far the pass is from
 // being bandwidth bound: far) and TFLOP/s (2 x the weights' multiply-adds x tokens / time).
 #include <algorithm>
