@@ -99,6 +99,9 @@ constexpr int kInlineMergeSplits = 8;
 // token that sees at most this many splits (positions below 256 without a sliding window; longer
 // histories unmeasured either way, flash_decode says why).
 constexpr int kLateTriggerSplits = 2;
+// The late trigger itself (flash_decode says where and why): on unless BW24_FLASH_LATE_TRIGGER=0.
+std::atomic<int> g_late_trigger{-1};
+bool flash_decode_late_trigger() { return env_switch(g_late_trigger, "BW24_FLASH_LATE_TRIGGER"); }
 
 // The first cache position a token at position p sees, and its visible splits: [first / kSplit,
 // p / kSplit].
@@ -718,12 +721,6 @@ bool flash_decode_supports(int head_dim, int n_head, int n_head_kv) {
 int64_t flash_decode_scratch(int n_ctx, int n_tokens, int n_head, int head_dim) {
   return kCounters + int64_t{n_tokens} * n_head * splits_for(n_ctx) * (head_dim + 2);
 }
-
-namespace {
-// flash_decode's late trigger (its comment says where and why): on unless BW24_FLASH_LATE_TRIGGER=0.
-std::atomic<int> g_late_trigger{-1};
-bool flash_decode_late_trigger() { return env_switch(g_late_trigger, "BW24_FLASH_LATE_TRIGGER"); }
-}  // namespace
 
 cudaError_t flash_decode_init_scratch(float* scratch) { return cudaMemset(scratch, 0, kCounters * sizeof(unsigned)); }
 

@@ -1,4 +1,6 @@
 #!/bin/bash
+# Correction (round 52): bw24-bench's tg rows decode at positions 1-128 whatever -p is, not at 512-639, so the
+# 3..8-split paths named below never ran in these rows (docs/performance.md, round 52; next291 uses -d 512).
 # Prepared in round 51, not run (the session's device time was spent). Pack from branch wip/trigger-multi:
 #   tools/wip/pack-bins.sh new HEAD bw24-bench bw24-kernel-check   (on that branch, clean tree)
 # next286 (round 52): round 51 landed flash decode's trigger after its wait for tokens that see at most two splits

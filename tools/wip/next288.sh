@@ -1,4 +1,6 @@
 #!/bin/bash
+# Correction (round 52): bw24-bench's tg rows decode at positions 1-128 whatever -p is, not at 512-639, so the
+# 3..8-split paths named below never ran in these rows (docs/performance.md, round 52; next291 uses -d 512).
 # next288 (round 52): wip/merge-once. The split kernel's inline merge (3..8 visible splits: positions 256-1023, the
 # acceptance command's tg128 at 512-639) waited two L2 round trips and a barrier: every head's (m, l), then its rows.
 # BW24_FLASH_MERGE_ONCE=1 loads both at once in every warp (the same expressions: the same bits). Kernel check
