@@ -545,45 +545,46 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
   __syncthreads();
   if (!last) return;
   if (threadIdx.x == 0) *count = 0;  // for the next call (the kernel's end orders it)
-  // Per head: M = max_s m_s and L = sum_s e^(m_s - M) l_s, a warp per head, lanes over the splits
-  // (partials are L2 reads: other CTAs wrote them; an empty split, l = 0, adds nothing).
-  if (warp < G) {
-    const float2* hml = part_ml + slot0 + int64_t{warp} * n_splits;
-    float m = -INFINITY, l = 0;
-    for (int j = vis.lo + lane; j < vis.end; j += 32) {
-      const float2 v = __ldcg(&hml[j]);
-      if (v.y > 0) m = fmaxf(m, v.x);
-    }
-    m = warp_max(m);
-    for (int j = vis.lo + lane; j < vis.end; j += 32) {
-      const float2 v = __ldcg(&hml[j]);
-      if (v.y > 0) l += expf(v.x - m) * v.y;
-    }
-    l = warp_sum(l);
-    if (lane == 0) ml[warp] = make_float2(m, l);
-  }
-  __syncthreads();
-  // sum_s e^(m_s - M) O_s in the P V phase's layout: warp w takes splits lo + w + 8 k, lanes the
-  // row (G x D / 64 loads of 8 bytes in flight per lane), then the same two-barrier sum.
+  // Per head: M = max_s m_s and L = sum_s e^(m_s - M) l_s; then sum_s e^(m_s - M) O_s in the P V
+  // phase's layout, warp w taking split lo + w (at most kWarps splits here), lanes the row, then the
+  // same two-barrier sum. Partials are L2 reads (other CTAs wrote them); an empty split, l = 0,
+  // adds nothing.
+  // One L2 round trip: every warp loads its split's rows and every head's (m, l) of all splits at
+  // once, and finds (M, L) itself (lanes over the splits, one butterfly: the same bits in every
+  // warp). The previous form (a warp per head found (M, L), a barrier, then the rows) waited two.
+  // MEASURED_PLACEHOLDER
   float acc[kHeads][kPer] = {};
-#pragma unroll 1
-  for (int j = vis.lo + warp; j < vis.end; j += kWarps)
+  static_assert(kInlineMergeSplits <= kWarps && kInlineMergeSplits <= 32, "a split a warp, a split a lane");
+  const int j = vis.lo + warp;
+  float2 mine[kHeads], hv[kHeads];
+  float po[kHeads][kPer];
 #pragma unroll
-    for (int i = 0; i < kHeads; ++i)
-      if (i < G) {
-        const int64_t slot = slot0 + int64_t{i} * n_splits + j;
-        const float2 v = __ldcg(&part_ml[slot]);
-        float po[kPer];
+  for (int i = 0; i < kHeads; ++i)
+    if (i < G) {
+      const int64_t slot = slot0 + int64_t{i} * n_splits;
+      hv[i] = vis.lo + lane < vis.end ? __ldcg(&part_ml[slot + vis.lo + lane]) : make_float2(0.0f, 0.0f);
+      mine[i] = j < vis.end ? __ldcg(&part_ml[slot + j]) : make_float2(0.0f, 0.0f);
 #pragma unroll
-        for (int e = 0; e < kPer; e += 2) {
-          const float2 x = __ldcg(reinterpret_cast<const float2*>(part_o + slot * D + lane * kPer + e));
-          po[e] = x.x;
-          po[e + 1] = x.y;
-        }
-        const float w = v.y > 0 ? expf(v.x - ml[i].x) : 0.0f;
-#pragma unroll
-        for (int e = 0; e < kPer; ++e) acc[i][e] += v.y > 0 ? w * po[e] : 0.0f;
+      for (int e = 0; e < kPer; e += 2) {
+        const float2 x = j < vis.end ? __ldcg(reinterpret_cast<const float2*>(part_o + (slot + j) * D + lane * kPer + e))
+                                     : make_float2(0.0f, 0.0f);
+        po[i][e] = x.x;
+        po[i][e + 1] = x.y;
       }
+    }
+#pragma unroll
+  for (int i = 0; i < kHeads; ++i)
+    if (i < G) {
+      float m = -INFINITY, l = 0;
+      if (hv[i].y > 0) m = fmaxf(m, hv[i].x);
+      m = warp_max(m);
+      if (hv[i].y > 0) l += expf(hv[i].x - m) * hv[i].y;
+      l = warp_sum(l);
+      if (warp == 0 && lane == 0) ml[i] = make_float2(m, l);  // write_o's, read after sum_warps' barriers
+      const float w = mine[i].y > 0 ? expf(mine[i].x - m) : 0.0f;
+#pragma unroll
+      for (int e = 0; e < kPer; ++e) acc[i][e] += mine[i].y > 0 ? w * po[i][e] : 0.0f;
+    }
   sum_warps<D, kHeads>(red, acc, G, warp, lane);
   write_o([&](int i) { return red_total<D>(red, i); });
 }
