@@ -250,7 +250,7 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
   const QkRopeArgs ra = typed_rope_args<Kv, D>(ra_arg);
   const bool fused = kQ8Step || fused_arg;
   constexpr int kPer = D / 32, kHalf = D / 2, kKeysPerStep = 8;
-  // kG: the CTA's query heads when known at compile time (1 or 4, launch_split), else 0 and up to
+  // kG: the CTA's query heads when known at compile time (1, 4 or 8, launch_split), else 0 and up to
   // kMaxGroup at run time; the per-head loops and accumulators have kHeads entries.
   constexpr int kHeads = kG > 0 ? kG : kMaxGroup;
   // Query rows with kQsPad words between their halves: the score phase's threads 2j and 2j + 1 read
@@ -692,8 +692,8 @@ cudaError_t launch_split(dim3 grid, float* out, float* part_o, float2* part_ml, 
                          bool late_trigger, cudaStream_t stream) {
   // Instances whose per-head loops are as long as the CTA's heads, not kMaxGroup predicated ones
   // (the same arithmetic): one head a CTA (head groups of one, every short history of the Qwen3
-  // shapes) and four (the long histories of Qwen3-8B, G = 4, and Qwen3-30B-A3B, G = 8 in two
-  // groups: at depth 4096 the f16 kernel ran 22.4 -> 19.9 us a Qwen3-8B layer alone, ncu).
+  // shapes) and four (the long histories of Qwen3-8B, G = 4: at depth 4096 the f16 kernel ran
+  // 22.4 -> 19.9 us a Qwen3-8B layer alone, ncu); eight for the Qwen3 step below.
   const int heads = n_head / (n_head_kv * groups);
   // kQ8Step: the Qwen3 decode step (one token, fused with qk_rope_store, O on as int8 for the O
   // projection, no gate) over f16, bf16 and q8_0 caches at D = 128 takes instances with those flags
@@ -703,12 +703,16 @@ cudaError_t launch_split(dim3 grid, float* out, float* part_o, float2* part_ml, 
   // -r 3`, two rounds (next187): Qwen3-8B Q4_K_M 578.6 / 578.1 -> 581.5 / 581.4 (+0.5 %); Qwen3-30B-A3B
   // 556.0 / 555.7 -> 554.9 / 555.3 and, with the gate constant too, Qwen3.5-9B (D = 256) 562.6 /
   // 561.6 -> 562.2 / 562.3: no change, so D = 256 keeps the run-time instance. Where kStep is false
-  // both arms name the run-time instance.
+  // both arms name the run-time instance. Eight heads a CTA (Qwen3-30B-A3B past position 1,024,
+  // where the auto grouping keeps its 4 KV heads in one group each) take the step instance too:
+  // tg128 at depth 4096 526.1 -> 533.3, at 8192 469.2 -> 473.0 (H200, next297, single rows;
+  // main's rows at 4096 spread 526.1-528.5 over next295-297).
   constexpr bool kStep = D == 128 && (std::is_same_v<Kv, const __half*> || std::is_same_v<Kv, const __nv_bfloat16*> ||
                                       std::is_same_v<Kv, KvQ8>);
   const bool step = kStep && fused && ep.q && !ep.gate;
   const auto kernel = heads == 1   ? (step ? split_kernel<Kv, D, 1, kStep> : split_kernel<Kv, D, 1, false>)
                       : heads == 4 ? (step ? split_kernel<Kv, D, 4, kStep> : split_kernel<Kv, D, 4, false>)
+                      : heads == 8 && step ? split_kernel<Kv, D, kStep ? 8 : 0, kStep>
                                    : split_kernel<Kv, D, 0, false>;
   return launch_pdl(kernel, grid, dim3(kThreads), 0, stream, out, part_o, part_ml, done, q, kc, vc, n_head, n_head_kv,
                     pos, window, scale, n_splits, ra, fused, ep, groups, history_ready, late_trigger);

@@ -458,7 +458,7 @@ void check_flash_decode_rope(std::mt19937& rng, Result& r) {
                download(kcx, k_size) == download(kc1, k_size) && download(vcx, v_size) == download(vc1, v_size);
       };
       // The int8 O input of a Qwen3 step (OutEpilogue without a gate), the auto grouping and one CTA a
-      // KV head (the decode-step instances of one and four heads, kQ8Step at D = 128), against the
+      // KV head (the decode-step instances of one, four and eight heads, kQ8Step at D = 128), against the
       // two launches' output then rmsnorm_q8 without a norm: the same bits, and the same caches.
       for (int groups : {0, 1}) {
         DeviceBuffer<float> dout5(q.size());
