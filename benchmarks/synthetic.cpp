@@ -31,6 +31,7 @@ constexpr Shape kShapes[] = {
     {"qwen3-0.6b", "qwen3", 1024, 28, 16, 8, 128, 3072, 151936, 1e6f, true},
     {"qwen3-8b", "qwen3", 4096, 36, 32, 8, 128, 12288, 151936, 1e6f, false},
     {"qwen3-14b", "qwen3", 5120, 40, 40, 8, 128, 17408, 151936, 1e6f, false},
+    {"qwen3-32b", "qwen3", 5120, 64, 64, 8, 128, 25600, 151936, 1e6f, false},
     {"llama3-8b", "llama", 4096, 32, 32, 8, 128, 14336, 128256, 5e5f, false},
     // Small shapes for the GPU-vs-CPU tests (one K-quant block per row at n_embd 256).
     {"tiny-qwen3", "qwen3", 256, 2, 4, 2, 64, 768, 2048, 1e6f, false},

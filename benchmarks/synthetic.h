@@ -14,7 +14,7 @@
 
 namespace bw24::bench {
 
-// shape: qwen3-0.6b, qwen3-8b, qwen3-14b, llama3-8b, qwen3-30b-a3b (MoE; the random router
+// shape: qwen3-0.6b, qwen3-8b, qwen3-14b, qwen3-32b, llama3-8b, qwen3-30b-a3b (MoE; the random router
 // spreads tokens over the experts) and tiny-qwen3, tiny-llama, tiny-qwen3moe for tests.
 // quant: Q4_K_M, Q5_K_M, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q6_K, IQ4_XS, BF16, F16.
 absl::StatusOr<std::unique_ptr<loaders::TensorDirectory>> build_synthetic(const std::string& shape,
