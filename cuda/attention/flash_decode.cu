@@ -703,8 +703,9 @@ cudaError_t launch_split(dim3 grid, float* out, float* part_o, float2* part_ml, 
   // -r 3`, two rounds (next187): Qwen3-8B Q4_K_M 578.6 / 578.1 -> 581.5 / 581.4 (+0.5 %); Qwen3-30B-A3B
   // 556.0 / 555.7 -> 554.9 / 555.3 and, with the gate constant too, Qwen3.5-9B (D = 256) 562.6 /
   // 561.6 -> 562.2 / 562.3: no change, so D = 256 keeps the run-time instance. Where kStep is false
-  // both arms name the run-time instance. Eight heads a CTA (Qwen3-30B-A3B past position 1,024,
-  // where the auto grouping keeps its 4 KV heads in one group each) take the step instance too:
+  // both arms name the run-time instance. Eight heads a CTA (Qwen3-30B-A3B from position 1,024 with
+  // n_ctx above ~4,200: 4 KV heads x n_ctx's splits then fill more than one CTA an SM, so the auto
+  // grouping keeps each KV head in one group) take the step instance too:
   // tg128 at depth 4096 526.1 -> 533.3, at 8192 469.2 -> 473.0 (H200, next297, single rows;
   // main's rows at 4096 spread 526.1-528.5 over next295-297).
   constexpr bool kStep = D == 128 && (std::is_same_v<Kv, const __half*> || std::is_same_v<Kv, const __nv_bfloat16*> ||
