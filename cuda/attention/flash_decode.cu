@@ -87,11 +87,12 @@ static_assert(kSumSlots == 4, "the final sum adds four slots in a fixed order");
 // (t n_head_kv + g) groups + hg, at the same place for every call (calls of other token counts
 // lay out the partials differently).
 constexpr int kCounters = kFlashDecodeMaxTokens * kFlashDecodeMaxKvHeads * kMaxGroup;
-// Up to this many visible splits (1024 positions) the last CTA merges; its merge is serial in the
-// splits (8 in flight per CTA), so past that a merge kernel with a CTA per query head does it.
-// H200, Qwen3-8B Q4_K_M tg128 with the last CTA merging up to 32 / 8 / 1 splits: depth 1024 339.3
-// / 353.1 / 353.3 tok/s, depth 4096 330.2 / 329.2 / 329.3, depth 0 400.2 / 400.7 / 394.9 (the
-// merge kernel's launch); microbench at depth 32768: 189 us with no merge kernel, 165 with it.
+// Up to this many visible splits (1024 positions) the last CTA merges, a split a warp; past that a
+// merge kernel with a CTA per query head does it. H200, Qwen3-8B Q4_K_M tg128 with the last CTA
+// merging up to 32 / 8 / 1 splits (its merge then serial in the splits): depth 1024 339.3 / 353.1 /
+// 353.3 tok/s, depth 4096 330.2 / 329.2 / 329.3, depth 0 400.2 / 400.7 / 394.9 (the merge kernel's
+// launch); microbench at depth 32768: 189 us with no merge kernel, 165 with it. Up to 16 with the
+// one-round-trip merge (two past 8 splits) lost too: positions 1,025-1,664 -0.7 % (round 53, next294).
 // The merge kernel is launched only when n_ctx has more splits than this, and returns at once
 // while a token's visible splits are this few.
 constexpr int kInlineMergeSplits = 8;
