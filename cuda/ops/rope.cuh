@@ -1,7 +1,7 @@
 // What the RoPE / KV-store kernel (ops.cu qk_rope_store) and flash decode's fused form share: a warp
 // normalizes and rotates one head row (norm_rope_row), a warp writes a token's key and value head
 // into the cache (put_key, store_kv_tail), each element rounded to the cache type as lib/quant and lib/core
-// round (store_kv, store_kv_block). One code path, so the fused form writes the same bytes.
+// round (store_kv, kv_block_scales + store_kv_quant). One code path, so the fused form writes the same bytes.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -40,27 +40,51 @@ __device__ __forceinline__ void store_kv(void* c, int64_t i, float v, KvDtype t)
   }
 }
 
-// Element `lane` of a block of 32 (one per lane of the warp) into a q8_0 or q4_0 cache at element
-// i (cache layout: ops.cuh KvDtype), rounding as lib/quant: q8_0 d = amax / 127, q = round(x / d);
-// q4_0 d = (the element of largest magnitude, the first of equals) / -8, q = min(15, (int)(x / d +
-// 8.5)) with the product and sum rounded separately as the host's (no FMA).
-__device__ __forceinline__ void store_kv_block(void* c, int64_t i, float x, KvDtype t, int64_t elems, int lane) {
-  uint8_t* b = static_cast<uint8_t*>(c);
+// Blocks of 32 of a q8_0 or q4_0 cache (one element a lane of the warp), rounding as lib/quant:
+// q8_0 d = amax / 127, q = round(x / d); q4_0 d = (the element of largest magnitude, the first of
+// equals) / -8, q = min(15, (int)(x / d + 8.5)) with the product and sum rounded separately as the
+// host's (no FMA). kv_block_scales finds the scales of N blocks at once, their butterflies side by
+// side, so that a warp's blocks wait one chain of five shuffles and not N (a max and the first of
+// equals do not depend on the order: each block's scale is the one-block reduction's).
+template <int N>
+__device__ __forceinline__ void kv_block_scales(const float (&x)[N], KvDtype t, float (&d)[N]) {
   if (t == KvDtype::kQ8_0) {
-    const float d = warp_max(fabsf(x)) / 127.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
+    float amax[N];
+#pragma unroll
+    for (int b = 0; b < N; ++b) amax[b] = fabsf(x[b]);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1)
+#pragma unroll
+      for (int b = 0; b < N; ++b) amax[b] = fmaxf(amax[b], __shfl_xor_sync(0xffffffffu, amax[b], o));
+#pragma unroll
+    for (int b = 0; b < N; ++b) d[b] = amax[b] / 127.0f;
+    return;
+  }
+  const int lane = threadIdx.x % 32;
+  float best[N], amax[N];
+  int at[N];
+#pragma unroll
+  for (int b = 0; b < N; ++b) best[b] = x[b], amax[b] = fabsf(x[b]), at[b] = lane;
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1)
+#pragma unroll
+    for (int b = 0; b < N; ++b) {
+      const float ob = __shfl_xor_sync(0xffffffffu, best[b], o), oa = __shfl_xor_sync(0xffffffffu, amax[b], o);
+      const int oi = __shfl_xor_sync(0xffffffffu, at[b], o);
+      if (oa > amax[b] || (oa == amax[b] && oi < at[b])) best[b] = ob, amax[b] = oa, at[b] = oi;
+    }
+#pragma unroll
+  for (int b = 0; b < N; ++b) d[b] = best[b] / -8.0f;
+}
+// Element `lane` of a block (x, its scale d from kv_block_scales) into the cache at element i.
+__device__ __forceinline__ void store_kv_quant(void* c, int64_t i, float x, float d, KvDtype t, int64_t elems, int lane) {
+  uint8_t* b = static_cast<uint8_t*>(c);
+  const float id = d != 0.0f ? 1.0f / d : 0.0f;
+  if (t == KvDtype::kQ8_0) {
     reinterpret_cast<int8_t*>(b)[i] = static_cast<int8_t>(roundf(x * id));
     if (lane == 0) reinterpret_cast<__half*>(b + elems)[i / 32] = __float2half_rn(d);
     return;
   }
-  float best = x, amax = fabsf(x);
-  int at = lane;
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) {
-    const float ob = __shfl_xor_sync(0xffffffffu, best, o), oa = __shfl_xor_sync(0xffffffffu, amax, o);
-    const int oi = __shfl_xor_sync(0xffffffffu, at, o);
-    if (oa > amax || (oa == amax && oi < at)) best = ob, amax = oa, at = oi;
-  }
-  const float d = best / -8.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
   const int q = min(15, static_cast<int>(__fadd_rn(__fmul_rn(x, id), 8.5f)));
   const int hi = __shfl_down_sync(0xffffffffu, q, 1);
   if (lane % 2 == 0) b[i / 2] = static_cast<uint8_t>(q | (hi << 4));
@@ -213,14 +237,43 @@ __device__ __forceinline__ void store_kv_tail(const QkRopeArgs& a, int64_t kbase
       if (lane + 32 * k < D) store_kv(a.v_cache, kbase + lane + 32 * k, v.x[k], a.kv_type.v);
   if (!bk && !bv) return;
   __syncwarp();  // ko complete
-  // q8_0 / q4_0: the warp a block of 32 at a time (lane = element), K's blocks then V's (each where blocked).
+  // q8_0 / q4_0: blocks of 32 (lane = element), K's then V's (each where blocked): every element
+  // into registers first (ko is shared memory the compiler cannot tell from the cache's global
+  // bytes, so a load after a store waits for it), then the blocks' scales side by side, then the
+  // stores. Before, block after block, the writer warp's eight blocks of a Qwen3-8B head (K and V,
+  // D = 128) were eight chains of a load, five shuffles and a store, on the path the CTA's other
+  // warps wait for at their barrier. Same bytes (kernel check qk_rope, attention_rope). H200, tg128
+  // with a q8_0 cache (next299, single rows against the previous code): Qwen3-8B Q4_K_M at depth
+  // 4096 505.8 -> 509.9 tok/s, Qwen3-30B-A3B 622.5 -> 629.9; Qwen3-8B at depth 0 unchanged (570.1
+  // -> 569.5), where this tail still costs ~2 us of the phase after the barrier (next303, a timing
+  // build; docs/performance.md round 54).
+  constexpr int kBlocks = 2 * kPer;  // K's D / 32 <= kPer blocks in slots 0.., V's kPer in kPer..
+  float x[kBlocks], d[kBlocks];
+#pragma unroll
+  for (int k = 0; k < kPer; ++k) {
+    x[k] = bk && k < D / 32 ? ko[32 * k + lane] : 0.0f;
+    x[kPer + k] = v.x[k];
+  }
+  if (a.kv_type.k == a.kv_type.v) {
+    kv_block_scales<kBlocks>(x, a.kv_type.k, d);
+  } else {  // one of them blocked (or both, of two block types): each half with its own type
+    float xk[kPer], xv[kPer], dk[kPer] = {}, dv[kPer] = {};
+#pragma unroll
+    for (int k = 0; k < kPer; ++k) xk[k] = x[k], xv[k] = x[kPer + k];
+    if (bk) kv_block_scales<kPer>(xk, a.kv_type.k, dk);
+    if (bv) kv_block_scales<kPer>(xv, a.kv_type.v, dv);
+#pragma unroll
+    for (int k = 0; k < kPer; ++k) d[k] = dk[k], d[kPer + k] = dv[k];
+  }
+  const int64_t elems = int64_t{a.n_ctx} * kvw;
   if (bk)
-    for (int b = 0; b < D / 32; ++b)
-      store_kv_block(a.k_cache, kbase + 32 * b + lane, ko[32 * b + lane], a.kv_type.k, a.n_ctx * kvw, lane);
+#pragma unroll
+    for (int k = 0; k < kPer; ++k)
+      if (k < D / 32) store_kv_quant(a.k_cache, kbase + 32 * k + lane, x[k], d[k], a.kv_type.k, elems, lane);
   if (bv)
 #pragma unroll
     for (int k = 0; k < kPer; ++k)
-      if (k < D / 32) store_kv_block(a.v_cache, kbase + 32 * k + lane, v.x[k], a.kv_type.v, a.n_ctx * kvw, lane);
+      if (k < D / 32) store_kv_quant(a.v_cache, kbase + 32 * k + lane, x[kPer + k], d[kPer + k], a.kv_type.v, elems, lane);
 }
 
 }  // namespace bw24::cuda
