@@ -47,7 +47,7 @@ __device__ __forceinline__ void store_kv(void* c, int64_t i, float v, KvDtype t)
 // side, so that a warp's blocks wait one chain of five shuffles and not N (a max and the first of
 // equals do not depend on the order: each block's scale is the one-block reduction's).
 template <int N>
-__device__ __forceinline__ void kv_block_scales(const float (&x)[N], KvDtype t, float (&d)[N]) {
+__device__ __forceinline__ void kv_block_scales(const float (&x)[N], KvDtype t, float (&d)[N], int lane) {
   if (t == KvDtype::kQ8_0) {
     float amax[N];
 #pragma unroll
@@ -60,7 +60,6 @@ __device__ __forceinline__ void kv_block_scales(const float (&x)[N], KvDtype t, 
     for (int b = 0; b < N; ++b) d[b] = amax[b] / 127.0f;
     return;
   }
-  const int lane = threadIdx.x % 32;
   float best[N], amax[N];
   int at[N];
 #pragma unroll
@@ -255,13 +254,13 @@ __device__ __forceinline__ void store_kv_tail(const QkRopeArgs& a, int64_t kbase
     x[kPer + k] = v.x[k];
   }
   if (a.kv_type.k == a.kv_type.v) {
-    kv_block_scales<kBlocks>(x, a.kv_type.k, d);
+    kv_block_scales<kBlocks>(x, a.kv_type.k, d, lane);
   } else {  // one of them blocked (or both, of two block types): each half with its own type
     float xk[kPer], xv[kPer], dk[kPer] = {}, dv[kPer] = {};
 #pragma unroll
     for (int k = 0; k < kPer; ++k) xk[k] = x[k], xv[k] = x[kPer + k];
-    if (bk) kv_block_scales<kPer>(xk, a.kv_type.k, dk);
-    if (bv) kv_block_scales<kPer>(xv, a.kv_type.v, dv);
+    if (bk) kv_block_scales<kPer>(xk, a.kv_type.k, dk, lane);
+    if (bv) kv_block_scales<kPer>(xv, a.kv_type.v, dv, lane);
 #pragma unroll
     for (int k = 0; k < kPer; ++k) d[k] = dk[k], d[kPer + k] = dv[k];
   }
