@@ -7,4 +7,5 @@ SHA=$1
 source tools/wip/lib.sh
 begin $SHA-warp-arrivals
 for kx in f16:0 q8_0:0 q8_0:256 f16:256; do kv=${kx%%:*}; echo "== $kx"; BW24_FD_EXP=${kx##*:} BW24_FLASH_TIMING=1 timeout 60 ./build-new/bw24-bench -m synthetic:qwen3-8b:Q4_K_M -p 512 -n 128 -r 2 --kv $kv --device 0 2>&1 | grep -E "tg128|warp|scores" | head -14; done
+for kx in f16:0 q8_0:0 q8_0:256; do kv=${kx%%:*}; echo "== depth 4096 $kx"; BW24_FD_EXP=${kx##*:} BW24_FLASH_TIMING=1 timeout 60 ./build-new/bw24-bench -m synthetic:qwen3-8b:Q4_K_M -p 0 -d 4096 -n 128 -r 2 --kv $kv --device 0 2>&1 | grep -E "tg128|warp|scores|calls" | head -24; done
 echo "end t=$(el)"
