@@ -350,7 +350,7 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
     // global writes are visible to the block after __syncthreads). Scratch: red, unused until P V.
     // The writer's key and value rows are loaded with the query rows, one round trip for all three.
     float* scratch = &red[0][0][0];
-    static_assert(kSumSlots * kMaxGroup >= kWarps + 2, "red holds a head row a warp, the key's and its ko");
+    static_assert(kSumSlots * kMaxGroup >= kWarps + 3, "red holds a head row a warp, the key's, its ko and vo");
     const bool writer = p / kSplit == s && warp == (G < kWarps ? G : 0);
     LaneRow<kPer> krow{}, vrow{};
     if (writer) {
@@ -367,7 +367,7 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
       float* ko = scratch + (kWarps + 1) * D;
       norm_rope_row<kPer>(ra, ck, ang, false, krow, scratch + kWarps * D, lane,
                           [&](int i, float v) { put_key(ra, kbase, ko, i, v); });
-      store_kv_tail(ra, kbase, ko, vrow, lane);
+      store_kv_tail(ra, kbase, ko, ko + D, vrow, lane);
     }
   } else {
     for (int i = threadIdx.x; i < G * D; i += kThreads)

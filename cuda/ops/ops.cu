@@ -60,7 +60,8 @@ __global__ void __launch_bounds__(32 * kRopeWarps) qk_rope_store_kernel(QkRopeAr
   // Queries go back in place (f32), keys to the cache (put_key).
   float* qdst = a.q + (static_cast<size_t>(t) * a.n_head + head) * D;
   const int64_t kbase = p * kvw + g * D;
-  __shared__ float xs_all[kRopeWarps][32 * kPer], ko_all[kRopeWarps][32 * kPer];
+  // ko, vo: the key's and the value's rows for a blocked cache (store_kv_tail; float4 reads of q8_0 rows).
+  __shared__ alignas(16) float xs_all[kRopeWarps][32 * kPer], ko_all[kRopeWarps][32 * kPer], vo_all[kRopeWarps][32 * kPer];
   float* ko = ko_all[warp];
   // A key's warp loads the value head with the key (store_kv_tail).
   const LaneRow<kPer> row = load_lane_row<kPer>(src, D, lane);
@@ -72,7 +73,7 @@ __global__ void __launch_bounds__(32 * kRopeWarps) qk_rope_store_kernel(QkRopeAr
     else
       put_key(a, kbase, ko, i, v);
   });
-  if (!is_q) store_kv_tail(a, kbase, ko, value, lane);
+  if (!is_q) store_kv_tail(a, kbase, ko, vo_all[warp], value, lane);
 }
 
 // y = act(gate) * up, f32 or bf16 (the down GEMM's input).

@@ -218,6 +218,58 @@ __device__ __forceinline__ void put_key(const QkRopeArgs& a, int64_t kbase, floa
     store_kv(a.k_cache, kbase + i, v, a.kv_type.k);
 }
 
+// q8_0 K and V head rows (ko: the rotated key, vo: D floats of the warp's scratch for the value),
+// four consecutive elements a lane: float4 f = lane + 32 m of a row holds elements 4f .. 4f + 3, so
+// lanes 8b .. 8b + 7 of group m hold block 4m + b, its largest |x| three butterfly steps over those
+// lanes, and each lane finds one scale a group and row (store_act_q8x4's layout). The codes go out as
+// one 4-byte store a lane, the scale from the block's first lane. Same rounding as store_kv_quant
+// (d = amax / 127, q = round(x / d) as x times 1 / d, d stored as f16), so the same bytes. Before,
+// the warp's eight blocks of a Qwen3-8B head (K and V, D = 128) were a block a lane-column: forty
+// shuffles, eight IEEE divides and eight reciprocals a lane, ~560 instructions on the one warp that
+// every other warp of a flash decode CTA waits for at its barrier, 1.3 us there (next307's stamps).
+// H200, tg128 with a q8_0 cache, the previous code's bench against this one, alternated (next308):
+// Qwen3-8B Q4_K_M 571.8 / 571.5 -> 584.6 / 584.2 tok/s, at depth 4096 511.3 / 512.7 -> 516.4 / 514.1;
+// Qwen3-30B-A3B 629.8 -> 648.9; Qwen3.5-9B (D = 256) 565.4 -> 572.3.
+template <int kPer>
+__device__ __forceinline__ void store_kv_q8_rows(const QkRopeArgs& a, int64_t kbase, const float* ko, float* vo,
+                                                 const LaneRow<kPer>& v, int lane) {
+  const int D = a.head_dim;
+  constexpr int kVec = (kPer + 3) / 4;  // float4 groups of a row a lane (D <= 128 kVec)
+#pragma unroll
+  for (int k = 0; k < kPer; ++k)
+    if (lane + 32 * k < D) vo[lane + 32 * k] = v.x[k];
+  __syncwarp();  // ko and vo complete
+  float4 x[2 * kVec];
+  float amax[2 * kVec];
+#pragma unroll
+  for (int m = 0; m < kVec; ++m) {
+    const int f = lane + 32 * m;
+    const bool in = 4 * f < D;
+    x[m] = in ? reinterpret_cast<const float4*>(ko)[f] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    x[kVec + m] = in ? reinterpret_cast<const float4*>(vo)[f] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  }
+#pragma unroll
+  for (int r = 0; r < 2 * kVec; ++r)
+    amax[r] = fmaxf(fmaxf(fabsf(x[r].x), fabsf(x[r].y)), fmaxf(fabsf(x[r].z), fabsf(x[r].w)));
+#pragma unroll
+  for (int o = 1; o < 8; o *= 2)
+#pragma unroll
+    for (int r = 0; r < 2 * kVec; ++r) amax[r] = fmaxf(amax[r], __shfl_xor_sync(0xffffffffu, amax[r], o));
+  const int64_t elems = int64_t{a.n_ctx} * a.n_head_kv * D;
+#pragma unroll
+  for (int r = 0; r < 2 * kVec; ++r) {
+    const int f = lane + 32 * (r % kVec);
+    if (4 * f >= D) continue;
+    uint8_t* b = static_cast<uint8_t*>(r < kVec ? a.k_cache : a.v_cache);
+    const float d = amax[r] / 127.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
+    const int64_t i = kbase + 4 * f;
+    *reinterpret_cast<char4*>(b + i) =
+        make_char4(static_cast<signed char>(roundf(x[r].x * id)), static_cast<signed char>(roundf(x[r].y * id)),
+                   static_cast<signed char>(roundf(x[r].z * id)), static_cast<signed char>(roundf(x[r].w * id)));
+    if (lane % 8 == 0) reinterpret_cast<__half*>(b + elems)[i / 32] = __float2half_rn(d);
+  }
+}
+
 // After a warp's put_key of every element of key head g (cache row at kbase): the token's value
 // head v (load_lane_row, loaded before the key's work) into the cache (per element; q8_0 / q4_0 a
 // block of 32 at a time, as the key's blocks from ko once the row is complete). The value row came
@@ -225,27 +277,28 @@ __device__ __forceinline__ void put_key(const QkRopeArgs& a, int64_t kbase, floa
 // compiler cannot tell the two buffers apart), D / 32 dependent L2 round trips on the path of
 // the warp every other warp of a flash decode CTA waits for. H200, tg128 (next156): Qwen3-8B Q4_K_M
 // 519.0 / 522.6 -> 525.7 / 529.1 tok/s; Qwen3-30B-A3B and the hybrids within noise.
+// vo: D floats of the warp's scratch, for a q8_0 value row (store_kv_q8_rows).
 template <int kPer>
-__device__ __forceinline__ void store_kv_tail(const QkRopeArgs& a, int64_t kbase, const float* ko,
+__device__ __forceinline__ void store_kv_tail(const QkRopeArgs& a, int64_t kbase, const float* ko, float* vo,
                                               const LaneRow<kPer>& v, int lane) {
   const int D = a.head_dim, kvw = a.n_head_kv * D;
   const bool bk = kv_blocked(a.kv_type.k), bv = kv_blocked(a.kv_type.v);
+  if (a.kv_type.k == KvDtype::kQ8_0 && a.kv_type.v == KvDtype::kQ8_0) {
+    store_kv_q8_rows(a, kbase, ko, vo, v, lane);
+    return;
+  }
   if (!bv)
 #pragma unroll
     for (int k = 0; k < kPer; ++k)
       if (lane + 32 * k < D) store_kv(a.v_cache, kbase + lane + 32 * k, v.x[k], a.kv_type.v);
   if (!bk && !bv) return;
   __syncwarp();  // ko complete
-  // q8_0 / q4_0: blocks of 32 (lane = element), K's then V's (each where blocked): every element
-  // into registers first (ko is shared memory the compiler cannot tell from the cache's global
-  // bytes, so a load after a store waits for it), then the blocks' scales side by side, then the
-  // stores. Before, block after block, the writer warp's eight blocks of a Qwen3-8B head (K and V,
-  // D = 128) were eight chains of a load, five shuffles and a store, on the path the CTA's other
-  // warps wait for at their barrier. Same bytes (kernel check qk_rope, attention_rope). H200, tg128
-  // with a q8_0 cache (next299, single rows against the previous code): Qwen3-8B Q4_K_M at depth
-  // 4096 505.8 -> 509.9 tok/s, Qwen3-30B-A3B 622.5 -> 629.9; Qwen3-8B at depth 0 unchanged (570.1
-  // -> 569.5), where this tail still costs ~2 us of the phase after the barrier (next303, a timing
-  // build; docs/performance.md round 54).
+  // q4_0, or q8_0 beside another type: blocks of 32 (lane = element), K's then V's (each where
+  // blocked): every element into registers first (ko is shared memory the compiler cannot tell from
+  // the cache's global bytes, so a load after a store waits for it), then the blocks' scales side by
+  // side, then the stores. H200, tg128 with a q8_0 cache (next299, single rows against the code
+  // that took block after block): Qwen3-8B Q4_K_M at depth 4096 505.8 -> 509.9 tok/s,
+  // Qwen3-30B-A3B 622.5 -> 629.9 (docs/performance.md round 54).
   constexpr int kBlocks = 2 * kPer;  // K's D / 32 <= kPer blocks in slots 0.., V's kPer in kPer..
   float x[kBlocks], d[kBlocks];
 #pragma unroll
