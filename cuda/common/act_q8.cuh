@@ -19,18 +19,27 @@ __device__ __forceinline__ float act_q8_scale(float amax, float* id) {
   return d;
 }
 
+// The warp's largest |v| in one redux.sync (sm_80+) instead of five dependent shuffles: |v| >= 0,
+// and non-negative floats order as their bit patterns do, so the unsigned maximum of the bits is
+// the bits of fmaxf's maximum (a NaN element, which fmaxf would skip, wins here instead).
+__device__ __forceinline__ float warp_max_abs(float v) {
+  return __uint_as_float(__reduce_max_sync(0xffffffffu, __float_as_uint(fabsf(v))));
+}
+
 // A warp quantizes one block: lane i holds element i (v) and writes *q; lane 0 writes *ds =
 // (d, d * sum q). amax: the largest |v| the block's scale covers (the warp's max, or a wider one).
+// The codes' sum by redux.sync (an integer sum: the same value in any order), one instruction on
+// the chain that every rmsnorm_q8 launch and flash decode's O writers end with.
 __device__ __forceinline__ void store_act_q8(float v, float amax, int8_t* q, float2* ds) {
   float id;
   const float d = act_q8_scale(amax, &id);
   const int qi = __float2int_rn(v * id);
   *q = static_cast<int8_t>(qi);
-  const int sum = warp_sum(qi);
+  const int sum = __reduce_add_sync(0xffffffffu, qi);
   if (threadIdx.x % 32 == 0) *ds = make_float2(d, d * static_cast<float>(sum));
 }
 // The same with the block's own scale: amax = the warp's largest |v| (rmsnorm_q8 without per256).
-__device__ __forceinline__ void store_act_q8(float v, int8_t* q, float2* ds) { store_act_q8(v, warp_max(fabsf(v)), q, ds); }
+__device__ __forceinline__ void store_act_q8(float v, int8_t* q, float2* ds) { store_act_q8(v, warp_max_abs(v), q, ds); }
 
 // The same block with four elements a lane: lanes 8b .. 8b + 7 of the warp hold block b's 32
 // elements (lane i: elements 4 (i % 8) .. + 3, v), every lane of the warp takes part. The scale,

@@ -75,7 +75,7 @@ __global__ void rmsnorm_q8_kernel(float* y, int8_t* q, float2* ds, const float* 
   if (blk < n / 32) {
     if (w) v = v * inv * ws;
     if (y) y[r * n + i] = v;
-    float amax = warp_max(fabsf(v));
+    float amax = warp_max_abs(v);
     if (per256) {  // n % 256 == 0 (the launcher checks): every warp of the CTA is here
       __shared__ float warp_amax[kThreads / 32];
       if (lane == 0) warp_amax[threadIdx.x / 32] = amax;
