@@ -1,7 +1,8 @@
 // What the RoPE / KV-store kernel (ops.cu qk_rope_store) and flash decode's fused form share: a warp
 // normalizes and rotates one head row (norm_rope_row), a warp writes a token's key and value head
 // into the cache (put_key, store_kv_tail), each element rounded to the cache type as lib/quant and lib/core
-// round (store_kv, kv_block_scales + store_kv_quant). One code path, so the fused form writes the same bytes.
+// round (store_kv, kv_block_scales + store_kv_quant, store_kv_q8_rows). One code path, so the fused form writes
+// the same bytes.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -234,7 +235,7 @@ template <int kPer>
 __device__ __forceinline__ void store_kv_q8_rows(const QkRopeArgs& a, int64_t kbase, const float* ko, float* vo,
                                                  const LaneRow<kPer>& v, int lane) {
   const int D = a.head_dim;
-  constexpr int kVec = (kPer + 3) / 4;  // float4 groups of a row a lane (D <= 128 kVec)
+  constexpr int kVec = (kPer + 3) / 4;  // a lane's float4s of a row (kVec groups of 128 elements cover D)
 #pragma unroll
   for (int k = 0; k < kPer; ++k)
     if (lane + 32 * k < D) vo[lane + 32 * k] = v.x[k];
