@@ -594,25 +594,24 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
 
 // The merge of tokens with more than kInlineMergeSplits visible splits, a CTA of 8 warps per (query
 // head, token): O = sum_s e^(m_s - M) O_s / L, L = sum_s e^(m_s - M) l_s, over the visible splits
-// only (the grid covers n_ctx). Every warp finds (M, L) itself (lanes over the splits, an online
-// max / rescaled sum, then a butterfly: the same order in every warp, so the same values); warp w
-// then sums splits lo + w + 8 k, lanes over the row (D / 32 elements), six splits' loads issued
-// before any is used (48 splits in flight a CTA, the first six beside the (M, L) loads), and the
-// eight warps' rows are added in a fixed order. The previous form, a thread per element walking
-// the splits four at a time, waited ~9 L2 round trips at depth 4096 (33 splits): 8.8 us a Qwen3-8B
-// layer (nsys, 06367c5), more than the split kernel's 11 us of reading 16.8 MB of cache beyond
-// depth 0.
-__device__ __forceinline__ void ml_combine(float& m, float& l, float om, float ol) {
-  const float nm = fmaxf(m, om);
-  if (nm == -INFINITY) return;  // both empty
-  l = (m == -INFINITY ? 0.0f : l * expf(m - nm)) + (om == -INFINITY ? 0.0f : ol * expf(om - nm));
-  m = nm;
-}
+// only (the grid covers n_ctx). Warp w takes splits lo + w + 8 k, lanes over the row (D / 32
+// elements), six splits' (m, l) and rows loaded before any is used (48 splits in flight a CTA: at
+// depth 4096, 33 splits, one L2 round trip for the whole merge), and sums them under its own
+// running max m_w; after the barrier every thread finds M over the eight m_w and adds the warps'
+// rows and sums, each scaled by e^(m_w - M), in a fixed order (the same values in every thread).
+// The previous forms: a thread per element walking the splits four at a time waited ~9 L2 round
+// trips at depth 4096 (8.8 us a Qwen3-8B layer, nsys, 06367c5); then every warp found (M, L) itself
+// before its sums (lanes over the splits, then a five-step butterfly of two shuffles and two expf
+// each), a serial chain between the loads' arrival and the first product. Without it (round 56,
+// next313, one binary, tg128 at depth 4096, H200): Qwen3-8B Q4_K_M 495.7 / 496.1 -> 502.9 / 503.3
+// (+1.4 %), with a q8_0 cache 517.8 -> 520.8, Qwen3-30B-A3B 542.3 -> 554.9 (+2.3 %).
 template <int D>
 __global__ void __launch_bounds__(kThreads) merge_kernel(float* out, const float* part_o, const float2* part_ml,
                                                          int n_head, int n_splits, DevicePos pos, int window, OutEpilogue ep) {
-  constexpr int kPer = D / 32, kRun = 6, kMlLoads = 4;
+  constexpr int kPer = D / 32, kRun = 6;
+  static_assert(kWarps == 8, "the final sum adds eight rows in a fixed order");
   __shared__ float red[kWarps][D];
+  __shared__ float2 warp_ml[kWarps];  // (m_w, l_w) of each warp's splits
   const int h = blockIdx.x, t = blockIdx.y, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t slot0 = (int64_t{t} * n_head + h) * n_splits;
   // The position before the wait (split_kernel's reason: the step's host copy writes pos.dev); the
@@ -622,9 +621,7 @@ __global__ void __launch_bounds__(kThreads) merge_kernel(float* out, const float
   pdl_begin();
   if (vis.end - vis.lo <= kInlineMergeSplits) return;  // split_kernel merged (or wrote O)
   // A run: kRun splits of this warp (lo + warp + 8 u), their (m, l) and the lane's kPer elements
-  // of O_s, every load issued before any is used. The first run goes out here, beside the (M, L)
-  // loads below, which it does not need: at depth 4096 (33-34 splits) one L2 round trip for the
-  // whole merge, where loading it after (M, L), and (M, L) a pair at a time, took about five.
+  // of O_s, every load issued before any is used. (m, l) is the same in every lane of the warp.
   float2 v[kRun];
   float po[kRun][kPer];
   auto load_run = [&](int s0) {
@@ -641,45 +638,49 @@ __global__ void __launch_bounds__(kThreads) merge_kernel(float* out, const float
       }
     }
   };
-  load_run(vis.lo + warp);  // more than kInlineMergeSplits splits: every warp has one
-  // (M, L): a lane's splits lo + lane + 32 i, kMlLoads loaded before any is combined (the same
-  // order of combines as one at a time, so the same values).
-  float m = -INFINITY, l = 0.0f;  // an empty split (l = 0: none of its keys in range) adds nothing
-  for (int s0 = vis.lo + lane; s0 < vis.end; s0 += 32 * kMlLoads) {
-    float2 ml[kMlLoads];
-#pragma unroll
-    for (int u = 0; u < kMlLoads; ++u) {
-      const int s = s0 + 32 * u;
-      ml[u] = s < vis.end ? __ldcg(&part_ml[slot0 + s]) : make_float2(0.0f, 0.0f);
-    }
-#pragma unroll
-    for (int u = 0; u < kMlLoads; ++u)
-      if (ml[u].y > 0) ml_combine(m, l, ml[u].x, ml[u].y);
-  }
-#pragma unroll
-  for (int o = 16; o > 0; o /= 2) {
-    const float om = __shfl_xor_sync(0xffffffffu, m, o), ol = __shfl_xor_sync(0xffffffffu, l, o);
-    ml_combine(m, l, om, ol);
-  }
+  // A run's splits under the run's max rm (the earlier runs' sums rescaled to it once); an empty
+  // split (l = 0: none of its keys in range) adds nothing, and a warp whose splits are all empty
+  // keeps m_w = -inf, l_w = 0.
   float acc[kPer] = {};
+  float mw = -INFINITY, lw = 0.0f;
+  load_run(vis.lo + warp);  // more than kInlineMergeSplits splits: every warp has one
   for (int s0 = vis.lo + warp;;) {
+    float rm = mw;
+#pragma unroll
+    for (int u = 0; u < kRun; ++u)
+      if (v[u].y > 0) rm = fmaxf(rm, v[u].x);
+    const float c = mw == -INFINITY ? 0.0f : expf(mw - rm);
+    lw *= c;
+#pragma unroll
+    for (int e = 0; e < kPer; ++e) acc[e] *= c;
 #pragma unroll
     for (int u = 0; u < kRun; ++u) {
-      const float w = v[u].y > 0 ? expf(v[u].x - m) : 0.0f;
+      const float w = v[u].y > 0 ? expf(v[u].x - rm) : 0.0f;
+      lw += v[u].y > 0 ? w * v[u].y : 0.0f;
 #pragma unroll
       for (int e = 0; e < kPer; ++e) acc[e] += v[u].y > 0 ? w * po[u][e] : 0.0f;
     }
+    mw = rm;
     s0 += kWarps * kRun;
     if (s0 >= vis.end) break;
     load_run(s0);
   }
 #pragma unroll
   for (int e = 0; e < kPer; ++e) red[warp][lane * kPer + e] = acc[e];
+  if (lane == 0) warp_ml[warp] = make_float2(mw, lw);
   __syncthreads();
-  static_assert(kWarps == 8, "the final sum adds eight rows in a fixed order");
+  float M = -INFINITY, c[kWarps];
+#pragma unroll
+  for (int w = 0; w < kWarps; ++w) M = fmaxf(M, warp_ml[w].x);
+#pragma unroll
+  for (int w = 0; w < kWarps; ++w) c[w] = warp_ml[w].y > 0 ? expf(warp_ml[w].x - M) : 0.0f;
+  auto sum8 = [&](auto x) {
+    return ((c[0] * x(0) + c[1] * x(1)) + (c[2] * x(2) + c[3] * x(3))) +
+           ((c[4] * x(4) + c[5] * x(5)) + (c[6] * x(6) + c[7] * x(7)));
+  };
+  const float L = sum8([&](int w) { return warp_ml[w].y; });
   for (int d = threadIdx.x; d < D; d += kThreads) {  // D a multiple of 32: whole warps
-    const float o =
-        (((red[0][d] + red[1][d]) + (red[2][d] + red[3][d])) + ((red[4][d] + red[5][d]) + (red[6][d] + red[7][d]))) / l;
+    const float o = sum8([&](int w) { return red[w][d]; }) / L;
     o_epilogue<false>(ep, out, o, int64_t{t} * n_head + h, d, D);
   }
 }
