@@ -7,6 +7,7 @@
 # alternated. Pack:
 #   bash tools/wip/pack-bins.sh base main bw24-bench
 #   bash tools/wip/pack-bins.sh new wip/warp-max-redux bw24-bench bw24-kernel-check
+# (where the branch is gone: main 0040bdd or later with the patch applied, committed on a branch)
 SHA=$1
 source tools/wip/lib.sh
 begin $SHA-warp-max-redux
