@@ -12,10 +12,7 @@ SHA=$1
 source tools/wip/lib.sh
 begin $SHA-warp-max-redux
 kc_one $SHA attention attention_rope moe
-for i in 1 2; do for b in base new; do
-  row $b $b qwen3-8b:Q4_K_M tg128 "-p 512 -n 128 -r 2"
-  row $b $b qwen3-30b-a3b:Q4_K_M tg128 "-p 512 -n 128 -r 2"
-done; done
+ab "-p 512 -n 128 -r 2" qwen3-8b:Q4_K_M qwen3-30b-a3b:Q4_K_M
 for b in base new; do
   row $b-d512 $b qwen3-8b:Q4_K_M tg128 "-p 0 -d 512 -n 128 -r 2"
 done
