@@ -458,7 +458,7 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
     const int i = warp;
     float m = -INFINITY;
     for (int j = lane; j < n; j += 32) m = fmaxf(m, sc[i][j]);
-    m = warp_max(m);
+    m = warp_max_redux(m);
     float l = 0;
     for (int j = lane; j < n; j += 32) {
       const float e = expf(sc[i][j] - m);
@@ -580,7 +580,7 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
     if (i < G) {
       float m = -INFINITY, l = 0;
       if (hv[i].y > 0) m = fmaxf(m, hv[i].x);
-      m = warp_max(m);
+      m = warp_max_redux(m);
       if (hv[i].y > 0) l += expf(hv[i].x - m) * hv[i].y;
       l = warp_sum(l);
       if (warp == 0 && lane == 0) ml[i] = make_float2(m, l);  // write_o's, read after sum_warps' barriers

@@ -44,6 +44,20 @@ __device__ __forceinline__ float warp_max(float v) {
   for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
   return v;
 }
+// warp_max in one redux.sync (sm_80+) instead of five dependent shuffle-and-fmaxf steps: the float
+// bits mapped to unsigned keys that order as the floats do (a non-negative float's bits with the
+// sign bit set, a negative float's bits inverted), the unsigned maximum, the map undone. A max is
+// exact in any order, so the same value as warp_max for every input without a NaN (a NaN, which
+// fmaxf skips, wins here; +0 beats -0). H200, tg128, flash decode's softmax (every path) and its
+// inline merge with it (next317, against warp_max): Qwen3-8B Q4_K_M 597.6 / 597.8 -> 599.1 / 598.5,
+// Qwen3-30B-A3B 676.2 / 676.9 -> 679.5 / 676.2, at positions 513-640 559.8 -> 560.8 and 622.2 ->
+// 624.0. With the MoE routers' max too the 30B lost (676.4 / 676.0 -> 673.8 / 672.9, next315): the
+// routers keep warp_max.
+__device__ __forceinline__ float warp_max_redux(float v) {
+  const unsigned b = __float_as_uint(v);
+  const unsigned m = __reduce_max_sync(0xffffffffu, b ^ (b >> 31 ? 0xffffffffu : 0x80000000u));
+  return __uint_as_float(m ^ (m >> 31 ? 0x80000000u : 0xffffffffu));
+}
 
 // The fp16 at p (block scales in ggml blocks are only 2-byte aligned).
 __device__ __forceinline__ float half_at(const uint8_t* p) {
