@@ -8,7 +8,7 @@
 SHA=$1
 source tools/wip/lib.sh
 begin $SHA-merge-epilogue
-BW24_MERGE_EXP=1 kc $SHA attention
+export BW24_MERGE_EXP=1; kc $SHA attention; unset BW24_MERGE_EXP
 for i in 1 2; do for v in 0 1 2 3; do row exp$v new qwen3-8b:Q4_K_M tg128 "-p 16 -n 128 -d 4096 -r 2" BW24_MERGE_EXP=$v; done; done
 for v in 0 1 2 3; do row exp$v new qwen3-30b-a3b:Q4_K_M tg128 "-p 16 -n 128 -d 4096 -r 2" BW24_MERGE_EXP=$v; done
 echo "end t=$(el)"
