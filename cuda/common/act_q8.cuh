@@ -19,13 +19,6 @@ __device__ __forceinline__ float act_q8_scale(float amax, float* id) {
   return d;
 }
 
-// The warp's largest |v| in one redux.sync (sm_80+) instead of five dependent shuffles: |v| >= 0,
-// and non-negative floats order as their bit patterns do, so the unsigned maximum of the bits is
-// the bits of fmaxf's maximum (a NaN element, which fmaxf would skip, wins here instead).
-__device__ __forceinline__ float warp_max_abs(float v) {
-  return __uint_as_float(__reduce_max_sync(0xffffffffu, __float_as_uint(fabsf(v))));
-}
-
 // A warp quantizes one block: lane i holds element i (v) and writes *q; lane 0 writes *ds =
 // (d, d * sum q). amax: the largest |v| the block's scale covers (the warp's max, or a wider one).
 // The codes' sum by redux.sync (an integer sum: the same value in any order), one instruction on

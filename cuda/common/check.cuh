@@ -58,6 +58,12 @@ __device__ __forceinline__ float warp_max_redux(float v) {
   const unsigned m = __reduce_max_sync(0xffffffffu, b ^ (b >> 31 ? 0xffffffffu : 0x80000000u));
   return __uint_as_float(m ^ (m >> 31 ? 0x80000000u : 0xffffffffu));
 }
+// The warp's largest |v|: warp_max_redux without the key map, since |v| >= 0 and non-negative
+// floats order as their bit patterns do (a NaN element, which fmaxf would skip, wins here instead).
+// rmsnorm_q8's block scales and store_act_q8 (act_q8.cuh).
+__device__ __forceinline__ float warp_max_abs(float v) {
+  return __uint_as_float(__reduce_max_sync(0xffffffffu, __float_as_uint(fabsf(v))));
+}
 
 // The fp16 at p (block scales in ggml blocks are only 2-byte aligned).
 __device__ __forceinline__ float half_at(const uint8_t* p) {
