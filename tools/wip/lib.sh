@@ -97,8 +97,8 @@ print(f"  total {allt/1e6:.2f} ms over {sum(cnt.values())} launches")
 for n, t in tot.most_common(16): print(f"  {t/1e6:8.3f} ms {100*t/allt:5.1f} % {cnt[n]:6d}x {n}")
 PY
 }
-# bins: binaries built on the 2-core machine (tools/wip/pack-bins.sh) and carried as .carry/bins/BUILD--PATH.xz (PATH with
-# '+' for '/'), unpacked to build-BUILD/PATH: a cold device build of one tree takes minutes of the call, two at once did
+# bins: binaries built on the 2-core machine (tools/wip/pack-bins.sh) and carried as .carry/bins/BUILD.tar.xz (or, the
+# older form, BUILD--PATH.xz with '+' for '/'), unpacked to build-BUILD/PATH: a cold device build of one tree takes minutes of the call, two at once did
 # not finish in 560 s (round 12). The tests' compiled-in data path (/work/main/tests/data) is pointed at this tree.
 bins() { python3 - <<'PY'
 import glob, lzma, os
@@ -106,6 +106,9 @@ for s in sorted(glob.glob('.carry/bins/*--*.xz')):
     b, n = os.path.basename(s)[:-3].split('--')
     d = f'build-{b}/' + n.replace('+', '/'); os.makedirs(os.path.dirname(d), exist_ok=True)
     open(d, 'wb').write(lzma.open(s).read()); os.chmod(d, 0o755)
+import tarfile  # pack-bins' solid form: .carry/bins/BUILD.tar.xz holds BUILD's paths (round 58)
+for s in sorted(glob.glob('.carry/bins/*.tar.xz')):
+    with tarfile.open(s, 'r:xz') as t: t.extractall('build-' + os.path.basename(s)[:-7])
 PY
   [ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
   # the tests' libbw24.so.0, and pack-bins' copies of the libraries the device lacks (carry .carry without .deps)

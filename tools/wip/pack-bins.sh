@@ -1,7 +1,7 @@
 #!/bin/bash
 # pack-bins.sh NAME REF [TARGETS...]: build commit REF here (build-pack/SHA, ccache, sm_90) and put each TARGET (a path
-# in the build directory; default bw24-bench) into .carry/bins/NAME--TARGET.xz ('/' as '+') for lib.sh's bins on the
-# device (~5 MB each). Run from the repository root, /work/main. The test programs compile in their source path: build
+# in the build directory; default bw24-bench) into .carry/bins/NAME.tar.xz (one solid archive) for lib.sh's bins on the
+# device. Run from the repository root, /work/main. The test programs compile in their source path: build
 # them from the working tree (REF = HEAD, no local changes), where that path is /work/main, as bins links it there.
 set -euo pipefail
 name=$1 ref=$2; shift 2
@@ -18,17 +18,22 @@ cmake -S "$src" -B build-pack/$sha -G Ninja -DCMAKE_BUILD_TYPE=Release -DBW24_CU
 names=(); for t in "${targets[@]}"; do names+=("$(basename "$t")"); done
 ninja -C build-pack/$sha "${names[@]}" > /tmp/pack-$sha.log 2>&1 || { tail -30 /tmp/pack-$sha.log; exit 1; }
 mkdir -p .carry/bins
-# Stripped before xz (a copy: the build keeps its symbols), -9e: ~2-3 % smaller than -6 unstripped, which the carry's
-# 64 MiB needs (the tree counts at its disk blocks, ~33.7 MB in round 50).
-pack() { local src=$1 dst=$2 tmp; tmp=$(mktemp); cp "$src" "$tmp"; strip --strip-unneeded "$tmp"
-  xz -T2 -9e -c "$tmp" > "$dst"; rm -f "$tmp"; ls -la "$dst"; }
-for t in "${targets[@]}"; do pack "build-pack/$sha/$t" ".carry/bins/$name--${t//\//+}.xz"; done
+# The targets, stripped (copies: the build keeps its symbols), as one solid tar in .carry/bins/NAME.tar.xz with a
+# 256 MiB dictionary: each program holds the same ~25 MB of device code, which per-file xz (-9e, 64 MiB window)
+# stored once a file (round 58: bench, kernel check, both test programs and libbw24.so.0 were 35.1 MB as five
+# files, 9.7 MB as one), and the carry's 64 MiB counts the tree's ~36 MB too.
+stage=$(mktemp -d)
+for t in "${targets[@]}"; do mkdir -p "$stage/$(dirname "$t")"; cp "build-pack/$sha/$t" "$stage/$t"; done
 # The test programs load libbw24.so.0 (lib.sh's bins puts build-NAME on LD_LIBRARY_PATH): packed with them, since
 # next140's model tests could not start without it.
 for t in "${targets[@]}"; do if [[ $t == tests/* ]]; then
   ninja -C build-pack/$sha libbw24.so >> /tmp/pack-$sha.log 2>&1
-  pack "build-pack/$sha/libbw24.so.0" ".carry/bins/$name--libbw24.so.0.xz"
+  cp "build-pack/$sha/libbw24.so.0" "$stage/"
   break; fi; done
+find "$stage" -type f -exec strip --strip-unneeded {} +
+rm -f .carry/bins/"$name"--*.xz
+tar -C "$stage" -cf - . | xz -T1 --lzma2=preset=9e,dict=256MiB > ".carry/bins/$name.tar.xz"
+rm -rf "$stage"; ls -la ".carry/bins/$name.tar.xz"
 # The shared libraries they load that the device lacks, into .carry/rtlib (~5 MB), so a script running only packed
 # programs can carry .carry alone, without .deps' 23 MB: every library outside the C/C++ runtime, from where ldd finds
 # it with .deps first (abseil, fmt, pcre2 from .deps; utf8proc, which .deps does not stage, from this machine: round
