@@ -27,7 +27,8 @@
 //     are fenced; the last CTA reads all partials back from L2 and writes O = sum_s e^(m_s - M)
 //     O_s / sum_s e^(m_s - M) l_s for the group's G heads, then sets the counter back to zero.
 //     When a single split holds visible keys (positions below 128: every short chat) the CTA
-//     writes O_s / l_s at once. Longer histories: merge_kernel, a CTA per (query head, token).
+//     writes O_s / l_s at once. Longer histories: a merge launch, a CTA per (query head, token):
+//     merge_narrow_kernel at D = 128 (four warps, resident beside the split CTAs), merge_kernel else.
 //  5. With OutEpilogue (GEMV passes whose O projection takes int8 input), whichever of those writes O
 //     also quantizes it in blocks of 32 (a warp a block: the writes go 32 consecutive elements a
 //     warp), rmsnorm_q8's arithmetic (store_act_q8), so that launch and its boundary go.
@@ -605,8 +606,8 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
   write_o([&](int i) { return red_total<D>(red, i); });
 }
 
-// The merge of tokens with more than kInlineMergeSplits visible splits, a CTA of 8 warps per (query
-// head, token): O = sum_s e^(m_s - M) O_s / L, L = sum_s e^(m_s - M) l_s, over the visible splits
+// The merge of tokens with more than kInlineMergeSplits visible splits at D = 64 and 256 (D = 128:
+// merge_narrow_kernel below), a CTA of 8 warps per (query head, token): O = sum_s e^(m_s - M) O_s / L, L = sum_s e^(m_s - M) l_s, over the visible splits
 // only (the grid covers n_ctx). Warp w takes splits lo + w + 8 k, lanes over the row (D / 32
 // elements), six splits' (m, l) and rows loaded before any is used (48 splits in flight a CTA: at
 // depth 4096, 33 splits, one L2 round trip for the whole merge), and sums them under its own
@@ -696,6 +697,50 @@ __global__ void __launch_bounds__(kThreads) merge_kernel(float* out, const float
     const float o = sum8([&](int w) { return red[w][d]; }) / L;
     o_epilogue<false>(ep, out, o, int64_t{t} * n_head + h, d, D);
   }
+}
+
+// The merge at D = 128 (every Qwen3 shape): 128 threads held to 64 registers (62, ptxas), so that its
+// CTAs fit beside two split CTAs, whose 2 x 256 x 112 registers leave 8 K of the SM's 64 K, and are
+// resident, waiting at the PDL wait, before the split grid ends. merge_kernel's 256 x 72 did not fit
+// there: on Qwen3-8B its CTAs got an SM only as split CTAs left (its trace segment 3.6 us a layer,
+// against 2.3 us on Qwen3-30B-A3B, whose 4 x 37 split CTAs leave SMs free; round 58). Warp w holds
+// dims 32 w .. 32 w + 31, a lane one element; a chunk of kNarrowChunk splits is one L2 round trip
+// (every load issued before any is used), the (m, l) of split s0 + j in lane j % 32, its weight
+// broadcast by a shuffle. No shared memory and no barrier: every warp finds the same M and L. One
+// running sum in split order (other bits than merge_kernel's eight slots). H200, tg128 `-p 512 -n 128
+// -d 4096 -r 2`, one binary, merge_kernel -> this (next323): Qwen3-8B Q4_K_M 507.2 / 508.2 -> 515.5 /
+// 515.2 (+1.6 %), q8_0 KV 527.8 -> 536.1, Qwen3-30B-A3B 557.0 / 556.4 -> 565.4 / 565.6; depth 0 (no
+// merge launch) 600.8 / 600.9.
+constexpr int kNarrowThreads = 128, kNarrowChunk = 40;
+__global__ void __launch_bounds__(kNarrowThreads, 8)
+    merge_narrow_kernel(float* out, const float* part_o, const float2* part_ml, int n_head, int n_splits,
+                        DevicePos pos, int window, OutEpilogue ep) {
+  constexpr int D = 128;
+  static_assert(kNarrowChunk > 32 && kNarrowChunk <= 64, "two (m, l) a lane");
+  const int h = blockIdx.x, t = blockIdx.y, d = threadIdx.x, lane = threadIdx.x % 32;
+  const int64_t slot0 = (int64_t{t} * n_head + h) * n_splits;
+  const Visible vis = visible_splits(pos.base + t + (pos.dev ? *pos.dev : 0), window, n_splits);
+  pdl_begin();
+  if (vis.end - vis.lo <= kInlineMergeSplits) return;  // split_kernel merged (or wrote O)
+  float acc = 0.0f, M = -INFINITY, L = 0.0f;
+  for (int s0 = vis.lo; s0 < vis.end; s0 += kNarrowChunk) {
+    float po[kNarrowChunk];
+#pragma unroll
+    for (int i = 0; i < kNarrowChunk; ++i) po[i] = s0 + i < vis.end ? __ldcg(part_o + (slot0 + s0 + i) * D + d) : 0.0f;
+    const int ja = s0 + lane, jb = s0 + 32 + lane;
+    const float2 a = ja < vis.end ? __ldcg(&part_ml[slot0 + ja]) : make_float2(0.0f, 0.0f);
+    const float2 b = lane < kNarrowChunk - 32 && jb < vis.end ? __ldcg(&part_ml[slot0 + jb]) : make_float2(0.0f, 0.0f);
+    const float cm = warp_max_redux(fmaxf(a.y > 0 ? a.x : -INFINITY, b.y > 0 ? b.x : -INFINITY));
+    const float m = fmaxf(M, cm);
+    const float c = M == -INFINITY ? 0.0f : expf(M - m);
+    const float wa = a.y > 0 ? expf(a.x - m) : 0.0f, wb = b.y > 0 ? expf(b.x - m) : 0.0f;
+    L = L * c + warp_sum(wa * a.y + wb * b.y);
+    acc *= c;
+#pragma unroll
+    for (int i = 0; i < kNarrowChunk; ++i) acc += __shfl_sync(0xffffffffu, i < 32 ? wa : wb, i % 32) * po[i];
+    M = m;
+  }
+  o_epilogue<false>(ep, out, acc / L, int64_t{t} * n_head + h, d, D);
 }
 
 int splits_for(int n_ctx) { return (n_ctx + kSplit - 1) / kSplit; }
@@ -862,6 +907,9 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
   static_assert(int64_t{kInlineMergeSplits} * kSplit == kFlashDecodeMergeFrom, "flash.cuh's bound is this file's");
   if (e != cudaSuccess || grid_splits <= kInlineMergeSplits) return e;
   const dim3 merge_grid(static_cast<unsigned>(n_head), static_cast<unsigned>(n_tokens));
+  if (head_dim == 128)
+    return launch_pdl(merge_narrow_kernel, merge_grid, dim3(kNarrowThreads), 0, stream, out, part_o, part_ml, n_head,
+                      n_splits, pos, window, out_ep);
   auto merge = head_dim == 64 ? merge_kernel<64> : head_dim == 128 ? merge_kernel<128> : merge_kernel<256>;
   return launch_pdl(merge, merge_grid, dim3(kThreads), 0, stream, out, part_o, part_ml, n_head, n_splits, pos, window,
                     out_ep);
