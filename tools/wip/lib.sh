@@ -33,6 +33,12 @@ check_rows() { local f="$OUT/kc-$2-$1.txt"; echo "'$3' rows: $(grep -c "$3" "$f"
 json() { local sha=$1 lim=$2 m=$3 tag=$4; shift 4; [ $(el) -lt $lim ] || return 0
   timeout 60 ./build-${JSON_BUILD:-new}/bw24-bench -m synthetic:$m -p 512 -n 128 -d 0,4096 -r 2 --device 0 "$@" \
     --json "$OUT/$sha-${m/:/-}$tag-h200.json" | grep -E "pp512|tg128" | sed "s/^/$m$tag /"; }
+# main_checks SHA: main's checks on the GPU with build-new (packed with both test programs and the kernel check): the
+# GPU tests, kernel check attention, and the acceptance JSONs of Qwen3-8B (f16 and q8_0 KV), Qwen3-30B-A3B and
+# Qwen3.5-9B
+main_checks() { gpu_tests $1; kc $1 attention
+  json $1 400 qwen3-8b:Q4_K_M ""; json $1 400 qwen3-8b:Q4_K_M "-q8kv" --kv q8_0
+  json $1 400 qwen3-30b-a3b:Q4_K_M ""; json $1 400 qwen3.5-9b:Q4_K_M ""; }
 # begin NAME: the script's console into $OUT/console-NAME.txt as it runs, the packed programs unpacked
 begin() { exec > >(tee "$OUT/console-$1.txt") 2>&1; bins; }
 # ab "BENCH ARGS" SHAPE...: the tg128 rows of base and new, alternated twice, each shape in turn

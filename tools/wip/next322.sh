@@ -7,12 +7,7 @@
 SHA=$1
 source tools/wip/lib.sh
 begin $SHA-checks-order
-gpu_tests $SHA
-kc $SHA attention
-json $SHA 400 qwen3-8b:Q4_K_M ""
-json $SHA 400 qwen3-8b:Q4_K_M "-q8kv" --kv q8_0
-json $SHA 400 qwen3-30b-a3b:Q4_K_M ""
-json $SHA 400 qwen3.5-9b:Q4_K_M ""
+main_checks $SHA
 A="-p 512 -n 128 -d 4096 -r 2"
 for i in 1 2; do for o in 0 1 2; do row o$o exp qwen3-8b:Q4_K_M tg128 "$A" BW24_SPLIT_ORDER=$o; done; done
 for o in 0 1 2; do row o$o-q8 exp qwen3-8b:Q4_K_M tg128 "$A --kv q8_0" BW24_SPLIT_ORDER=$o; done

@@ -5,10 +5,5 @@
 SHA=$1
 source tools/wip/lib.sh
 begin $SHA-main-checks
-gpu_tests $SHA
-kc $SHA attention
-json $SHA 400 qwen3-8b:Q4_K_M ""
-json $SHA 400 qwen3-8b:Q4_K_M "-q8kv" --kv q8_0
-json $SHA 400 qwen3-30b-a3b:Q4_K_M ""
-json $SHA 400 qwen3.5-9b:Q4_K_M ""
+main_checks $SHA
 echo "end t=$(el)"
