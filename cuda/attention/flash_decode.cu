@@ -607,18 +607,17 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
 }
 
 // The merge of tokens with more than kInlineMergeSplits visible splits at D = 64 and 256 (D = 128:
-// merge_narrow_kernel below), a CTA of 8 warps per (query head, token): O = sum_s e^(m_s - M) O_s / L, L = sum_s e^(m_s - M) l_s, over the visible splits
-// only (the grid covers n_ctx). Warp w takes splits lo + w + 8 k, lanes over the row (D / 32
-// elements), six splits' (m, l) and rows loaded before any is used (48 splits in flight a CTA: at
-// depth 4096, 33 splits, one L2 round trip for the whole merge), and sums them under its own
-// running max m_w; after the barrier every thread finds M over the eight m_w and adds the warps'
-// rows and sums, each scaled by e^(m_w - M), in a fixed order (the same values in every thread).
-// The previous forms: a thread per element walking the splits four at a time waited ~9 L2 round
-// trips at depth 4096 (8.8 us a Qwen3-8B layer, nsys, 06367c5); then every warp found (M, L) itself
-// before its sums (lanes over the splits, then a five-step butterfly of two shuffles and two expf
-// each), a serial chain between the loads' arrival and the first product. Without it (round 56,
-// next313, one binary, tg128 at depth 4096, H200): Qwen3-8B Q4_K_M 495.7 / 496.1 -> 502.9 / 503.3
-// (+1.4 %), with a q8_0 cache 517.8 -> 520.8, Qwen3-30B-A3B 542.3 -> 554.9 (+2.3 %).
+// merge_narrow_kernel below), a CTA of 8 warps per (query head, token): O = sum_s e^(m_s - M) O_s / L, L = sum_s
+// e^(m_s - M) l_s, over the visible splits only (the grid covers n_ctx). Warp w takes splits lo + w + 8 k, lanes
+// over the row (D / 32 elements), six splits' (m, l) and rows loaded before any is used (48 splits in flight a CTA:
+// at depth 4096, 33 splits, one L2 round trip for the whole merge), and sums them under its own running max m_w;
+// after the barrier every thread finds M over the eight m_w and adds the warps' rows and sums, each scaled by
+// e^(m_w - M), in a fixed order (the same values in every thread). The previous forms: a thread per element walking
+// the splits four at a time waited ~9 L2 round trips at depth 4096 (8.8 us a Qwen3-8B layer, nsys, 06367c5); then
+// every warp found (M, L) itself before its sums (lanes over the splits, then a five-step butterfly of two shuffles
+// and two expf each), a serial chain between the loads' arrival and the first product. Without it (round 56,
+// next313, one binary, tg128 at depth 4096, H200): Qwen3-8B Q4_K_M 495.7 / 496.1 -> 502.9 / 503.3 (+1.4 %), with a
+// q8_0 cache 517.8 -> 520.8, Qwen3-30B-A3B 542.3 -> 554.9 (+2.3 %).
 template <int D>
 __global__ void __launch_bounds__(kThreads) merge_kernel(float* out, const float* part_o, const float2* part_ml,
                                                          int n_head, int n_splits, DevicePos pos, int window, OutEpilogue ep) {
@@ -699,7 +698,7 @@ __global__ void __launch_bounds__(kThreads) merge_kernel(float* out, const float
   }
 }
 
-// The merge at D = 128 (every Qwen3 shape): 128 threads held to 64 registers (62, ptxas), so that its
+// The merge at D = 128 (the Qwen3 and Llama 3 shapes): 128 threads held to 64 registers (62, ptxas), so that its
 // CTAs fit beside two split CTAs, whose 2 x 256 x 112 registers leave 8 K of the SM's 64 K, and are
 // resident, waiting at the PDL wait, before the split grid ends. merge_kernel's 256 x 72 did not fit
 // there: on Qwen3-8B its CTAs got an SM only as split CTAs left (its trace segment 3.6 us a layer,
@@ -910,7 +909,7 @@ cudaError_t flash_decode(float* out, const float* q, const void* k_cache, const 
   if (head_dim == 128)
     return launch_pdl(merge_narrow_kernel, merge_grid, dim3(kNarrowThreads), 0, stream, out, part_o, part_ml, n_head,
                       n_splits, pos, window, out_ep);
-  auto merge = head_dim == 64 ? merge_kernel<64> : head_dim == 128 ? merge_kernel<128> : merge_kernel<256>;
+  auto merge = head_dim == 64 ? merge_kernel<64> : merge_kernel<256>;
   return launch_pdl(merge, merge_grid, dim3(kThreads), 0, stream, out, part_o, part_ml, n_head, n_splits, pos, window,
                     out_ep);
 }
