@@ -270,17 +270,12 @@ __global__ void __launch_bounds__(kThreads, kMinCtas)
   if (!late_trigger) pdl_trigger();
   // CTA (g groups + hg, s, t): query heads h0 .. h0 + G - 1 of KV head g, its head group hg of `groups`.
   // Where a merge launch follows (more than kInlineMergeSplits splits in the grid), the splits run in
-  // reverse launch order, so that n_ctx's key-less splits (positions on the device: the grid covers
-  // n_ctx) are dispatched first and return at once. The scheduler dispatches in blockIdx order, and
-  // last they waited for a slot behind the visible CTAs (8 x 33 fill the 2 x 132 slots at positions
-  // 4,097-4,223 on Qwen3-8B), delaying the grid's completion, which the merge waits for. The same
-  // arithmetic in any order. H200, tg128 `-p 512 -n 128 -d 4096 -r 2` (n_ctx 4,616: 8 x 37 CTAs),
-  // main -> reversed, alternated (next321): Qwen3-8B Q4_K_M 500.8 / 500.8 -> 506.1 / 505.7 (+1.0 %),
-  // q8_0 KV 519.2 -> 524.5, Qwen3-30B-A3B (4 x 37 CTAs, no wait for a slot) 556.7 -> 558.4. The newest
-  // visible split first with the key-less ones last ran as main (500.5 / 500.9 against 506.2 / 506.2,
-  // next322), and so did main with 8 key-less CTAs (n_ctx 4,232) instead of 32 (498.9): one CTA
-  // waiting for a slot is the cost. Grids of at most 8 splits (the head grouping keeps them within two
-  // CTAs an SM) keep their order: reversed there, one row ran 598.8 -> 595.9 (next321).
+  // reverse launch order: the grid covers n_ctx (positions live on the device), and its key-less
+  // splits, last in blockIdx order, waited for a slot behind the visible CTAs (8 x 33 fill the 2 x 132
+  // slots on Qwen3-8B at depth 4096) before the grid could complete and release the merge. Reversed,
+  // they are dispatched first and return at once. The same arithmetic in any order. H200, tg128 at
+  // depth 4096: Qwen3-8B Q4_K_M +1.0 % (f16 and q8_0 caches); newest-first with the key-less splits
+  // last gained nothing (docs/performance.md, round 58). Grids of at most 8 splits keep their order.
   const int g = blockIdx.x / groups, hg = blockIdx.x % groups, t = blockIdx.z;
   const int s = gridDim.y > kInlineMergeSplits ? gridDim.y - 1 - blockIdx.y : blockIdx.y;
   const int G = kG > 0 ? kG : n_head / n_head_kv / groups, h0 = (g * groups + hg) * G;

@@ -104,8 +104,8 @@ for n, t in tot.most_common(16): print(f"  {t/1e6:8.3f} ms {100*t/allt:5.1f} % {
 PY
 }
 # bins: binaries built on the 2-core machine (tools/wip/pack-bins.sh) and carried as .carry/bins/BUILD.tar.xz (or, the
-# older form, BUILD--PATH.xz with '+' for '/'), unpacked to build-BUILD/PATH: a cold device build of one tree takes minutes of the call, two at once did
-# not finish in 560 s (round 12). The tests' compiled-in data path (/work/main/tests/data) is pointed at this tree.
+# older form, BUILD--PATH.xz with '+' for '/'), unpacked to build-BUILD/PATH: a cold device build of one tree takes
+# minutes of the call, two at once did not finish in 560 s (round 12). The tests' compiled-in data path (/work/main/tests/data) is pointed at this tree.
 bins() { python3 - <<'PY'
 import glob, lzma, os
 for s in sorted(glob.glob('.carry/bins/*--*.xz')):
@@ -114,7 +114,8 @@ for s in sorted(glob.glob('.carry/bins/*--*.xz')):
     open(d, 'wb').write(lzma.open(s).read()); os.chmod(d, 0o755)
 import tarfile  # pack-bins' solid form: .carry/bins/BUILD.tar.xz holds BUILD's paths (round 58)
 for s in sorted(glob.glob('.carry/bins/*.tar.xz')):
-    with tarfile.open(s, 'r:xz') as t: t.extractall('build-' + os.path.basename(s)[:-7])
+    with tarfile.open(s, 'r:xz') as t:  # the 'data' filter where this Python has it (3.12+ warns without one)
+        t.extractall('build-' + os.path.basename(s)[:-7], **({'filter': 'data'} if hasattr(tarfile, 'data_filter') else {}))
 PY
   [ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
   # the tests' libbw24.so.0, and pack-bins' copies of the libraries the device lacks (carry .carry without .deps)
