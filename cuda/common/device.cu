@@ -80,6 +80,30 @@ int sm_count() {
   return sms;
 }
 
+SmLimits sm_limits() {
+  static std::atomic<int64_t> cache[64][3] = {};  // 0: not asked yet
+  int dev = 0;
+  SmLimits sm;
+  if (cudaGetDevice(&dev) != cudaSuccess) return sm;
+  if (dev < 64 && cache[dev][0].load(std::memory_order_relaxed) > 0)
+    return {cache[dev][0].load(std::memory_order_relaxed), cache[dev][1].load(std::memory_order_relaxed),
+            cache[dev][2].load(std::memory_order_relaxed)};
+  int smem = 0, reserved = 0, regs = 0;
+  if (cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) == cudaSuccess &&
+      cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev) == cudaSuccess &&
+      cudaDeviceGetAttribute(&regs, cudaDevAttrMaxRegistersPerMultiprocessor, dev) == cudaSuccess && smem > 0 &&
+      regs > 0)
+    sm = {smem, reserved, regs};
+  else
+    cudaGetLastError();
+  if (dev < 64) {
+    cache[dev][1].store(sm.smem_reserved_per_cta, std::memory_order_relaxed);
+    cache[dev][2].store(sm.regs, std::memory_order_relaxed);
+    cache[dev][0].store(sm.smem, std::memory_order_relaxed);
+  }
+  return sm;
+}
+
 namespace {
 // Compute capability (10 major + minor) of the current device, cached per ordinal: a launch must
 // not pay an attribute query. 0 if there is none.

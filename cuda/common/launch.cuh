@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <utility>
 
+#include "cuda/common/device.h"
+
 namespace bw24::cuda {
 
 // pdl_begin() in two halves, for a kernel with work to do before the wait (flash decode's L2
@@ -102,6 +104,24 @@ cudaError_t kernel_occupancy(int threads, size_t smem, int* regs, int* ctas_per_
   if (const cudaError_t e = cudaFuncGetAttributes(&attr, kKernel); e != cudaSuccess) return e;
   *regs = attr.numRegs;
   return cudaOccupancyMaxActiveBlocksPerMultiprocessor(ctas_per_sm, kKernel, threads, smem);
+}
+
+// One CTA of kKernel at `threads` and `dynamic_smem` bytes, as it holds an SM (CtaRoom, device.h).
+// The kernel's static shared memory and registers are asked once (one cache per instantiation; the
+// library builds one architecture), so a launch pays no attribute call after the first.
+template <auto kKernel>
+cudaError_t cta_room(int threads, size_t dynamic_smem, CtaRoom* room) {
+  static std::atomic<int64_t> attrs{-1};  // static shared bytes << 16 | registers a thread
+  int64_t v = attrs.load(std::memory_order_relaxed);
+  if (v < 0) {
+    cudaFuncAttributes at{};
+    if (const cudaError_t e = cudaFuncGetAttributes(&at, kKernel); e != cudaSuccess) return e;
+    v = static_cast<int64_t>(at.sharedSizeBytes) << 16 | at.numRegs;
+    attrs.store(v, std::memory_order_relaxed);
+  }
+  room->smem = static_cast<int64_t>(dynamic_smem) + (v >> 16) + sm_limits().smem_reserved_per_cta;
+  room->regs = ((v & 0xffff) + 7) / 8 * 8 * threads;
+  return cudaSuccess;
 }
 
 // kernel<<<grid, block, smem, stream>>>(args...) with the programmatic-serialization attribute

@@ -14,6 +14,8 @@
 
 #include <cuda_runtime.h>
 
+#include "cuda/common/device.h"
+
 namespace bw24::cuda {
 
 constexpr int kGemvMaxTokens = 8;
@@ -52,9 +54,14 @@ struct ActQ8 {
 };
 bool gemv_q8_supports(uint32_t ggml_type);
 // w (and w2 for kGateUp, same type and shape): rows x cols of ggml_type in kernel-native layout.
+// room: one CTA of the next launch, which PDL makes resident while this one runs. A streamed launch
+// given it asks for enough shared memory that no SM holds more of its CTAs than leave that room,
+// where two an SM still fit: the same kernel, stages, grid and bits. Qwen3-30B-A3B's O projection
+// before the cluster router (moe_gate_room): beside three of its CTAs no router CTA fit, so the
+// router's row copies waited for the O projection's end (docs/performance.md, rounds 58-59).
 cudaError_t gemv_q8(const void* w, const void* w2, uint32_t ggml_type, int64_t rows, int64_t cols, ActQ8 x,
                     int n_tokens, float* y, GemvOut out, int act, cudaStream_t stream,
-                    const GemvRoute* route = nullptr);
+                    const GemvRoute* route = nullptr, const CtaRoom* room = nullptr);
 
 // One-token Q4_K / Q5_K launches, one-matrix Q6_K launches and (through gemv) one-token F16 / BF16
 // store / add launches on sm_90 take the streamed kernel (persistent CTAs with a bulk-copy ring,
@@ -68,6 +75,13 @@ void gemv_q8_set_streamed(bool on);
 // kernels only prefetch into L2 there, so a caller folding away the launch before one (flash
 // decode's OutEpilogue) asks first.
 bool gemv_q8_streams(uint32_t type, GemvOut out);
+// The latest streamed launch whose shared memory a room raised (kernel check): one of its CTAs as
+// padded, how many fit an SM beside the room's CTA, and how many launches were raised so far.
+struct GemvRoomRecord {
+  CtaRoom cta;
+  int64_t ctas_per_sm = 0, raised = 0;
+};
+GemvRoomRecord gemv_stream_last_room();
 
 // A MoE layer's routed down projection and its combine in one launch (decode): route.pairs =
 // n_tokens x c.k pairs, pair t k + j token t's j-th expert, each with its own input row (x_div 1).

@@ -918,7 +918,7 @@ namespace {
 // The dispatch table of the int8 family: one entry per format.
 cudaError_t gemv_q8_launch(const GemvSegment* segs, int n_segs, const void* w2, uint32_t type, int64_t cols, ActQ8 x,
                            int nt, GemvOut out, int act, const GemvRoute& route, cudaStream_t s,
-                           GemvChain chain = GemvChain::kPlain, bool* chained = nullptr) {
+                           GemvChain chain = GemvChain::kPlain, bool* chained = nullptr, const CtaRoom& room = {}) {
   if (chained) *chained = false;
   if (nt < 1 || nt > kGemvMaxTokens || cols <= 0 || n_segs < 1 || n_segs > kMaxGemvSegments ||
       (out == GemvOut::kGateUp && (!w2 || n_segs != 1)))
@@ -945,7 +945,7 @@ cudaError_t gemv_q8_launch(const GemvSegment* segs, int n_segs, const void* w2, 
   }
   if (nt == 1 && !route.ids && gemv_q8_streamed() && pdl_supported()) {
     bool taken = false;
-    const cudaError_t e = gemv_stream(a.seg, a.w2, type, cols, x, out, act, s, &taken, chain);
+    const cudaError_t e = gemv_stream(a.seg, a.w2, type, cols, x, out, act, s, &taken, chain, room);
     if (chained) *chained = taken && e == cudaSuccess;
     if (taken) return e;
   }
@@ -971,9 +971,10 @@ cudaError_t gemv_q8_multi(const GemvSegment* segs, int n_segs, const void* w2, u
 }
 
 cudaError_t gemv_q8(const void* w, const void* w2, uint32_t type, int64_t rows, int64_t cols, ActQ8 x, int nt,
-                    float* y, GemvOut out, int act, cudaStream_t s, const GemvRoute* route) {
+                    float* y, GemvOut out, int act, cudaStream_t s, const GemvRoute* route, const CtaRoom* room) {
   const GemvSegment seg{w, y, rows};
-  return gemv_q8_launch(&seg, 1, w2, type, cols, x, nt, out, act, route ? *route : GemvRoute{}, s);
+  return gemv_q8_launch(&seg, 1, w2, type, cols, x, nt, out, act, route ? *route : GemvRoute{}, s, GemvChain::kPlain,
+                        nullptr, room ? *room : CtaRoom{});
 }
 
 long gemv_q8_combine_async_launches() { return g_combine_async_launches.load(std::memory_order_relaxed); }

@@ -57,6 +57,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "cuda/common/bulk.cuh"
 #include "cuda/common/check.cuh"
@@ -610,8 +611,36 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
 #endif
 }
 
+// The successor's room (gemv_q8's room): the most CTAs of this launch an SM holds beside one CTA of
+// the successor, by shared memory and by registers; where that is fewer than fit alone but at
+// least two (one would halve the grid's slots: not measured), *smem rises to the fewest bytes at
+// which one more no longer fits the SM. The SM's shared memory is the device's per-SM figure (228
+// KB on the H200), not kSmemPerSm: padded by 227 KB, three O projection CTAs of the 30B still fit
+// (3 x 77,483 B of 233,472) and the router gained nothing (next326 / next327).
+std::atomic<int64_t> g_room_smem{0}, g_room_regs{0}, g_room_ctas{0}, g_room_raised{0};  // gemv_stream_last_room
+template <auto kKernel>
+cudaError_t make_room(size_t* smem, const CtaRoom& next) {
+  CtaRoom own;
+  BW24_CUDA_TRY(cta_room<kKernel>(kStreamThreads, *smem, &own));
+  const SmLimits sm = sm_limits();
+  const int64_t fixed = own.smem - static_cast<int64_t>(*smem);  // static shared memory, the driver's 1 KB
+  const int64_t fit = std::min(sm.smem / own.smem, sm.regs / own.regs);
+  const int64_t cap = std::min((sm.smem - next.smem) / own.smem, (sm.regs - next.regs) / own.regs);
+  if (cap < 2 || cap >= fit) return cudaSuccess;
+  const int64_t padded = sm.smem / (cap + 1) + 1 - fixed;
+  if (cap * (padded + fixed) + next.smem > sm.smem) return cudaSuccess;
+  *smem = static_cast<size_t>(padded);
+  g_room_smem.store(padded + fixed, std::memory_order_relaxed);
+  g_room_regs.store(own.regs, std::memory_order_relaxed);
+  g_room_ctas.store(cap, std::memory_order_relaxed);
+  g_room_raised.fetch_add(1, std::memory_order_relaxed);
+  return cudaSuccess;
+}
+
 template <class F, GemvOut kOut, StreamCut kCut>
-cudaError_t launch_cut(const StreamArgs& a, size_t smem, cudaStream_t s) {
+cudaError_t launch_cut(const StreamArgs& a, size_t smem, const CtaRoom& room, cudaStream_t s) {
+  constexpr auto kernel = gemv_stream_kernel<F, kOut, kCut>;
+  if (room.smem > 0 || room.regs > 0) BW24_CUDA_TRY(make_room<kernel>(&smem, room));
   // ctas_per_sm<F>() of them per SM where their shared memory fits (Q6_K's stages may not).
   const int fit = static_cast<int>(kSmemPerSm / (static_cast<int64_t>(smem) + kSmemReservedPerCta));
   const unsigned slots = static_cast<unsigned>(std::min(ctas_per_sm<F>(), fit) * sm_count());
@@ -631,17 +660,17 @@ cudaError_t launch_cut(const StreamArgs& a, size_t smem, cudaStream_t s) {
 
 // The kernel instance of a's cut.
 template <class F, GemvOut kOut>
-cudaError_t launch(const StreamArgs& a, size_t smem, cudaStream_t s) {
+cudaError_t launch(const StreamArgs& a, size_t smem, const CtaRoom& room, cudaStream_t s) {
   switch (a.cut) {
-    case StreamCut::kOne: return launch_cut<F, kOut, StreamCut::kOne>(a, smem, s);
-    case StreamCut::kWhole: return launch_cut<F, kOut, StreamCut::kWhole>(a, smem, s);
-    default: return launch_cut<F, kOut, StreamCut::kAny>(a, smem, s);
+    case StreamCut::kOne: return launch_cut<F, kOut, StreamCut::kOne>(a, smem, room, s);
+    case StreamCut::kWhole: return launch_cut<F, kOut, StreamCut::kWhole>(a, smem, room, s);
+    default: return launch_cut<F, kOut, StreamCut::kAny>(a, smem, room, s);
   }
 }
 
 // The format's entry: whether it can take the shape, then the launch by epilogue.
 template <class F>
-cudaError_t launch_format(StreamArgs a, GemvOut out, cudaStream_t s, bool* taken) {
+cudaError_t launch_format(StreamArgs a, GemvOut out, cudaStream_t s, bool* taken, const CtaRoom& room = {}) {
   const int64_t blocks = a.cols / F::kBlockElems;
   if (a.cols % F::kBlockElems != 0 || blocks % F::kPlaneAlign != 0) return cudaSuccess;
   const int64_t stage = out == GemvOut::kGateUp ? StreamShape<F, 2>::kStage : StreamShape<F, 1>::kStage;
@@ -658,10 +687,10 @@ cudaError_t launch_format(StreamArgs a, GemvOut out, cudaStream_t s, bool* taken
   const auto sz = static_cast<size_t>(smem);
   *taken = true;
   switch (out) {
-    case GemvOut::kStore: return launch<F, GemvOut::kStore>(a, sz, s);
-    case GemvOut::kAdd: return launch<F, GemvOut::kAdd>(a, sz, s);
+    case GemvOut::kStore: return launch<F, GemvOut::kStore>(a, sz, room, s);
+    case GemvOut::kAdd: return launch<F, GemvOut::kAdd>(a, sz, room, s);
     case GemvOut::kGateUp:  // asked only of formats that stream it (stream_format, launch_kquant; the float family never)
-      if constexpr (F::kGateUp) return launch<F, GemvOut::kGateUp>(a, sz, s);
+      if constexpr (F::kGateUp) return launch<F, GemvOut::kGateUp>(a, sz, room, s);
       break;
   }
   *taken = false;
@@ -705,11 +734,11 @@ constexpr int kShortRowBlocks = 8;
 constexpr int kLongRowBlocks = 32;
 // Q4_K (kFifth false) / Q5_K: 24-block pieces where the rule above applies, else 16.
 template <bool kFifth>
-cudaError_t launch_kquant(const StreamArgs& a, GemvOut out, cudaStream_t s, bool* taken) {
+cudaError_t launch_kquant(const StreamArgs& a, GemvOut out, cudaStream_t s, bool* taken, const CtaRoom& room) {
   using Long = KQuantStream<kFifth, 24>;
   return a.cols / Long::kBlockElems > kLongRowBlocks && out != GemvOut::kGateUp
-             ? launch_format<Long>(a, out, s, taken)
-             : launch_format<KQuantStream<kFifth>>(a, out, s, taken);
+             ? launch_format<Long>(a, out, s, taken, room)
+             : launch_format<KQuantStream<kFifth>>(a, out, s, taken, room);
 }
 
 // The dispatch table of the streamed family: one entry per format.
@@ -721,7 +750,7 @@ bool stream_format(uint32_t type, GemvOut out) {
 }
 
 cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, int64_t cols, ActQ8 x, GemvOut out,
-                        int act, cudaStream_t s, bool* taken, GemvChain chain) {
+                        int act, cudaStream_t s, bool* taken, GemvChain chain, const CtaRoom& room) {
   *taken = false;
   bool aligned = out != GemvOut::kGateUp || reinterpret_cast<uintptr_t>(w2) % 16 == 0;
   for (int i = 0; i < seg.n; ++i) aligned = aligned && reinterpret_cast<uintptr_t>(seg.w[i]) % 16 == 0;
@@ -729,14 +758,14 @@ cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, i
   StreamArgs a = stream_args(seg, w2, cols, x, nullptr, act);
   a.chain = chain;
   switch (type) {
-    case kQ4_K: return launch_kquant<false>(a, out, s, taken);
-    case kQ5_K: return launch_kquant<true>(a, out, s, taken);
+    case kQ4_K: return launch_kquant<false>(a, out, s, taken, room);
+    case kQ5_K: return launch_kquant<true>(a, out, s, taken, room);
     case kQ6_K: return cols / Q6KStream<16>::kBlockElems <= kShortRowBlocks
-                           ? launch_format<Q6KStream<8>>(a, out, s, taken)
-                           : launch_format<Q6KStream<16>>(a, out, s, taken);
+                           ? launch_format<Q6KStream<8>>(a, out, s, taken, room)
+                           : launch_format<Q6KStream<16>>(a, out, s, taken, room);
     case kQ8_0: return cols / Q80Stream<16>::kBlockElems <= kShortRowBlocks
-                           ? launch_format<Q80Stream<8>>(a, out, s, taken)
-                           : launch_format<Q80Stream<16>>(a, out, s, taken);
+                           ? launch_format<Q80Stream<8>>(a, out, s, taken, room)
+                           : launch_format<Q80Stream<16>>(a, out, s, taken, room);
     default: return cudaSuccess;
   }
 }
@@ -762,6 +791,12 @@ namespace bw24::cuda {
 
 bool gemv_q8_streams(uint32_t type, GemvOut out) {
   return gemv_q8_streamed() && pdl_supported() && gemv_detail::stream_format(type, out);
+}
+
+GemvRoomRecord gemv_stream_last_room() {
+  using namespace gemv_detail;
+  return {{g_room_smem.load(std::memory_order_relaxed), g_room_regs.load(std::memory_order_relaxed)},
+          g_room_ctas.load(std::memory_order_relaxed), g_room_raised.load(std::memory_order_relaxed)};
 }
 
 }  // namespace bw24::cuda

@@ -180,7 +180,8 @@ __device__ __forceinline__ unsigned segment_start(const unsigned (&end)[kMaxGemv
 // alignment and shared-memory fit checked here): *taken says whether it did; the return value is
 // the launch error when it did.
 cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, int64_t cols, ActQ8 x, GemvOut out,
-                        int act, cudaStream_t s, bool* taken, GemvChain chain = GemvChain::kPlain);
+                        int act, cudaStream_t s, bool* taken, GemvChain chain = GemvChain::kPlain,
+                        const CtaRoom& room = {});
 
 // The same kernel for one-token F16 / BF16 launches of gemv.cu (f32 activations; store or add),
 // one matrix or up to kMaxGemvSegments of one type and width (seg.cta_end unused: the kernel counts row groups).

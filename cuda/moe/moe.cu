@@ -305,6 +305,7 @@ std::atomic<long> g_gate_cluster_launches{0};
 std::atomic<int> g_gate_one_way{-1};  // -1: not yet read from BW24_GATE_ONE_WAY (0: off; on by default)
 std::atomic<int> g_gate_norm{-1};  // -1: not yet read from BW24_GATE_NORM (0: off; on by default)
 std::atomic<long> g_gate_norm_launches{0};
+std::atomic<int> g_gate_room{-1};  // -1: not yet read from BW24_ROUTER_ROOM (0: off; on by default)
 
 template <int kRows, bool kNorm>
 cudaError_t launch_gate_cluster(int32_t* ids, float* weights, float* logits, const void* w, const float* x, int k,
@@ -479,6 +480,27 @@ bool moe_gate_supports(const void* w, uint32_t type, int n, int n_expert, int64_
   const bool float_type = type == kF32 || type == kF16 || type == kBF16;
   return reinterpret_cast<uintptr_t>(w) % 16 == 0 && float_type && n >= 1 && n <= kMoeGateMaxTokens &&
          n_expert >= 1 && n_expert <= kMoeMaxExperts && cols > 0 && cols <= (int64_t{1} << 30) && cols % per == 0;
+}
+
+namespace {
+template <int kRows>
+cudaError_t gate_cluster_room(bool norm, CtaRoom* room) {
+  constexpr size_t smem = kGateClusterBytes<kRows, 2>;
+  return norm ? cta_room<gate_cluster_kernel<kRows, 2, true>>(kGateThreads, smem, room)
+              : cta_room<gate_cluster_kernel<kRows, 2, false>>(kGateThreads, smem, room);
+}
+}  // namespace
+
+// moe_gate's choice of the cluster router, as it makes it below.
+cudaError_t moe_gate_room(uint32_t type, int n, int n_expert, int64_t cols, int k, bool norm, CtaRoom* room) {
+  *room = {};
+  const bool cluster = n == 1 && type == kF32 && cols == 2048 && k >= 1 && k <= kCtaRouteMaxK && moe_gate_cluster() &&
+                       wgmma_supported() && pdl_supported();
+  if (!cluster || !env_switch(g_gate_room, "BW24_ROUTER_ROOM")) return cudaSuccess;
+  const bool fused = norm && moe_gate_norm_fused();
+  if (n_expert == 8 * kGateClusterCtas) return gate_cluster_room<8>(fused, room);
+  if (n_expert == 16 * kGateClusterCtas) return gate_cluster_room<16>(fused, room);
+  return cudaSuccess;
 }
 
 cudaError_t moe_gate(int32_t* ids, float* weights, float* logits, unsigned* counter, const void* w, uint32_t type,

@@ -14,6 +14,8 @@
 
 #include <cuda_runtime.h>
 
+#include "cuda/gemv/gemv.cuh"
+
 namespace bw24::cuda {
 
 constexpr int kMoeMaxUsed = 16;  // experts per token the route kernel takes
@@ -52,6 +54,10 @@ cudaError_t moe_gate(int32_t* ids, float* weights, float* logits, unsigned* coun
 // A/B switch: BW24_GATE_CLUSTER=0 in the environment (gate_kernel), or moe_gate_set_cluster (kernel check).
 bool moe_gate_cluster();
 void moe_gate_set_cluster(bool on);
+// One CTA of the launch moe_gate makes for these arguments (norm: with a MoeGateNorm) where that
+// launch is the cluster router, for the launch before it to leave room for (gemv_q8's room); else,
+// or with BW24_ROUTER_ROOM=0 in the environment (an A/B switch), an empty room.
+cudaError_t moe_gate_room(uint32_t type, int n, int n_expert, int64_t cols, int k, bool norm, CtaRoom* room);
 long moe_gate_cluster_launches();  // how many launches took the cluster kernel (kernel check)
 // The cluster's logits handed to CTA 0 one way (st.async on an mbarrier, no cluster barrier), the
 // same bits; on by default, BW24_GATE_ONE_WAY=0 in the environment or moe_gate_set_one_way (kernel

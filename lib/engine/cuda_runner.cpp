@@ -398,10 +398,11 @@ absl::Status CudaRunner::pass(int n, cuda::DevicePos pos, int first, float* logi
                  "rope table");
   for (size_t il = 0; il < g_.layers.size(); ++il) {
     const arch::Layer& L = g_.layers[il];
+    const cuda::CtaRoom room = router_room(L.mlp, n);
     if (L.recurrent) {
-      if (!ablate(kAblDeltaNet, n)) BW24_RETURN_IF_ERROR(delta_net(L.delta_net, il, n));
+      if (!ablate(kAblDeltaNet, n)) BW24_RETURN_IF_ERROR(delta_net(L.delta_net, il, n, room));
     } else {
-      BW24_RETURN_IF_ERROR(attention(L.attn, static_cast<int>(il), n, pos));
+      BW24_RETURN_IF_ERROR(attention(L.attn, static_cast<int>(il), n, pos, room));
     }
     BW24_RETURN_IF_ERROR(mlp(L.mlp, n));
   }
@@ -506,7 +507,7 @@ absl::Status CudaRunner::norm(const Norm& nm, float* y, const float* x, int rows
 // bf16 (a prefill pass), else the GEMV, which also takes the gate-up pair (w2) in one launch
 // and, with `routing`, stacked experts (n rows of input, routing->pairs rows out).
 absl::Status CudaRunner::matmul(const arch::Weight& w, const GemvIn& in, int n, float* y, cuda::GemvOut out,
-                                const arch::Weight* w2, int act, const Routing* routing) {
+                                const arch::Weight* w2, int act, const Routing* routing, const cuda::CtaRoom* room) {
   const uint32_t type = w_.type_of(w.t);
   if (in.bf) return gemm({{&w, y}}, in.bf, n, out);
   cuda::GemvRoute route{};
@@ -518,7 +519,7 @@ absl::Status CudaRunner::matmul(const arch::Weight& w, const GemvIn& in, int n, 
   cudaError_t e;
   if (cuda::gemv_q8_supports(type))
     e = cuda::gemv_q8(w_.at(w.t), w2 ? w_.at(w2->t) : nullptr, type, w.rows(), w.cols(), in.q8, n, y, out, act,
-                      stream_, r);
+                      stream_, r, room);
   else
     e = cuda::gemv(w_.at(w.t), type, w.rows(), w.cols(), in.x, n, y, out, stream_, r);
   if (e != cudaSuccess) return error(Code::kDevice, "CUDA gemv of '{}': {}", w.t->name, cudaGetErrorString(e));

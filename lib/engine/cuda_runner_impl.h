@@ -253,8 +253,10 @@ class CudaRunner final : public Runner {
     int pairs, x_div;
   };
 
+  // room: the next launch's CTA, for a streamed GEMV to leave room for (cuda::CtaRoom, gemv.cuh).
   absl::Status matmul(const arch::Weight& w, const GemvIn& in, int n, float* y, cuda::GemvOut out,
-                      const arch::Weight* w2 = nullptr, int act = 0, const Routing* routing = nullptr);
+                      const arch::Weight* w2 = nullptr, int act = 0, const Routing* routing = nullptr,
+                      const cuda::CtaRoom* room = nullptr);
 
   // y_i [n][rows_i] = a [n][cols] W_i^T on the tensor cores for weights of one width over the
   // same rows: one launch when every non-BF16 weight of the group fits wscratch_ expanded (BF16
@@ -293,13 +295,17 @@ class CudaRunner final : public Runner {
   absl::Status qkv(const AttentionBlock& a, const GemvIn& in, int n, bool split);
   absl::Status qkv_products(const AttentionBlock& a, const GemvIn& in, int n);
   absl::Status products(const GemmJob* jobs, int count, const GemvIn& in, int n);
-  absl::Status output_projection(const arch::Weight& w, const GemvIn& in, const Norm& post_norm, int n);
-  absl::Status attention(const AttentionBlock& a, int layer, int n, cuda::DevicePos pos);
+  absl::Status output_projection(const arch::Weight& w, const GemvIn& in, const Norm& post_norm, int n,
+                                 const cuda::CtaRoom* room = nullptr);
+  // The room the MoE block's router launch needs beside the output projection before it (one token,
+  // the cluster router; else none): moe() makes the same choices.
+  cuda::CtaRoom router_room(const MlpBlock& m, int n) const;
+  absl::Status attention(const AttentionBlock& a, int layer, int n, cuda::DevicePos pos, const cuda::CtaRoom& room);
 
   // ---- Gated delta net layers ----
   absl::Status check_delta_net(const arch::DeltaNetBlock& b) const;
   absl::Status init_delta_net_states();
-  absl::Status delta_net(const arch::DeltaNetBlock& b, size_t il, int n);
+  absl::Status delta_net(const arch::DeltaNetBlock& b, size_t il, int n, const cuda::CtaRoom& room);
 
   // ---- Mixture-of-experts layers ----
   absl::Status check_moe(const arch::MoeBlock& e) const;

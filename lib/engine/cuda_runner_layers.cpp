@@ -72,15 +72,17 @@ absl::Status CudaRunner::products(const GemmJob* jobs, int count, const GemvIn& 
 
 // proj (n x E) into the residual stream: through the block's post-norm if it has one (Gemma),
 // else the GEMV adds straight into x_.
-absl::Status CudaRunner::output_projection(const arch::Weight& w, const GemvIn& in, const Norm& post_norm, int n) {
+absl::Status CudaRunner::output_projection(const arch::Weight& w, const GemvIn& in, const Norm& post_norm, int n,
+                                           const cuda::CtaRoom* room) {
   const int E = g_.n_embd;
-  if (!post_norm.w) return matmul(w, in, n, x_.p, cuda::GemvOut::kAdd);
+  if (!post_norm.w) return matmul(w, in, n, x_.p, cuda::GemvOut::kAdd, nullptr, 0, nullptr, room);
   BW24_RETURN_IF_ERROR(matmul(w, in, n, proj_.p, cuda::GemvOut::kStore));
   BW24_RETURN_IF_ERROR(norm(post_norm, proj_.p, proj_.p, n, E));
   return cuda_status(cuda::add_inplace(x_.p, proj_.p, int64_t{n} * E, stream_), "residual");
 }
 
-absl::Status CudaRunner::attention(const AttentionBlock& a, int layer, int n, cuda::DevicePos pos) {
+absl::Status CudaRunner::attention(const AttentionBlock& a, int layer, int n, cuda::DevicePos pos,
+                                   const cuda::CtaRoom& room) {
   const int E = g_.n_embd, D = a.head_dim;
   BW24_ASSIGN_OR_RETURN(const GemvIn in, prepare(&a.norm, x_.p, n, E));
   // One token through flash decode: that kernel does qk_rope_store's work too (fused_rope), a
@@ -160,7 +162,7 @@ absl::Status CudaRunner::attention(const AttentionBlock& a, int layer, int n, cu
     BW24_ASSIGN_OR_RETURN(oin, prepare(nullptr, o_.p, n, a.n_head * D));
   }
   if (ablate(kAblO, n)) return absl::OkStatus();
-  return output_projection(a.wo, oin, a.post_norm, n);
+  return output_projection(a.wo, oin, a.post_norm, n, &room);
 }
 
 absl::Status CudaRunner::check_delta_net(const arch::DeltaNetBlock& b) const {
@@ -206,7 +208,7 @@ absl::Status CudaRunner::init_delta_net_states() {
 }
 
 // x += out_proj(gated_norm(delta rule(conv(in_qkv h)), in_z h)), as lib/engine/ref_runner.cpp.
-absl::Status CudaRunner::delta_net(const arch::DeltaNetBlock& b, size_t il, int n) {
+absl::Status CudaRunner::delta_net(const arch::DeltaNetBlock& b, size_t il, int n, const cuda::CtaRoom& room) {
   const int E = g_.n_embd;
   const int64_t C = b.conv_dim(), Vd = int64_t{b.n_v_heads} * b.d_v;
   BW24_ASSIGN_OR_RETURN(const GemvIn in, prepare(&b.norm, x_.p, n, E));
@@ -245,14 +247,14 @@ absl::Status CudaRunner::delta_net(const arch::DeltaNetBlock& b, size_t il, int 
     const cuda::GdnDecodeArgs f{a,         dn_qkv_.p, st.conv.p, st.taps.p, b.conv_kernel, q_scale,
                                 st.turn.p, q8 ? act_q_.p : nullptr, q8 ? act_ds_.p : nullptr, step_hold_};
     BW24_CUDA_OK(cuda::gdn_decode(f, n, stream_), "delta-net decode step");
-    return output_projection(b.out_proj, GemvIn{dn_out_.p, {act_q_.p, act_ds_.p}, nullptr}, Norm{}, n);
+    return output_projection(b.out_proj, GemvIn{dn_out_.p, {act_q_.p, act_ds_.p}, nullptr}, Norm{}, n, &room);
   }
   BW24_CUDA_OK(cuda::gdn_conv(dn_y_.p, st.conv.p, dn_qkv_.p, st.taps.p, n, C, b.conv_kernel, b.n_k_heads, b.d_k, q_scale,
                               stream_),
                "delta-net conv");
   BW24_CUDA_OK(cuda::gdn_step(a, n, stream_), "delta-net step");
   BW24_ASSIGN_OR_RETURN(const GemvIn oin, prepare(nullptr, dn_out_.p, n, static_cast<int>(Vd)));
-  return output_projection(b.out_proj, oin, Norm{}, n);
+  return output_projection(b.out_proj, oin, Norm{}, n, &room);
 }
 
 // y = act(gate in) * up in for a gated MLP's first half (GEMV; routed over stacked experts with

@@ -17,6 +17,21 @@ absl::Status CudaRunner::check_moe(const arch::MoeBlock& e) const {
   return absl::OkStatus();
 }
 
+cuda::CtaRoom CudaRunner::router_room(const MlpBlock& m, int n) const {
+  cuda::CtaRoom room{};
+  if (!m.is_moe() || n != 1 || ablate(kAblMoe, n) || ablate(kAblMoeGate, n)) return room;
+  const arch::MoeBlock& e = m.moe;
+  const uint32_t type = w_.type_of(e.router.t);
+  if (!cuda::moe_gate_supports(w_.at(e.router.t), type, n, e.n_expert, e.router.cols())) return room;
+  const bool norm = opt_.fused_moe_norm && uses_q8_ && g_.n_embd % 32 == 0 && !ablate(kAblNorm, n);
+  // A failed attribute query leaves the room empty: the launch before keeps its usual CTAs.
+  if (cuda::moe_gate_room(type, n, e.n_expert, e.router.cols(), e.n_used, norm, &room) != cudaSuccess) {
+    cudaGetLastError();
+    room = {};
+  }
+  return room;
+}
+
 // x += sum over the token's top-k experts of p_e down_e(act(gate_e h) * up_e h) (+ the shared
 // expert scaled by its sigmoid gate), as the CPU reference's moe(). Pair p = t * k + j is token
 // t's j-th expert; all of a step's pairs go through each routed GEMV in one launch.

@@ -508,6 +508,66 @@ void check_gemv_q8_chain(std::mt19937& rng, Result& r) {
   }
 }
 
+// gemv_q8's room (CtaRoom): the O projection of Qwen3-30B-A3B (Q4_K, 2,048 x 4,096, residual add)
+// given the cluster router's CTA (moe_gate_room) outputs the same bits as without, and its padded
+// CTAs fit the SM twice beside that router CTA (shared memory and registers) but not three times;
+// the 35B's router (256 experts: 136 KB CTAs, room for one O CTA only) leaves the launch as it was.
+void check_gemv_q8_room(std::mt19937& rng, Result& r) {
+  const auto q4k = static_cast<uint32_t>(GgmlType::Q4_K), f32 = static_cast<uint32_t>(GgmlType::F32);
+  cuda::CtaRoom router{};
+  if (!cuda::gemv_q8_streams(q4k, cuda::GemvOut::kAdd) ||
+      cuda::moe_gate_room(f32, 1, 128, 2048, 8, true, &router) != cudaSuccess || router.smem == 0) {
+    cudaGetLastError();
+    std::printf("SKIPPED gemv_q8_room: the streamed kernel or the cluster router is off or needs sm_90\n");
+    return;
+  }
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  const int64_t rows = 2048, cols = 4096;
+  std::vector<uint8_t> w_file;
+  const loaders::TensorInfo ti = random_weights(rng, GgmlType::Q4_K, rows, cols, w_file);
+  DeviceBuffer<uint8_t> dw(w_file.size());
+  upload_weights(dw, ti);
+  std::vector<float> x(static_cast<size_t>(cols)), y0(static_cast<size_t>(rows));
+  for (auto& v : x) v = nd(rng);
+  for (auto& v : y0) v = nd(rng);
+  const ActInt8 xa = quantize_act(x);
+  DeviceBuffer<int8_t> dq(xa.q.size());
+  DeviceBuffer<float2> dds(xa.ds.size());
+  DeviceBuffer<float> dy(y0.size());
+  upload(dq, xa.q);
+  upload(dds, xa.ds);
+  auto run = [&](const cuda::CtaRoom* room, std::vector<float>* y) {
+    upload(dy, y0);
+    const bool good = ok(cuda::gemv_q8(dw.p, nullptr, q4k, rows, cols, {dq.p, dds.p}, 1, dy.p, cuda::GemvOut::kAdd, 0,
+                                       nullptr, nullptr, room),
+                         "gemv_q8") &&
+                      ok(cudaDeviceSynchronize(), "sync");
+    *y = download(dy, y0.size());
+    return good;
+  };
+  cuda::CtaRoom big{};
+  std::vector<float> plain, roomed, beside_big;
+  const int64_t raised0 = cuda::gemv_stream_last_room().raised;
+  bool good = run(nullptr, &plain) && run(&router, &roomed);
+  const cuda::GemvRoomRecord rec = cuda::gemv_stream_last_room();
+  good = good && ok(cuda::moe_gate_room(f32, 1, 256, 2048, 8, true, &big), "moe_gate_room") && big.smem > 0 &&
+         run(&big, &beside_big);
+  const int64_t raised = cuda::gemv_stream_last_room().raised - raised0;  // the 128-expert router's launch only
+  const cuda::SmLimits sm = cuda::sm_limits();
+  const bool fits = rec.ctas_per_sm == 2 && 2 * rec.cta.smem + router.smem <= sm.smem &&
+                    2 * rec.cta.regs + router.regs <= sm.regs && 3 * rec.cta.smem > sm.smem;
+  int64_t differ = 0;
+  for (size_t k = 0; good && k < plain.size(); ++k) differ += !(plain[k] == roomed[k]) + !(plain[k] == beside_big[k]);
+  report(r, good && fits && raised == 1 && differ == 0, true, "gemv_q8_room",
+         "Q4_K 2048 x 4096 add beside a router CTA of " + std::to_string(router.smem) + " B, " +
+             std::to_string(router.regs) + " registers: CTAs of " + std::to_string(rec.cta.smem) + " B, " +
+             std::to_string(rec.cta.regs) + " registers, " + std::to_string(rec.ctas_per_sm) + " an SM of " +
+             std::to_string(sm.smem) + " B; launches raised " + std::to_string(raised) +
+             " (the 256-expert router's none); outputs not bit-equal " + std::to_string(differ) + "/" +
+             std::to_string(2 * plain.size()),
+         0.0);
+}
+
 // rmsnorm_q8 against ref::rmsnorm + ref::quantize_act_q8: the f32 output within fp32 tolerance, the
 // int8 codes equal except where the reference value sits within rounding distance of a .5 step.
 void check_rmsnorm_q8(std::mt19937& rng, Result& r) {

@@ -527,6 +527,26 @@ void check_moe_gate(std::mt19937& rng, Result& r) {
              0.0);
     }
   }
+  // moe_gate_room: the cluster router's CTA as the launch before it must leave room for (gemv_q8's
+  // CtaRoom): its rows' shared memory and more, its registers within an SM's; none for two tokens.
+  for (int X : {128, 256}) {
+    if (major != 9) break;
+    for (bool norm : {false, true}) {
+      cuda::CtaRoom one{}, two{};
+      const bool good = ok(cuda::moe_gate_room(static_cast<uint32_t>(GgmlType::F32), 1, X, 2048, 8, norm, &one),
+                           "moe_gate_room") &&
+                        ok(cuda::moe_gate_room(static_cast<uint32_t>(GgmlType::F32), 2, X, 2048, 8, norm, &two),
+                           "moe_gate_room");
+      const int64_t rows_bytes = int64_t{X} / 16 * 2048 * 4;  // kRows F32 rows of 2,048 a CTA
+      const bool sane = one.smem > rows_bytes && one.smem < 228 * 1024 && one.regs > 0 && one.regs <= 64 * 1024 &&
+                        two.smem == 0 && two.regs == 0;
+      report(r, good && sane, true, "moe_gate_room",
+             std::to_string(X) + " x 2048 F32" + (norm ? " with the norm" : "") + ": one token " +
+                 std::to_string(one.smem) + " B, " + std::to_string(one.regs) + " registers; two tokens " +
+                 std::to_string(two.smem) + " B",
+             0.0);
+    }
+  }
   // The cluster router with the block's input norm (MoeGateNorm, moe_gate_set_norm_fused): x is the
   // residual; the normed row (f32), its int8 blocks and scales, the logits, ids and weights
   // bit-equal to rmsnorm_q8 then the cluster router, and the fused kernel taken.
