@@ -85,7 +85,7 @@ SmLimits sm_limits() {
   int dev = 0;
   SmLimits sm;
   if (cudaGetDevice(&dev) != cudaSuccess) return sm;
-  if (dev < 64 && cache[dev][0].load(std::memory_order_relaxed) > 0)
+  if (dev < 64 && cache[dev][0].load(std::memory_order_acquire) > 0)  // the other two stored before it
     return {cache[dev][0].load(std::memory_order_relaxed), cache[dev][1].load(std::memory_order_relaxed),
             cache[dev][2].load(std::memory_order_relaxed)};
   int smem = 0, reserved = 0, regs = 0;
@@ -99,7 +99,7 @@ SmLimits sm_limits() {
   if (dev < 64) {
     cache[dev][1].store(sm.smem_reserved_per_cta, std::memory_order_relaxed);
     cache[dev][2].store(sm.regs, std::memory_order_relaxed);
-    cache[dev][0].store(sm.smem, std::memory_order_relaxed);
+    cache[dev][0].store(sm.smem, std::memory_order_release);
   }
   return sm;
 }

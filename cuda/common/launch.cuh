@@ -107,17 +107,19 @@ cudaError_t kernel_occupancy(int threads, size_t smem, int* regs, int* ctas_per_
 }
 
 // One CTA of kKernel at `threads` and `dynamic_smem` bytes, as it holds an SM (CtaRoom, device.h).
-// The kernel's static shared memory and registers are asked once (one cache per instantiation; the
-// library builds one architecture), so a launch pays no attribute call after the first.
+// The kernel's static shared memory and registers are asked once a device (ordinals < 64; a fat
+// binary's instances differ by architecture), so a launch pays no attribute call after the first.
 template <auto kKernel>
 cudaError_t cta_room(int threads, size_t dynamic_smem, CtaRoom* room) {
-  static std::atomic<int64_t> attrs{-1};  // static shared bytes << 16 | registers a thread
-  int64_t v = attrs.load(std::memory_order_relaxed);
+  static std::atomic<int64_t> cached[64] = {};  // 0: not asked; else 1 + (static shared bytes << 16 | registers)
+  int dev = 0;
+  if (const cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
+  int64_t v = dev < 64 ? cached[dev].load(std::memory_order_relaxed) - 1 : -1;
   if (v < 0) {
     cudaFuncAttributes at{};
     if (const cudaError_t e = cudaFuncGetAttributes(&at, kKernel); e != cudaSuccess) return e;
     v = static_cast<int64_t>(at.sharedSizeBytes) << 16 | at.numRegs;
-    attrs.store(v, std::memory_order_relaxed);
+    if (dev < 64) cached[dev].store(v + 1, std::memory_order_relaxed);
   }
   room->smem = static_cast<int64_t>(dynamic_smem) + (v >> 16) + sm_limits().smem_reserved_per_cta;
   room->regs = ((v & 0xffff) + 7) / 8 * 8 * threads;
