@@ -483,6 +483,12 @@ bool moe_gate_supports(const void* w, uint32_t type, int n, int n_expert, int64_
 }
 
 namespace {
+// Whether moe_gate takes the cluster router (gate_cluster_kernel) for these arguments.
+bool takes_cluster(uint32_t type, int n, int64_t cols, int k) {
+  return n == 1 && type == kF32 && cols == 2048 && k >= 1 && k <= kCtaRouteMaxK && moe_gate_cluster() &&
+         wgmma_supported() && pdl_supported();
+}
+
 template <int kRows>
 cudaError_t gate_cluster_room(bool norm, CtaRoom* room) {
   constexpr size_t smem = kGateClusterBytes<kRows, 2>;
@@ -491,12 +497,9 @@ cudaError_t gate_cluster_room(bool norm, CtaRoom* room) {
 }
 }  // namespace
 
-// moe_gate's choice of the cluster router, as it makes it below.
 cudaError_t moe_gate_room(uint32_t type, int n, int n_expert, int64_t cols, int k, bool norm, CtaRoom* room) {
   *room = {};
-  const bool cluster = n == 1 && type == kF32 && cols == 2048 && k >= 1 && k <= kCtaRouteMaxK && moe_gate_cluster() &&
-                       wgmma_supported() && pdl_supported();
-  if (!cluster || !env_switch(g_gate_room, "BW24_ROUTER_ROOM")) return cudaSuccess;
+  if (!takes_cluster(type, n, cols, k) || !env_switch(g_gate_room, "BW24_ROUTER_ROOM")) return cudaSuccess;
   const bool fused = norm && moe_gate_norm_fused();
   if (n_expert == 8 * kGateClusterCtas) return gate_cluster_room<8>(fused, room);
   if (n_expert == 16 * kGateClusterCtas) return gate_cluster_room<16>(fused, room);
@@ -512,8 +515,7 @@ cudaError_t moe_gate(int32_t* ids, float* weights, float* logits, unsigned* coun
   if (norm && (!norm->w || !norm->y || !norm->q || !norm->ds || cols % 32 != 0))
     return cudaErrorInvalidValue;
   const int c = static_cast<int>(cols);
-  const bool cluster = n == 1 && type == kF32 && cols == 2048 && k <= kCtaRouteMaxK && moe_gate_cluster() &&
-                       wgmma_supported() && pdl_supported();
+  const bool cluster = takes_cluster(type, n, cols, k);
   // The fused kernel's vector accesses: the weight and y as float4, q four codes at a time, ds float2.
   const bool aligned = norm && reinterpret_cast<uintptr_t>(norm->w) % 16 == 0 &&
                        reinterpret_cast<uintptr_t>(norm->y) % 16 == 0 && reinterpret_cast<uintptr_t>(norm->q) % 4 == 0 &&

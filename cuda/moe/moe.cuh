@@ -14,7 +14,7 @@
 
 #include <cuda_runtime.h>
 
-#include "cuda/gemv/gemv.cuh"
+#include "cuda/common/device.h"
 
 namespace bw24::cuda {
 

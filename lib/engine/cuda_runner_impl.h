@@ -298,7 +298,7 @@ class CudaRunner final : public Runner {
   absl::Status output_projection(const arch::Weight& w, const GemvIn& in, const Norm& post_norm, int n,
                                  const cuda::CtaRoom* room = nullptr);
   // The room the MoE block's router launch needs beside the output projection before it (one token,
-  // the cluster router; else none): moe() makes the same choices.
+  // the cluster router; else none), by moe()'s choices (router_fused, router_takes_norm).
   cuda::CtaRoom router_room(const MlpBlock& m, int n) const;
   absl::Status attention(const AttentionBlock& a, int layer, int n, cuda::DevicePos pos, const cuda::CtaRoom& room);
 
@@ -310,6 +310,10 @@ class CudaRunner final : public Runner {
   // ---- Mixture-of-experts layers ----
   absl::Status check_moe(const arch::MoeBlock& e) const;
   absl::Status moe(const MlpBlock& m, int n);
+  // Whether the router is one moe_gate launch (F32 / F16 / BF16 rows), and whether that launch also
+  // does the block's input norm (one token, RunnerOptions::fused_moe_norm).
+  bool router_fused(const arch::MoeBlock& e, int n) const;
+  bool router_takes_norm(const arch::MoeBlock& e, int n) const;
   absl::Status moe_experts(const MlpBlock& m, const GemvIn& in, int n);
   absl::Status moe_prefill(const MlpBlock& m, const cuda::bf16* a, int n);
 

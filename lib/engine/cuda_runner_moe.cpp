@@ -17,15 +17,22 @@ absl::Status CudaRunner::check_moe(const arch::MoeBlock& e) const {
   return absl::OkStatus();
 }
 
+bool CudaRunner::router_fused(const arch::MoeBlock& e, int n) const {
+  return cuda::moe_gate_supports(w_.at(e.router.t), w_.type_of(e.router.t), n, e.n_expert, e.router.cols());
+}
+
+bool CudaRunner::router_takes_norm(const arch::MoeBlock& e, int n) const {
+  return opt_.fused_moe_norm && n == 1 && uses_q8_ && g_.n_embd % 32 == 0 && !ablate(kAblNorm, n) &&
+         !ablate(kAblMoeGate, n) && router_fused(e, n);
+}
+
 cuda::CtaRoom CudaRunner::router_room(const MlpBlock& m, int n) const {
   cuda::CtaRoom room{};
-  if (!m.is_moe() || n != 1 || ablate(kAblMoe, n) || ablate(kAblMoeGate, n)) return room;
+  if (!m.is_moe() || n != 1 || ablate(kAblMoe, n) || ablate(kAblMoeGate, n) || !router_fused(m.moe, n)) return room;
   const arch::MoeBlock& e = m.moe;
-  const uint32_t type = w_.type_of(e.router.t);
-  if (!cuda::moe_gate_supports(w_.at(e.router.t), type, n, e.n_expert, e.router.cols())) return room;
-  const bool norm = opt_.fused_moe_norm && uses_q8_ && g_.n_embd % 32 == 0 && !ablate(kAblNorm, n);
   // A failed attribute query leaves the room empty: the launch before keeps its usual CTAs.
-  if (cuda::moe_gate_room(type, n, e.n_expert, e.router.cols(), e.n_used, norm, &room) != cudaSuccess) {
+  if (cuda::moe_gate_room(w_.type_of(e.router.t), n, e.n_expert, e.router.cols(), e.n_used, router_takes_norm(e, n),
+                          &room) != cudaSuccess) {
     cudaGetLastError();
     room = {};
   }
@@ -40,11 +47,9 @@ absl::Status CudaRunner::moe(const MlpBlock& m, int n) {
   const int E = g_.n_embd, k = e.n_used;
   const void* router = w_.at(e.router.t);
   const uint32_t router_type = w_.type_of(e.router.t);
-  const bool router_fused = cuda::moe_gate_supports(router, router_type, n, e.n_expert, e.router.cols());
   // One token: the router launch also does the block's input norm (cuda::MoeGateNorm, rmsnorm_q8's
   // bits), so the norm's launch and its boundary go where the cluster router runs.
-  if (opt_.fused_moe_norm && n == 1 && router_fused && uses_q8_ && E % 32 == 0 && !ablate(kAblNorm, n) &&
-      !ablate(kAblMoeGate, n)) {
+  if (router_takes_norm(e, n)) {
     const GemvIn in{h_.p, {act_q_.p, act_ds_.p}, nullptr};
     const cuda::MoeGateNorm nm{f32(m.norm.w), g_.norm_eps, m.norm.one_plus, h_.p, act_q_.p, act_ds_.p};
     BW24_CUDA_OK(cuda::moe_gate(moe_.ids.p, moe_.weights.p, moe_.logits.p, moe_.gate_counter.p, router, router_type,
@@ -57,7 +62,7 @@ absl::Status CudaRunner::moe(const MlpBlock& m, int n) {
   // The router product and the routing in one launch where the router is F32 / F16 / BF16.
   if (ablate(kAblMoeGate, n)) {
     // left out: the routed launches read the last routes written (valid experts; zero at first)
-  } else if (router_fused) {
+  } else if (router_fused(e, n)) {
     BW24_CUDA_OK(cuda::moe_gate(moe_.ids.p, moe_.weights.p, moe_.logits.p, moe_.gate_counter.p, router, router_type,
                                 in.x, n, e.n_expert, e.router.cols(), k, e.norm_topk, stream_),
                  "MoE router");
