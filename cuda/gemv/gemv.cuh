@@ -96,6 +96,9 @@ struct MoeCombine {
   const float* shared_out;   // [n_tokens][rows] the shared expert's output, or null
   const float* shared_gate;  // [n_tokens] its gate logits (with shared_out)
   int k;
+  // Where set: the pairs' f32 rows [pairs][cols], which the launch quantizes itself as rmsnorm_q8 would
+  // (the same bits; gemv_q8_combine's x is then not read): the int8 launch before it goes.
+  const float* act = nullptr;
 };
 // Q6_K rows of up to 4 blocks and Q4_K rows of up to 2 copy their weights into shared memory by
 // cp.async right after the expert id (BW24_COMBINE_ASYNC=0: the register loads everywhere); same bits.
@@ -112,6 +115,11 @@ long gemv_q8_combine_wide_launches();
 bool gemv_q8_combine_wide();
 void gemv_q8_set_combine_wide(bool on);
 bool gemv_q8_combine_supports(uint32_t ggml_type, int64_t rows, int64_t cols, int k);
+// Whether the launch quantizes its own input here (MoeCombine::act): Q4_K / Q6_K in two row groups a
+// CTA, k x cols in whole 128-float chunks of at most 4 a warp. gemv_q8_combine_quant: the runner's
+// switch (on; BW24_COMBINE_QUANT=0 keeps the int8 launch, for A/B).
+bool gemv_q8_combine_quantizes(uint32_t ggml_type, int64_t rows, int64_t cols, int k);
+bool gemv_q8_combine_quant();
 // Registers and resident CTAs an SM of the MoE decode launches of `type` on the current device: the
 // one-token routed gate-up over rows of gate_cols, and the down + combine over rows of down_cols for
 // k experts a token (the form gemv_q8_combine takes there). The kernel check holds the Q4_K gate-up

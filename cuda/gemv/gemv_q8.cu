@@ -20,6 +20,7 @@
 #include <atomic>
 #include <type_traits>
 
+#include "cuda/common/act_q8.cuh"
 #include "cuda/common/check.cuh"
 #include "cuda/common/launch.cuh"
 #include "cuda/common/mma.cuh"
@@ -722,6 +723,45 @@ __device__ __forceinline__ void dot_rows_image(const uint8_t* img, int64_t block
   }
 }
 
+// The combine quantizing its own input (MoeCombine::act, round 60): the token's k pair rows of f32 (the
+// routed gate-up's output) into the staging's layout (stage_act: the int8 rows, then their (d, d sum q)
+// pairs), as chunks of 128 floats a warp (four blocks of 32: store_act_q8x4, rmsnorm_q8's bits), chunk
+// warp + u warps of the CTA. The loads go out first (load_pair_chunks, beside the expert id and before
+// the weight copies), the codes after (quantize_pair_chunks, which syncs the CTA). kQuantChunks bounds a
+// warp's chunks: k cols <= 128 kQuantChunks warps (the 30B's 8 x 768 is 3 a warp of 16 warps).
+// Every CTA reads the 24 KB of f32 rows (the 30B's) where it staged 7.7 KB of int8, and in exchange the
+// int8 launch between the gate-up and this one (24 CTAs, 0.9 us of segment a layer in next329's trace) and
+// its boundary go. H200, tg128 `-p 512 -n 128 -r 2`, one binary, BW24_COMBINE_QUANT=0 / 1 (next336):
+// Qwen3-30B-A3B 683.0 / 683.6 -> 690.1 / 689.9 (+1.0 %), at depth 4096 567.9 -> 575.1; Qwen3.6-35B-A3B
+// 586.7 -> 602.1 (+2.6 %). Registers (cuobjdump): Q6_K with cp.async 62 (54 without the fold), Q4_K with
+// cp.async 48, Q4_K register loads 64 with an 8-byte stack (none without).
+constexpr int kQuantChunks = 4;
+template <int kCtaThreads>
+__device__ __forceinline__ void load_pair_chunks(float4 (&v)[kQuantChunks], const float* act, int64_t n) {
+  constexpr int kWarps = kCtaThreads / 32;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+#pragma unroll
+  for (int u = 0; u < kQuantChunks; ++u) {
+    const int64_t ch = warp + int64_t{u} * kWarps;
+    v[u] = ch < n / 128 ? __ldcg(reinterpret_cast<const float4*>(act + ch * 128) + lane) : make_float4(0, 0, 0, 0);
+  }
+}
+template <int kCtaThreads>
+__device__ __forceinline__ ActQ8 quantize_pair_chunks(const float4 (&v)[kQuantChunks], int64_t n) {
+  constexpr int kWarps = kCtaThreads / 32;
+  extern __shared__ int4 staged[];
+  int8_t* q = reinterpret_cast<int8_t*>(staged);
+  float2* ds = reinterpret_cast<float2*>(staged + n / 16);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+#pragma unroll
+  for (int u = 0; u < kQuantChunks; ++u) {
+    const int64_t ch = warp + int64_t{u} * kWarps;  // warp-uniform: every lane takes the shuffles
+    if (ch < n / 128) store_act_q8x4(v[u], q + ch * 128 + 4 * lane, ds + ch * 4 + lane / 8);
+  }
+  __syncthreads();
+  return ActQ8{q, ds};
+}
+
 // The routed down projection with the MoE combine as its epilogue (gemv_q8_combine, gemv.cuh):
 // CTA (b, t) takes rows 4 kG b .. 4 kG b + 4 kG - 1 of every pair of token t (kG below), warp j of
 // each row group pair j (k <= 8), four rows a warp as launch<F, kStore, 1, kRoutedStoreRows>, so each
@@ -742,7 +782,9 @@ __device__ __forceinline__ void dot_rows_image(const uint8_t* img, int64_t block
 // the staging of the cp.async form (7,201 with the weights already in L2), the dot 2,037. Two groups
 // (256 CTAs of 16 warps, two an SM, the same 1,024 threads) stage 2.0 MB: H200, tg128 `-p 16 -r 2`,
 // one binary (next273): Qwen3-30B-A3B 654.2 / 654.7 -> 661.1 / 661.3, Qwen3.6-35B-A3B 572.9 -> 575.3.
-template <class F, bool kAsync = false, int kG = 1>
+// kQuant (MoeCombine::act): the launch quantizes the pairs' f32 rows itself (quantize_pairs, below) in place
+// of staging the int8 rows an rmsnorm_q8 launch wrote: that launch and its boundary go.
+template <class F, bool kAsync = false, int kG = 1, bool kQuant = false>
 __global__ void __launch_bounds__(kThreads * kG, 4 / kG) gemv_q8_combine_kernel(const uint8_t* w, int64_t rows,
                                                                             int64_t cols, ActQ8 x, GemvRoute route,
                                                                             MoeCombine c) {
@@ -762,7 +804,19 @@ __global__ void __launch_bounds__(kThreads * kG, 4 / kG) gemv_q8_combine_kernel(
   __shared__ float epi_w[kMoeMaxUsed], epi_resid[kOut], epi_shared[kOut], epi_gate;
   int64_t expert = 0;
   ActQ8 xs = x;  // the activation rows where the dots read them
-  if constexpr (kAsync) {
+  float4 fv[kQuantChunks];  // kQuant: the warp's 128-float chunks of the pairs' f32 rows
+  if constexpr (kQuant) {
+    if (warp < k) {
+      if constexpr (kAsync) {
+        int id;
+        asm volatile("ld.global.s32 %0, [%1];\n" : "=r"(id) : "l"(route.ids + pair0 + warp));
+        expert = id;
+      } else {
+        expert = route.ids[pair0 + warp];
+      }
+    }
+    load_pair_chunks<kThreads * kG>(fv, c.act + pair0 * cols, int64_t{k} * cols);
+  } else if constexpr (kAsync) {
     // The cp.async form orders its requests by what waits on them: the expert id first (a volatile
     // load, so that it is not scheduled after the volatile copies below: the weights' addresses wait
     // on it), then the staging of the token's rows, then the weights. The rows (L2 hits) then land
@@ -797,8 +851,14 @@ __global__ void __launch_bounds__(kThreads * kG, 4 / kG) gemv_q8_combine_kernel(
     img = reinterpret_cast<uint8_t*>(dyn) + async_images_at(staged_bytes(cols, k)) + warp_all * kAsyncRowBytes<F> * kRows;
     if (warp < k) copy_rows_async<F>(img, w + expert * route.expert_bytes, n_blocks, row, blocks, lane);
     cp_async_commit();
-    cp_async_wait<1>();  // the staging's group (the weights' is the later one)
-    __syncthreads();
+    if constexpr (kQuant) {
+      xs = quantize_pair_chunks<kThreads * kG>(fv, int64_t{k} * cols);
+    } else {
+      cp_async_wait<1>();  // the staging's group (the weights' is the later one)
+      __syncthreads();
+    }
+  } else if constexpr (kQuant) {
+    xs = quantize_pair_chunks<kThreads * kG>(fv, int64_t{k} * cols);
   } else {
     xs.q += pair0 * cols;
     xs.ds += pair0 * (cols / 32);
@@ -839,6 +899,7 @@ __global__ void __launch_bounds__(kThreads * kG, 4 / kG) gemv_q8_combine_kernel(
 
 std::atomic<int> g_combine_async{-1};
 std::atomic<int> g_combine_wide{-1};
+std::atomic<int> g_combine_quant{-1};  // -1: not yet read from BW24_COMBINE_QUANT (0: off)
 std::atomic<long> g_combine_async_launches{0}, g_combine_wide_launches{0};
 
 // Where the combine takes the cp.async form: rows of up to kAsyncMaxBlocks blocks (Q6_K 4, Q4_K 2). H200, tg128 `-p 16 -r 2`, two rounds, one binary (next227): async for both types
@@ -857,9 +918,10 @@ template <class F>
 constexpr int64_t kAsyncImageBytes = kWarpsPerCta * kRoutedStoreRows * kAsyncRowBytes<F>;
 template <class F, int kG = 1>
 size_t async_smem(int64_t staged) { return static_cast<size_t>(async_images_at(staged) + kG * kAsyncImageBytes<F>); }
-template <class F, int kG = 1>
+template <class F, int kG = 1, bool kQuant = false>
 cudaError_t allow_async_smem() {
-  return allow_smem<gemv_q8_combine_kernel<F, true, kG>>(static_cast<size_t>(kMaxStagedBytes + kG * kAsyncImageBytes<F>));
+  return allow_smem<gemv_q8_combine_kernel<F, true, kG, kQuant>>(
+      static_cast<size_t>(kMaxStagedBytes + kG * kAsyncImageBytes<F>));
 }
 
 // Where the combine takes two row groups a CTA (kG = 2, the kernel's comment says why): Q4_K and Q6_K
@@ -879,12 +941,22 @@ cudaError_t launch_combine_g(const uint8_t* w, int64_t rows, int64_t cols, ActQ8
     // with rows x blocks not a multiple of 8 is not: it keeps the register loads).
     const bool aligned = reinterpret_cast<uintptr_t>(w) % 16 == 0 && route.expert_bytes % 16 == 0;
     if (aligned && combine_async_takes<F>(cols, smem)) {
-      BW24_CUDA_TRY((allow_async_smem<F, kG>()));
       g_combine_async_launches.fetch_add(1, std::memory_order_relaxed);
+      if constexpr (kG == 2)
+        if (c.act) {
+          BW24_CUDA_TRY((allow_async_smem<F, kG, true>()));
+          return launch_pdl(gemv_q8_combine_kernel<F, true, kG, true>, grid, block, async_smem<F, kG>(smem), s, w,
+                            rows, cols, x, route, c);
+        }
+      BW24_CUDA_TRY((allow_async_smem<F, kG>()));
       return launch_pdl(gemv_q8_combine_kernel<F, true, kG>, grid, block, async_smem<F, kG>(smem), s, w, rows, cols,
                         x, route, c);
     }
   }
+  if constexpr (kG == 2 && kCombineWide<F>)
+    if (c.act)
+      return launch_pdl(gemv_q8_combine_kernel<F, false, kG, true>, grid, block, staged_smem(smem), s, w, rows, cols,
+                        x, route, c);
   return launch_pdl(gemv_q8_combine_kernel<F, false, kG>, grid, block, staged_smem(smem), s, w, rows, cols, x, route,
                     c);
 }
@@ -989,12 +1061,23 @@ bool gemv_q8_combine_supports(uint32_t type, int64_t rows, int64_t cols, int k) 
          k <= kWarpsPerCta;
 }
 
+// The launch quantizes its own input (MoeCombine::act) where it takes two row groups a CTA (Q4_K, Q6_K),
+// the token's k rows are whole 128-float chunks, at most kQuantChunks a warp of its 16, and their int8
+// staging fits.
+bool gemv_q8_combine_quantizes(uint32_t type, int64_t rows, int64_t cols, int k) {
+  const int64_t n = int64_t{k} * cols;
+  return gemv_q8_combine_supports(type, rows, cols, k) && (type == kQ4_K || type == kQ6_K) && combine_two_groups(rows) &&
+         n % 128 == 0 && n <= 128 * kQuantChunks * 2 * kWarpsPerCta && staged_bytes(cols, k) <= kMaxStagedBytes;
+}
+bool gemv_q8_combine_quant() { return env_switch(g_combine_quant, "BW24_COMBINE_QUANT"); }
+
 // The dispatch table of the combining launch: one entry per int8-path format.
 cudaError_t gemv_q8_combine(const void* w, uint32_t type, int64_t rows, int64_t cols, ActQ8 x, const GemvRoute& route,
                             const MoeCombine& c, cudaStream_t s) {
   if (!gemv_q8_combine_supports(type, rows, cols, c.k) || !route.ids || !c.x || !c.weights ||
       (c.shared_out && !c.shared_gate) || route.x_div != 1 || route.pairs < c.k || route.pairs % c.k != 0 ||
-      route.pairs / c.k > 65535 || route.expert_bytes % 16 != 0 || rows / kRoutedStoreRows > INT32_MAX)
+      route.pairs / c.k > 65535 || route.expert_bytes % 16 != 0 || rows / kRoutedStoreRows > INT32_MAX ||
+      (c.act && !gemv_q8_combine_quantizes(type, rows, cols, c.k)))
     return cudaErrorInvalidValue;
   const uint8_t* wb = static_cast<const uint8_t*>(w);
   switch (type) {

@@ -95,17 +95,24 @@ absl::Status CudaRunner::moe_experts(const MlpBlock& m, const GemvIn& in, int n)
     BW24_RETURN_IF_ERROR(matmul(e.shared_down, sin, n, proj_.p, cuda::GemvOut::kStore));
   }
   if (ablate(kAblMoeDown, n)) return absl::OkStatus();
-  BW24_ASSIGN_OR_RETURN(const GemvIn din, gemv_input(nullptr, moe_.gate.p, pairs, static_cast<int>(F)));
   const float* shared_out = e.shared_gate_inp ? proj_.p : nullptr;
   const uint32_t down_type = w_.type_of(e.down_exps.t);
   if (opt_.fused_combine && cuda::gemv_q8_combine_supports(down_type, e.down_exps.rows(), F, k)) {
-    // The down projection adds its pairs into x itself: moe_combine's launch and boundary go.
+    // The down projection adds its pairs into x itself: moe_combine's launch and boundary go. Where it
+    // quantizes the gate-up's rows itself (gemv_q8_combine_quantizes), the int8 launch goes too.
+    const bool quantizes = uses_q8_ && cuda::gemv_q8_combine_quant() &&
+                           cuda::gemv_q8_combine_quantizes(down_type, e.down_exps.rows(), F, k);
+    GemvIn din{};
+    if (!quantizes) {
+      BW24_ASSIGN_OR_RETURN(din, gemv_input(nullptr, moe_.gate.p, pairs, static_cast<int>(F)));
+    }
     const cuda::GemvRoute route{moe_.ids.p, expert_bytes(e.down_exps), pairs, 1};
-    const cuda::MoeCombine c{x_.p, moe_.weights.p, shared_out, moe_.shared_gate.p, k};
+    const cuda::MoeCombine c{x_.p, moe_.weights.p, shared_out, moe_.shared_gate.p, k, quantizes ? moe_.gate.p : nullptr};
     return cuda_status(cuda::gemv_q8_combine(w_.at(e.down_exps.t), down_type, e.down_exps.rows(), F, din.q8, route,
                                              c, stream_),
                        "MoE down projection + combine");
   }
+  BW24_ASSIGN_OR_RETURN(const GemvIn din, gemv_input(nullptr, moe_.gate.p, pairs, static_cast<int>(F)));
   BW24_RETURN_IF_ERROR(matmul(e.down_exps, din, n, moe_.out.p, cuda::GemvOut::kStore, nullptr, 0, &by_pair));
   return cuda_status(cuda::moe_combine(x_.p, moe_.out.p, moe_.weights.p, shared_out, moe_.shared_gate.p, n, k, E,
                                        stream_),

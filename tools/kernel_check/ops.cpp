@@ -644,12 +644,15 @@ void check_moe_combine(std::mt19937& rng, Result& r, GgmlType t, int64_t rows, i
   // row groups a CTA took it, again with one (pass bit 1), both ways: every form stays checked.
   const bool was_async = cuda::gemv_q8_combine_async(), was_wide = cuda::gemv_q8_combine_wide();
   bool took_async = false, took_wide = false;
-  for (int pass = 0; pass < 4; ++pass) {
-    const bool async_off = pass & 1, wide_off = pass & 2;
-    if ((async_off && !took_async) || (wide_off && !took_wide)) continue;
+  // Pass bit 2: the launch quantizing the pairs' f32 rows itself (MoeCombine::act) where it does, against the
+  // same reference (the host's int8 rows): the codes and scales must be rmsnorm_q8's.
+  for (int pass = 0; pass < 8; ++pass) {
+    const bool async_off = pass & 1, wide_off = pass & 2, quant = pass & 4;
+    if ((async_off && !took_async) || (wide_off && !took_wide) || (quant && wide_off)) continue;
     cuda::gemv_q8_set_combine_async(was_async && !async_off);
     cuda::gemv_q8_set_combine_wide(was_wide && !wide_off);
     for (auto [n, k, shared] : {std::tuple{3, 2, false}, std::tuple{2, 8, true}}) {
+      if (quant && !cuda::gemv_q8_combine_quantizes(type, rows, cols, k)) continue;
       const int pairs = n * k;
       std::vector<int32_t> ids(static_cast<size_t>(pairs));
       for (auto& v : ids) v = static_cast<int32_t>(rng() % n_expert);
@@ -671,6 +674,8 @@ void check_moe_combine(std::mt19937& rng, Result& r, GgmlType t, int64_t rows, i
       upload(dw, wts);
       upload(dso, so);
       upload(dsg, sg);
+      DeviceBuffer<float> dact(quant ? act.size() : 1);
+      if (quant) upload(dact, act);
       const cuda::GemvRoute route{di.p, expert_bytes, pairs, 1};
       const cuda::ActQ8 xq{dq.p, dds.p};
       const float* shared_out = shared ? dso.p : nullptr;
@@ -681,7 +686,8 @@ void check_moe_combine(std::mt19937& rng, Result& r, GgmlType t, int64_t rows, i
                      "routed gemv") &&
                   ok(cuda::moe_combine(dx_ref.p, dy.p, dw.p, shared_out, dsg.p, n, k, rows, nullptr), "moe_combine") &&
                   ok(cuda::gemv_q8_combine(stack, type, rows, cols, xq, route,
-                                           cuda::MoeCombine{dx.p, dw.p, shared_out, dsg.p, k}, nullptr),
+                                           cuda::MoeCombine{dx.p, dw.p, shared_out, dsg.p, k, quant ? dact.p : nullptr},
+                                           nullptr),
                      "gemv_q8_combine") &&
                   ok(cudaDeviceSynchronize(), "gemv_q8_combine sync");
       const auto got = download(dx, x.size()), want = download(dx_ref, x.size());
@@ -696,12 +702,25 @@ void check_moe_combine(std::mt19937& rng, Result& r, GgmlType t, int64_t rows, i
              std::to_string(n) + " tok x " + std::to_string(k) + " experts, " + std::to_string(rows) + " x " +
                  std::to_string(cols) + (async ? ", weights by cp.async" : async_off ? ", register loads" : "") +
                  (wide ? ", two row groups a CTA" : wide_off ? ", one row group a CTA" : "") +
+                 (quant ? ", quantized in the launch" : "") +
                  ", outputs differing " + std::to_string(differ),
              0.0);
     }
   }
   cuda::gemv_q8_set_combine_async(was_async);
   cuda::gemv_q8_set_combine_wide(was_wide);
+  // Where the launch does not quantize its own input (a format or shape gemv_q8_combine_quantizes declines),
+  // a MoeCombine with f32 rows is refused rather than read as int8.
+  if (!cuda::gemv_q8_combine_quantizes(type, rows, cols, 2)) {
+    DeviceBuffer<float> dx(static_cast<size_t>(rows)), dw(2), dact(size_t(2 * cols));
+    DeviceBuffer<int32_t> di(2);
+    const cudaError_t e = cuda::gemv_q8_combine(stack, type, rows, cols, cuda::ActQ8{},
+                                                cuda::GemvRoute{di.p, expert_bytes, 2, 1},
+                                                cuda::MoeCombine{dx.p, dw.p, nullptr, nullptr, 2, dact.p}, nullptr);
+    report(r, e == cudaErrorInvalidValue && cudaDeviceSynchronize() == cudaSuccess, true,
+           fmt_name("moe down + combine", t, ""),
+           std::to_string(rows) + " x " + std::to_string(cols) + ", f32 input where it does not quantize: refused", 0.0);
+  }
 }
 
 }  // namespace
