@@ -782,8 +782,9 @@ __device__ __forceinline__ ActQ8 quantize_pair_chunks(const float4 (&v)[kQuantCh
 // the staging of the cp.async form (7,201 with the weights already in L2), the dot 2,037. Two groups
 // (256 CTAs of 16 warps, two an SM, the same 1,024 threads) stage 2.0 MB: H200, tg128 `-p 16 -r 2`,
 // one binary (next273): Qwen3-30B-A3B 654.2 / 654.7 -> 661.1 / 661.3, Qwen3.6-35B-A3B 572.9 -> 575.3.
-// kQuant (MoeCombine::act): the launch quantizes the pairs' f32 rows itself (quantize_pairs, below) in place
-// of staging the int8 rows an rmsnorm_q8 launch wrote: that launch and its boundary go.
+// kQuant (MoeCombine::act): the launch quantizes the pairs' f32 rows itself (load_pair_chunks and
+// quantize_pair_chunks, above) in place of staging the int8 rows an rmsnorm_q8 launch wrote: that launch
+// and its boundary go.
 template <class F, bool kAsync = false, int kG = 1, bool kQuant = false>
 __global__ void __launch_bounds__(kThreads * kG, 4 / kG) gemv_q8_combine_kernel(const uint8_t* w, int64_t rows,
                                                                             int64_t cols, ActQ8 x, GemvRoute route,
@@ -805,18 +806,7 @@ __global__ void __launch_bounds__(kThreads * kG, 4 / kG) gemv_q8_combine_kernel(
   int64_t expert = 0;
   ActQ8 xs = x;  // the activation rows where the dots read them
   float4 fv[kQuantChunks];  // kQuant: the warp's 128-float chunks of the pairs' f32 rows
-  if constexpr (kQuant) {
-    if (warp < k) {
-      if constexpr (kAsync) {
-        int id;
-        asm volatile("ld.global.s32 %0, [%1];\n" : "=r"(id) : "l"(route.ids + pair0 + warp));
-        expert = id;
-      } else {
-        expert = route.ids[pair0 + warp];
-      }
-    }
-    load_pair_chunks<kThreads * kG>(fv, c.act + pair0 * cols, int64_t{k} * cols);
-  } else if constexpr (kAsync) {
+  if constexpr (kAsync) {
     // The cp.async form orders its requests by what waits on them: the expert id first (a volatile
     // load, so that it is not scheduled after the volatile copies below: the weights' addresses wait
     // on it), then the staging of the token's rows, then the weights. The rows (L2 hits) then land
@@ -831,10 +821,15 @@ __global__ void __launch_bounds__(kThreads * kG, 4 / kG) gemv_q8_combine_kernel(
       asm volatile("ld.global.s32 %0, [%1];\n" : "=r"(id) : "l"(route.ids + pair0 + warp));
       expert = id;
     }
-    xs = stage_act_async<kThreads * kG>(ActQ8{x.q + pair0 * cols, x.ds + pair0 * (cols / 32)}, cols, k);
   } else {
     expert = warp < k ? route.ids[pair0 + warp] : 0;
   }
+  // Then the input: the f32 rows' loads (kQuant, quantized below once the weight copies are out) or the
+  // int8 rows' cp.async staging.
+  if constexpr (kQuant)
+    load_pair_chunks<kThreads * kG>(fv, c.act + pair0 * cols, int64_t{k} * cols);
+  else if constexpr (kAsync)
+    xs = stage_act_async<kThreads * kG>(ActQ8{x.q + pair0 * cols, x.ds + pair0 * (cols / 32)}, cols, k);
   const int64_t out_i = int64_t{t} * rows + row0 + (threadIdx.x < kOut ? threadIdx.x : 0);
   const float wv = static_cast<int>(threadIdx.x) < k ? c.weights[pair0 + threadIdx.x] : 0.0f;
   float resid = 0.0f, shared = 0.0f, gate = 0.0f;

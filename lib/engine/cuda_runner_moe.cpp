@@ -100,8 +100,8 @@ absl::Status CudaRunner::moe_experts(const MlpBlock& m, const GemvIn& in, int n)
   if (opt_.fused_combine && cuda::gemv_q8_combine_supports(down_type, e.down_exps.rows(), F, k)) {
     // The down projection adds its pairs into x itself: moe_combine's launch and boundary go. Where it
     // quantizes the gate-up's rows itself (gemv_q8_combine_quantizes), the int8 launch goes too.
-    const bool quantizes = uses_q8_ && cuda::gemv_q8_combine_quant() &&
-                           cuda::gemv_q8_combine_quantizes(down_type, e.down_exps.rows(), F, k);
+    const bool quantizes =
+        cuda::gemv_q8_combine_quant() && cuda::gemv_q8_combine_quantizes(down_type, e.down_exps.rows(), F, k);
     GemvIn din{};
     if (!quantizes) {
       BW24_ASSIGN_OR_RETURN(din, gemv_input(nullptr, moe_.gate.p, pairs, static_cast<int>(F)));
