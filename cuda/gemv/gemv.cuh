@@ -107,6 +107,14 @@ struct MoeCombine {
 long gemv_q8_combine_async_launches();
 bool gemv_q8_combine_async();
 void gemv_q8_set_combine_async(bool on);
+// Where the cp.async form runs, the launch quantizes its input (MoeCombine::act) with two row groups a CTA,
+// and rows are at most 4 blocks (every MoE shape here: Q6_K, and Q4_K up to 1,024 wide), lane 0 of each
+// warp copies the warp's rows with one cp.async.bulk a run instead (BW24_COMBINE_BULK=0: the lanes'
+// cp.async); same image, same bits. gemv_q8_combine_bulk_launches counts them (kernel check, which turns
+// the form off with gemv_q8_set_combine_bulk(false) to check the cp.async form at the same shapes).
+long gemv_q8_combine_bulk_launches();
+bool gemv_q8_combine_bulk();
+void gemv_q8_set_combine_bulk(bool on);
 // Q4_K and Q6_K combines over row counts that are multiples of 8 take two row groups of four a CTA
 // (16 warps) that stage the token's activation rows once for both (BW24_COMBINE_WIDE=0: one group,
 // 8 warps, everywhere); same bits. The kernel check turns it off with gemv_q8_set_combine_wide(false)

@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "cuda/common/act_q8.cuh"
+#include "cuda/common/bulk.cuh"
 #include "cuda/common/check.cuh"
 #include "cuda/common/launch.cuh"
 #include "cuda/common/mma.cuh"
@@ -691,6 +692,47 @@ __device__ __forceinline__ void copy_rows_async(uint8_t* img, const uint8_t* w, 
     }
   }
 }
+// copy_rows_async's image by the copy engine (kBulk, round 61): lane 0 issues one cp.async.bulk per run (Q4_K's
+// rows, or Q6_K's ql, qh and scale planes) counted in bytes on the warp's mbarrier `landed`, so a warp's 2.5 KB take
+// 1-3 instructions instead of ~160 16-byte cp.async through the load-store unit; Q6_K's d plane (2 bytes a block,
+// not 16-byte aligned) stays on cp.async8 in the lanes' commit group. The image is the same, so are the bits.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+template <class F>
+__device__ __forceinline__ void copy_rows_bulk(uint8_t* img, const uint8_t* w, int64_t n_blocks, int64_t row,
+                                               int64_t blocks, int lane, uint64_t* landed) {
+  const int nb = kRoutedStoreRows * static_cast<int>(blocks);
+  const int64_t gb0 = row * blocks;
+  const uint64_t policy = l2_evict_first_policy();
+  if constexpr (std::is_same_v<F, Q4_K>) {
+    if (lane == 0) {
+      const uint32_t bytes = static_cast<uint32_t>(nb * 144 + 15) / 16 * 16;
+      mbar_arrive_expect_tx(landed, bytes);
+      bulk_copy_g2s(img, w + gb0 * 144, bytes, landed, policy);
+    }
+  } else {
+    const Q6KTiles t6(n_blocks, blocks);
+    if (t6.sh != kQ6KWhole) {
+      if (lane == 0) {
+        const uint32_t bytes = static_cast<uint32_t>(nb * 210 + 15) / 16 * 16;
+        mbar_arrive_expect_tx(landed, bytes);
+        bulk_copy_g2s(img, w + t6.base(gb0), bytes, landed, policy);
+      }
+    } else {
+      const Q6KTiles it(nb, blocks);
+      if (lane == 0) {
+        const uint32_t ql = static_cast<uint32_t>(nb * 128), qh = static_cast<uint32_t>(nb * 64),
+                       sc = static_cast<uint32_t>(nb * 16);
+        mbar_arrive_expect_tx(landed, ql + qh + sc);
+        bulk_copy_g2s(img + it.ql(0), w + t6.ql(gb0), ql, landed, policy);
+        bulk_copy_g2s(img + it.qh(0), w + t6.qh(gb0), qh, landed, policy);
+        bulk_copy_g2s(img + it.sc(0), w + t6.sc(gb0), sc, landed, policy);
+      }
+      for (int i = 8 * lane; i < nb * 2; i += 8 * 32) cp_async8(img + it.d(0) + i, w + t6.d(gb0) + i);
+    }
+  }
+}
+#endif
+
 // The lane's part of the warp's 4 rows from the image: row_dot<1, 4, 4>'s arithmetic and order (one
 // step: blocks <= 4), so the bits are the routed store launch's.
 template <class F>
@@ -785,7 +827,15 @@ __device__ __forceinline__ ActQ8 quantize_pair_chunks(const float4 (&v)[kQuantCh
 // kQuant (MoeCombine::act): the launch quantizes the pairs' f32 rows itself (load_pair_chunks and
 // quantize_pair_chunks, above) in place of staging the int8 rows an rmsnorm_q8 launch wrote: that launch
 // and its boundary go.
-template <class F, bool kAsync = false, int kG = 1, bool kQuant = false>
+// kBulk (with kAsync and kQuant, two groups): the warp's rows by copy_rows_bulk, lane 0's cp.async.bulk on the
+// warp's mbarrier, in place of ~160 16-byte cp.async a warp (2.5 KB of Q6_K: 3 x 4 blocks). Round 38's stamps put
+// the Q6_K dot phase at 10.3 MB in 4.6 us (2.2 TB/s) with every byte requested at once; the load-store unit's
+// 16-byte requests are the likely limit (not profiled): the copy engine takes a run in one request, as the
+// streamed GEMV's producer does (4+ TB/s there). H200, tg128 `-p 512 -n 128 -r 2`, one binary (next344), main's forms / Q6_K bulk
+// / Q6_K and Q4_K bulk: Qwen3-30B-A3B 692.7 / 693.7 -> 698.1 / 698.4 -> 706.7 / 706.4 (+2.0 %), at depth 4096
+// 577.0 -> 585.0; Qwen3.6-35B-A3B 603.6 -> 603.7 -> 605.8. The 30B's 3-block Q4_K rows, which lost with the
+// lanes' cp.async (next277, next338), gain with it.
+template <class F, bool kAsync = false, int kG = 1, bool kQuant = false, bool kBulk = false>
 __global__ void __launch_bounds__(kThreads * kG, 4 / kG) gemv_q8_combine_kernel(const uint8_t* w, int64_t rows,
                                                                             int64_t cols, ActQ8 x, GemvRoute route,
                                                                             MoeCombine c) {
@@ -841,10 +891,24 @@ __global__ void __launch_bounds__(kThreads * kG, 4 / kG) gemv_q8_combine_kernel(
     }
   }
   uint8_t* img = nullptr;
+  __shared__ uint64_t landed[kBulk ? kG * kWarpsPerCta : 1];  // kBulk: a warp's copies, counted in bytes
   if constexpr (kAsync) {  // the warp's rows into its image (dynamic shared memory after the staging)
     extern __shared__ int4 dyn[];
     img = reinterpret_cast<uint8_t*>(dyn) + async_images_at(staged_bytes(cols, k)) + warp_all * kAsyncRowBytes<F> * kRows;
-    if (warp < k) copy_rows_async<F>(img, w + expert * route.expert_bytes, n_blocks, row, blocks, lane);
+    if constexpr (kBulk) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+      if (warp < k) {
+        if (lane == 0) {
+          mbar_init(&landed[warp_all], 1);
+          mbar_init_fence();
+        }
+        __syncwarp();
+        copy_rows_bulk<F>(img, w + expert * route.expert_bytes, n_blocks, row, blocks, lane, &landed[warp_all]);
+      }
+#endif
+    } else {
+      if (warp < k) copy_rows_async<F>(img, w + expert * route.expert_bytes, n_blocks, row, blocks, lane);
+    }
     cp_async_commit();
     if constexpr (kQuant) {
       xs = quantize_pair_chunks<kThreads * kG>(fv, int64_t{k} * cols);
@@ -872,6 +936,9 @@ __global__ void __launch_bounds__(kThreads * kG, 4 / kG) gemv_q8_combine_kernel(
     const ActQ8 xj{xs.q + j * cols, xs.ds + j * (cols / 32)};
     float acc[kRows][1] = {};
     if constexpr (kAsync) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+      if constexpr (kBulk) mbar_wait(&landed[warp_all], 0);
+#endif
       cp_async_wait<0>();
       __syncwarp();  // every lane's copies landed
       dot_rows_image<F>(img, blocks, xj, cols, lane, acc);
@@ -895,7 +962,8 @@ __global__ void __launch_bounds__(kThreads * kG, 4 / kG) gemv_q8_combine_kernel(
 std::atomic<int> g_combine_async{-1};
 std::atomic<int> g_combine_wide{-1};
 std::atomic<int> g_combine_quant{-1};  // -1: not yet read from BW24_COMBINE_QUANT (0: off)
-std::atomic<long> g_combine_async_launches{0}, g_combine_wide_launches{0};
+std::atomic<int> g_combine_bulk{-1};  // -1: not yet read from BW24_COMBINE_BULK (0: off)
+std::atomic<long> g_combine_async_launches{0}, g_combine_wide_launches{0}, g_combine_bulk_launches{0};
 
 // Where the combine takes the cp.async form: rows of up to kAsyncMaxBlocks blocks (Q6_K 4, Q4_K 2). H200, tg128 `-p 16 -r 2`, two rounds, one binary (next227): async for both types
 // Qwen3-30B-A3B 597.5 / 597.2 -> 600.0 / 598.6, Qwen3.6-35B-A3B 538.7 / 536.1 -> 545.0 / 545.9;
@@ -903,6 +971,14 @@ std::atomic<long> g_combine_async_launches{0}, g_combine_wide_launches{0};
 // lose with it (the trace: 5.30 -> 5.83 us a launch) and the 35B's of 2 (512 wide) gain. Asked again
 // with round 50's order (the staging ahead of the weights, next277): 30B 661.4 -> 648.9 with the
 // 3-block Q4_K rows taking it too.
+// Where the combine takes copy_rows_bulk: the cp.async form's conditions, but rows of up to kAsyncBlocks blocks
+// of Q4_K too (the 30B's 3-block rows lost with the lanes' cp.async, next277 / next338, and gain with the bulk
+// copies). Taken only by the two-group launch that quantizes its input (every MoE shape here).
+template <class F>
+bool combine_bulk_takes(int64_t cols, int64_t staged) {
+  return kCombineAsync<F> && cols / F::kBlockElems <= kAsyncBlocks && staged <= kMaxStagedBytes &&
+         gemv_q8_combine_async() && gemv_q8_combine_bulk() && pdl_supported();  // cp.async.bulk: sm_90 on, as PDL
+}
 template <class F>
 bool combine_async_takes(int64_t cols, int64_t staged) {
   return cols / F::kBlockElems <= kAsyncMaxBlocks<F> && staged <= kMaxStagedBytes && gemv_q8_combine_async();
@@ -913,9 +989,9 @@ template <class F>
 constexpr int64_t kAsyncImageBytes = kWarpsPerCta * kRoutedStoreRows * kAsyncRowBytes<F>;
 template <class F, int kG = 1>
 size_t async_smem(int64_t staged) { return static_cast<size_t>(async_images_at(staged) + kG * kAsyncImageBytes<F>); }
-template <class F, int kG = 1, bool kQuant = false>
+template <class F, int kG = 1, bool kQuant = false, bool kBulk = false>
 cudaError_t allow_async_smem() {
-  return allow_smem<gemv_q8_combine_kernel<F, true, kG, kQuant>>(
+  return allow_smem<gemv_q8_combine_kernel<F, true, kG, kQuant, kBulk>>(
       static_cast<size_t>(kMaxStagedBytes + kG * kAsyncImageBytes<F>));
 }
 
@@ -935,6 +1011,13 @@ cudaError_t launch_combine_g(const uint8_t* w, int64_t rows, int64_t cols, ActQ8
     // cp.async's 16-byte copies need every expert 16-byte aligned (a Q6_K expert of rows x blocks
     // with rows x blocks not a multiple of 8 is not: it keeps the register loads).
     const bool aligned = reinterpret_cast<uintptr_t>(w) % 16 == 0 && route.expert_bytes % 16 == 0;
+    if constexpr (kG == 2)
+      if (aligned && c.act && combine_bulk_takes<F>(cols, smem)) {
+        g_combine_bulk_launches.fetch_add(1, std::memory_order_relaxed);
+        BW24_CUDA_TRY((allow_async_smem<F, kG, true, true>()));
+        return launch_pdl(gemv_q8_combine_kernel<F, true, kG, true, true>, grid, block, async_smem<F, kG>(smem), s, w,
+                          rows, cols, x, route, c);
+      }
     if (aligned && combine_async_takes<F>(cols, smem)) {
       g_combine_async_launches.fetch_add(1, std::memory_order_relaxed);
       if constexpr (kG == 2)
@@ -1047,6 +1130,9 @@ cudaError_t gemv_q8(const void* w, const void* w2, uint32_t type, int64_t rows, 
 long gemv_q8_combine_async_launches() { return g_combine_async_launches.load(std::memory_order_relaxed); }
 bool gemv_q8_combine_async() { return env_switch(g_combine_async, "BW24_COMBINE_ASYNC"); }
 void gemv_q8_set_combine_async(bool on) { g_combine_async.store(on ? 1 : 0, std::memory_order_relaxed); }
+long gemv_q8_combine_bulk_launches() { return g_combine_bulk_launches.load(std::memory_order_relaxed); }
+bool gemv_q8_combine_bulk() { return env_switch(g_combine_bulk, "BW24_COMBINE_BULK"); }
+void gemv_q8_set_combine_bulk(bool on) { g_combine_bulk.store(on ? 1 : 0, std::memory_order_relaxed); }
 long gemv_q8_combine_wide_launches() { return g_combine_wide_launches.load(std::memory_order_relaxed); }
 bool gemv_q8_combine_wide() { return env_switch(g_combine_wide, "BW24_COMBINE_WIDE"); }
 void gemv_q8_set_combine_wide(bool on) { g_combine_wide.store(on ? 1 : 0, std::memory_order_relaxed); }
@@ -1098,6 +1184,12 @@ cudaError_t occupancy_of(size_t smem, GemvOccupancy* o, int threads = kThreads) 
 // The combine instance launch_combine_g<F, kG> takes over rows of `cols` (cp.async or register loads).
 template <class F, int kG>
 cudaError_t combine_occupancy(int64_t cols, int64_t staged, GemvOccupancy* o) {
+  if constexpr (kCombineAsync<F> && kG == 2) {
+    if (combine_bulk_takes<F>(cols, staged)) {  // the runner's quantizing launch (MoeCombine::act)
+      if (const cudaError_t e = allow_async_smem<F, kG, true, true>(); e != cudaSuccess) return e;
+      return occupancy_of<gemv_q8_combine_kernel<F, true, kG, true, true>>(async_smem<F, kG>(staged), o, kG * kThreads);
+    }
+  }
   if constexpr (kCombineAsync<F>) {
     if (combine_async_takes<F>(cols, staged)) {
       if (const cudaError_t e = allow_async_smem<F, kG>(); e != cudaSuccess) return e;

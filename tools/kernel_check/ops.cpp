@@ -642,15 +642,20 @@ void check_moe_combine(std::mt19937& rng, Result& r, GgmlType t, int64_t rows, i
   }
   // Where the cp.async form took a row, the row again with it turned off (pass bit 0), and where two
   // row groups a CTA took it, again with one (pass bit 1), both ways: every form stays checked.
-  const bool was_async = cuda::gemv_q8_combine_async(), was_wide = cuda::gemv_q8_combine_wide();
-  bool took_async = false, took_wide = false;
+  const bool was_async = cuda::gemv_q8_combine_async(), was_wide = cuda::gemv_q8_combine_wide(),
+             was_bulk = cuda::gemv_q8_combine_bulk();
+  bool took_async = false, took_wide = false, took_bulk = false;
   // Pass bit 2: the launch quantizing the pairs' f32 rows itself (MoeCombine::act) where it does, against the
-  // same reference (the host's int8 rows): the codes and scales must be rmsnorm_q8's.
-  for (int pass = 0; pass < 8; ++pass) {
-    const bool async_off = pass & 1, wide_off = pass & 2, quant = pass & 4;
-    if ((async_off && !took_async) || (wide_off && !took_wide) || (quant && wide_off)) continue;
+  // same reference (the host's int8 rows): the codes and scales must be rmsnorm_q8's. Bit 3: where that launch
+  // copied its rows by cp.async.bulk, again with the lanes' cp.async (or register loads) in its place.
+  for (int pass = 0; pass < 16; ++pass) {
+    const bool async_off = pass & 1, wide_off = pass & 2, quant = pass & 4, bulk_off = pass & 8;
+    if ((async_off && !took_async) || (wide_off && !took_wide) || (quant && wide_off) ||
+        (bulk_off && (!took_bulk || !quant || async_off)))
+      continue;
     cuda::gemv_q8_set_combine_async(was_async && !async_off);
     cuda::gemv_q8_set_combine_wide(was_wide && !wide_off);
+    cuda::gemv_q8_set_combine_bulk(was_bulk && !bulk_off);
     for (auto [n, k, shared] : {std::tuple{3, 2, false}, std::tuple{2, 8, true}}) {
       if (quant && !cuda::gemv_q8_combine_quantizes(type, rows, cols, k)) continue;
       const int pairs = n * k;
@@ -680,6 +685,7 @@ void check_moe_combine(std::mt19937& rng, Result& r, GgmlType t, int64_t rows, i
       const cuda::ActQ8 xq{dq.p, dds.p};
       const float* shared_out = shared ? dso.p : nullptr;
       const long async_before = cuda::gemv_q8_combine_async_launches();
+      const long bulk_before = cuda::gemv_q8_combine_bulk_launches();
       const long wide_before = cuda::gemv_q8_combine_wide_launches();
       bool good = ok(cuda::gemv_q8(stack, nullptr, type, rows, cols, xq, 1, dy.p, cuda::GemvOut::kStore, 0, nullptr,
                                    &route),
@@ -695,12 +701,18 @@ void check_moe_combine(std::mt19937& rng, Result& r, GgmlType t, int64_t rows, i
       for (size_t i = 0; i < got.size(); ++i) differ += !(got[i] == want[i]);
       const bool async = cuda::gemv_q8_combine_async_launches() == async_before + 1;
       const bool wide = cuda::gemv_q8_combine_wide_launches() == wide_before + 1;
-      took_async = took_async || async;
+      const bool bulk = cuda::gemv_q8_combine_bulk_launches() == bulk_before + 1;
+      took_async = took_async || async || bulk;  // the bulk form is the cp.async form's, with its switch
       took_wide = took_wide || wide;
-      report(r, good && differ == 0 && !(async_off && async) && !(wide_off && wide), true,
-             fmt_name("moe down + combine", t, shared ? "shared" : ""),
+      took_bulk = took_bulk || bulk;
+      report(r, good && differ == 0 && !(async_off && (async || bulk)) && !(wide_off && wide) && !(bulk_off && bulk),
+             true, fmt_name("moe down + combine", t, shared ? "shared" : ""),
              std::to_string(n) + " tok x " + std::to_string(k) + " experts, " + std::to_string(rows) + " x " +
-                 std::to_string(cols) + (async ? ", weights by cp.async" : async_off ? ", register loads" : "") +
+                 std::to_string(cols) +
+                 (bulk    ? ", weights by cp.async.bulk"
+                  : async ? ", weights by cp.async"
+                  : async_off ? ", register loads"
+                              : "") +
                  (wide ? ", two row groups a CTA" : wide_off ? ", one row group a CTA" : "") +
                  (quant ? ", quantized in the launch" : "") +
                  ", outputs differing " + std::to_string(differ),
@@ -709,6 +721,7 @@ void check_moe_combine(std::mt19937& rng, Result& r, GgmlType t, int64_t rows, i
   }
   cuda::gemv_q8_set_combine_async(was_async);
   cuda::gemv_q8_set_combine_wide(was_wide);
+  cuda::gemv_q8_set_combine_bulk(was_bulk);
   // Where the launch does not quantize its own input (a format or shape gemv_q8_combine_quantizes declines),
   // a MoeCombine with f32 rows is refused rather than read as int8.
   if (!cuda::gemv_q8_combine_quantizes(type, rows, cols, 2)) {
