@@ -711,7 +711,7 @@ __device__ __forceinline__ void copy_rows_bulk(uint8_t* img, const uint8_t* w, i
     }
   } else {
     const Q6KTiles t6(n_blocks, blocks);
-    if (t6.sh != kQ6KWhole) {
+    if (t6.sh != kQ6KWhole) {  // tiles: rows of 8 or 16k blocks, past kAsyncBlocks; as copy_rows_async, one run
       if (lane == 0) {
         const uint32_t bytes = static_cast<uint32_t>(nb * 210 + 15) / 16 * 16;
         mbar_arrive_expect_tx(landed, bytes);
@@ -828,13 +828,13 @@ __device__ __forceinline__ ActQ8 quantize_pair_chunks(const float4 (&v)[kQuantCh
 // quantize_pair_chunks, above) in place of staging the int8 rows an rmsnorm_q8 launch wrote: that launch
 // and its boundary go.
 // kBulk (with kAsync and kQuant, two groups): the warp's rows by copy_rows_bulk, lane 0's cp.async.bulk on the
-// warp's mbarrier, in place of ~160 16-byte cp.async a warp (2.5 KB of Q6_K: 3 x 4 blocks). Round 38's stamps put
-// the Q6_K dot phase at 10.3 MB in 4.6 us (2.2 TB/s) with every byte requested at once; the load-store unit's
-// 16-byte requests are the likely limit (not profiled): the copy engine takes a run in one request, as the
-// streamed GEMV's producer does (4+ TB/s there). H200, tg128 `-p 512 -n 128 -r 2`, one binary (next344), main's forms / Q6_K bulk
-// / Q6_K and Q4_K bulk: Qwen3-30B-A3B 692.7 / 693.7 -> 698.1 / 698.4 -> 706.7 / 706.4 (+2.0 %), at depth 4096
-// 577.0 -> 585.0; Qwen3.6-35B-A3B 603.6 -> 603.7 -> 605.8. The 30B's 3-block Q4_K rows, which lost with the
-// lanes' cp.async (next277, next338), gain with it.
+// warp's mbarrier, in place of ~160 16-byte cp.async a warp (2.5 KB of Q6_K: 3 x 4 blocks). Round 38's stamps
+// put the Q6_K dot phase at 10.3 MB in 4.6 us (2.2 TB/s) with every byte requested at once; the load-store
+// unit's 16-byte requests are the likely limit (not profiled): the copy engine takes a run in one request, as
+// the streamed GEMV's producer does (4+ TB/s there). H200, tg128 `-p 512 -n 128 -r 2`, one binary (next344),
+// main's forms / Q6_K bulk / Q6_K and Q4_K bulk: Qwen3-30B-A3B 692.7 / 693.7 -> 698.1 / 698.4 -> 706.7 / 706.4
+// (+2.0 %), at depth 4096 577.0 -> 585.0; Qwen3.6-35B-A3B 603.6 -> 603.7 -> 605.8. The 30B's 3-block Q4_K rows,
+// which lost with the lanes' cp.async (next277, next338), gain with it. Registers: Q6_K 62 -> 52, Q4_K 64 -> 47.
 template <class F, bool kAsync = false, int kG = 1, bool kQuant = false, bool kBulk = false>
 __global__ void __launch_bounds__(kThreads * kG, 4 / kG) gemv_q8_combine_kernel(const uint8_t* w, int64_t rows,
                                                                             int64_t cols, ActQ8 x, GemvRoute route,
