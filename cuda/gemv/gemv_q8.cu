@@ -804,6 +804,68 @@ __device__ __forceinline__ ActQ8 quantize_pair_chunks(const float4 (&v)[kQuantCh
   return ActQ8{q, ds};
 }
 
+// The one-token Q4_K routed gate-up with each warp's gate and up rows copied by the copy engine (round 61, as
+// the combine's copy_rows_bulk): lane 0 requests the two runs (blocks x 144 bytes each) into the warp's image
+// in shared memory right after the expert id, counted on the warp's mbarrier, beside the staging of the
+// activation row; the dot then reads the image in row_dot<1, 2, 1>'s order, so the bits are the register
+// kernel's. No registers hold the weights in flight, so the bound is six CTAs an SM (the 30B's 768 CTAs in one
+// wave of 792 slots, where the register kernel's 64 registers ran 528 + 240). Rows up to kGateUpBulkBlocks.
+constexpr int kGateUpBulkBlocks = 8;  // 2,048 columns: the MoE shapes' hidden width
+constexpr int64_t kGateUpBulkImage = int64_t{kWarpsPerCta} * 2 * kGateUpBulkBlocks * 144;  // a CTA's images
+__global__ void __launch_bounds__(kThreads, 6)
+    gate_up_bulk_kernel(const uint8_t* w, const uint8_t* w2, float* y, int64_t rows, int64_t cols, ActQ8 x, int act,
+                        GemvRoute route) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int64_t row = int64_t{blockIdx.x} * kWarpsPerCta + warp, blocks = cols / 256;
+  const uint32_t run = static_cast<uint32_t>(blocks * 144);
+  __shared__ uint64_t landed[kWarpsPerCta];
+  extern __shared__ int4 dyn[];
+  uint8_t* img = reinterpret_cast<uint8_t*>(dyn) + async_images_at(staged_bytes(cols, 1)) + warp * 2 * run;
+  if (lane == 0) {
+    mbar_init(&landed[warp], 1);
+    mbar_init_fence();
+  }
+  __syncwarp();
+  pdl_begin();  // the expert comes from the router's output
+  const int64_t expert = route.ids[blockIdx.y], xr = blockIdx.y / route.x_div;
+  if (row < rows && lane == 0) {
+    const uint64_t policy = l2_evict_first_policy();
+    const int64_t at = expert * route.expert_bytes + row * run;
+    mbar_arrive_expect_tx(&landed[warp], 2 * run);
+    bulk_copy_g2s(img, w + at, run, &landed[warp], policy);
+    bulk_copy_g2s(img + run, w2 + at, run, &landed[warp], policy);
+  }
+  y += int64_t{blockIdx.y} * rows;
+  x.q += xr * cols;
+  x.ds += xr * (cols / 32);
+  stage_act(x, cols, 1);
+  if (row >= rows) return;
+  mbar_wait(&landed[warp], 0);
+  // row_dot<1, 2, 1>'s lanes and order: block b0 and b0 + 4 of a step, gate then up.
+  const int sub = lane % 8, grp = lane / 8, c = sub / 2, h = sub % 2;
+  float acc[2][1] = {};
+  for (int64_t b0 = grp; b0 < blocks; b0 += 8) {
+#pragma unroll
+    for (int u = 0; u < 2; ++u) {
+      const int64_t b = b0 + 4 * u;
+      if (b >= blocks) break;
+      const Q4_K::Act<1> a = Q4_K::load_act<1>(x, cols, b, c, h);
+#pragma unroll
+      for (int m = 0; m < 2; ++m) {
+        const uint8_t* blk = img + m * run + b * 144;
+        const uint4 head = *reinterpret_cast<const uint4*>(blk), qq = *reinterpret_cast<const uint4*>(blk + 16 + 32 * c + 16 * h);
+        Q4_K::dot<1>(head, qq, qq, a, c, h, acc[m]);
+      }
+    }
+  }
+  const float g = warp_sum(acc[0][0]), u = warp_sum(acc[1][0]);
+  if (lane == 0) y[row] = gate_activation(g, act) * u;
+#endif
+}
+std::atomic<int> g_gate_up_bulk{-1};  // -1: not yet read from BW24_GATEUP_BULK (0: off)
+std::atomic<long> g_gate_up_bulk_launches{0};
+
 // The routed down projection with the MoE combine as its epilogue (gemv_q8_combine, gemv.cuh):
 // CTA (b, t) takes rows 4 kG b .. 4 kG b + 4 kG - 1 of every pair of token t (kG below), warp j of
 // each row group pair j (k <= 8), four rows a warp as launch<F, kStore, 1, kRoutedStoreRows>, so each
@@ -1093,6 +1155,18 @@ cudaError_t gemv_q8_launch(const GemvSegment* segs, int n_segs, const void* w2, 
     ctas += static_cast<unsigned>((segs[i].rows + rows_per_cta - 1) / rows_per_cta);
     a.seg.cta_end[i] = ctas;
   }
+  if (type == kQ4_K && nt == 1 && out == GemvOut::kGateUp && route.ids && cols % 256 == 0 &&
+      cols / 256 <= kGateUpBulkBlocks && staged_bytes(cols, 1) <= kMaxStagedBytes &&
+      reinterpret_cast<uintptr_t>(segs[0].w) % 16 == 0 && reinterpret_cast<uintptr_t>(w2) % 16 == 0 &&
+      gemv_q8_gate_up_bulk() && pdl_supported()) {
+    g_gate_up_bulk_launches.fetch_add(1, std::memory_order_relaxed);
+    BW24_CUDA_TRY(allow_smem<gate_up_bulk_kernel>(static_cast<size_t>(kMaxStagedBytes + 16 + kGateUpBulkImage)));
+    const dim3 grid(static_cast<unsigned>((segs[0].rows + kWarpsPerCta - 1) / kWarpsPerCta),
+                    static_cast<unsigned>(route.pairs));
+    const size_t smem = static_cast<size_t>(async_images_at(staged_bytes(cols, 1)) + kWarpsPerCta * 2 * (cols / 256) * 144);
+    return launch_pdl(gate_up_bulk_kernel, grid, dim3(kThreads), smem, s, static_cast<const uint8_t*>(segs[0].w),
+                      static_cast<const uint8_t*>(w2), segs[0].y, segs[0].rows, cols, x, act, route);
+  }
   if (nt == 1 && !route.ids && gemv_q8_streamed() && pdl_supported()) {
     bool taken = false;
     const cudaError_t e = gemv_stream(a.seg, a.w2, type, cols, x, out, act, s, &taken, chain, room);
@@ -1130,6 +1204,9 @@ cudaError_t gemv_q8(const void* w, const void* w2, uint32_t type, int64_t rows, 
 long gemv_q8_combine_async_launches() { return g_combine_async_launches.load(std::memory_order_relaxed); }
 bool gemv_q8_combine_async() { return env_switch(g_combine_async, "BW24_COMBINE_ASYNC"); }
 void gemv_q8_set_combine_async(bool on) { g_combine_async.store(on ? 1 : 0, std::memory_order_relaxed); }
+long gemv_q8_gate_up_bulk_launches() { return g_gate_up_bulk_launches.load(std::memory_order_relaxed); }
+bool gemv_q8_gate_up_bulk() { return env_switch(g_gate_up_bulk, "BW24_GATEUP_BULK"); }
+void gemv_q8_set_gate_up_bulk(bool on) { g_gate_up_bulk.store(on ? 1 : 0, std::memory_order_relaxed); }
 long gemv_q8_combine_bulk_launches() { return g_combine_bulk_launches.load(std::memory_order_relaxed); }
 bool gemv_q8_combine_bulk() { return env_switch(g_combine_bulk, "BW24_COMBINE_BULK"); }
 void gemv_q8_set_combine_bulk(bool on) { g_combine_bulk.store(on ? 1 : 0, std::memory_order_relaxed); }
@@ -1202,9 +1279,16 @@ template <class F>
 cudaError_t routed_occupancy(int64_t gate_cols, int64_t down_cols, int k, GemvOccupancy* gate_up,
                              GemvOccupancy* combine) {
   constexpr auto kGateUpKernel = gemv_q8_kernel<F, 1, GemvOut::kGateUp, 1>;
-  if (const cudaError_t e = occupancy_of<kGateUpKernel>(staged_smem(staged_bytes(gate_cols, 1)), gate_up);
-      e != cudaSuccess)
+  const int64_t blocks = gate_cols / 256;
+  if (std::is_same_v<F, Q4_K> && gate_cols % 256 == 0 && blocks <= kGateUpBulkBlocks && gemv_q8_gate_up_bulk() &&
+      pdl_supported()) {  // gemv_q8_launch's bulk gate-up
+    BW24_CUDA_TRY(allow_smem<gate_up_bulk_kernel>(static_cast<size_t>(kMaxStagedBytes + 16 + kGateUpBulkImage)));
+    const auto smem = static_cast<size_t>(async_images_at(staged_bytes(gate_cols, 1)) + kWarpsPerCta * 2 * blocks * 144);
+    if (const cudaError_t e = occupancy_of<gate_up_bulk_kernel>(smem, gate_up); e != cudaSuccess) return e;
+  } else if (const cudaError_t e = occupancy_of<kGateUpKernel>(staged_smem(staged_bytes(gate_cols, 1)), gate_up);
+             e != cudaSuccess) {
     return e;
+  }
   const int64_t staged = staged_bytes(down_cols, k);
   if constexpr (kCombineWide<F>)
     if (combine_two_groups(gate_cols))  // the down's rows: the hidden width, the gate-up's columns

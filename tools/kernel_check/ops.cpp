@@ -833,6 +833,7 @@ void check_moe(std::mt19937& rng, Result& r) {
           cudaMemset(dy.p, 0xff, size_t(pairs * rows) * 4);
           const cuda::GemvRoute route{dids.p, expert_bytes, pairs, x_div};
           const uint32_t type = static_cast<uint32_t>(t);
+          const long bulk_before = cuda::gemv_q8_gate_up_bulk_launches();
           const uint8_t* w = dstack[0]->p;
           const uint8_t* w2 = out == cuda::GemvOut::kGateUp ? dstack[1]->p : nullptr;
           bool good = ok(q8 ? cuda::gemv_q8(w, w2, type, rows, cols, cuda::ActQ8{dq.p, dds.p}, 1, dy.p, out, 0, nullptr,
@@ -857,10 +858,12 @@ void check_moe(std::mt19937& rng, Result& r) {
           const auto a = download(dy, size_t(pairs * rows)), b = download(dref, size_t(pairs * rows));
           int differ = 0;
           for (size_t i = 0; i < a.size(); ++i) differ += !(a[i] == b[i]);
+          const bool bulk = cuda::gemv_q8_gate_up_bulk_launches() == bulk_before + 1;
           report(r, good && differ == 0, true,
                  fmt_name("routed gemv", t, out == cuda::GemvOut::kGateUp ? "gate-up" : ""),
                  "8 experts " + std::to_string(rows) + " x " + std::to_string(cols) + ", 6 pairs, x_div " +
-                     std::to_string(x_div) + ", outputs differing " + std::to_string(differ),
+                     std::to_string(x_div) + (bulk ? ", rows by cp.async.bulk" : "") + ", outputs differing " +
+                     std::to_string(differ),
                  0.0);
         }
       }
