@@ -808,10 +808,15 @@ __device__ __forceinline__ ActQ8 quantize_pair_chunks(const float4 (&v)[kQuantCh
 // the combine's copy_rows_bulk): lane 0 requests the two runs (blocks x 144 bytes each) into the warp's image
 // in shared memory right after the expert id, counted on the warp's mbarrier, beside the staging of the
 // activation row; the dot then reads the image in row_dot<1, 2, 1>'s order, so the bits are the register
-// kernel's. No registers hold the weights in flight, so the bound is six CTAs an SM (the 30B's 768 CTAs in one
-// wave of 792 slots, where the register kernel's 64 registers ran 528 + 240). Rows up to kGateUpBulkBlocks.
+// kernel's. No registers hold the weights in flight (40 registers, no stack), so the bound is six CTAs an SM: the
+// 30B's 768 CTAs in one wave of 792 slots, where the register kernel's 64 registers ran 528 + 240. Rows up to
+// kGateUpBulkBlocks. H200, tg128 `-p 512 -n 128 -r 2`, one binary, BW24_GATEUP_BULK=0 / 1 (next346):
+// Qwen3-30B-A3B 706.8 / 705.2 -> 719.1 / 718.7 (+1.8 %); Qwen3.6-35B-A3B 605.0 -> 583.0, whose 512 CTAs one wave
+// of the register kernel holds: gemv_q8_launch takes it only past that wave (g_gate_up_bulk_always below).
+// Round 38's cp.async form of the same copies (gate-up-async.patch) measured +0.6 %.
 constexpr int kGateUpBulkBlocks = 8;  // 2,048 columns: the MoE shapes' hidden width
 constexpr int64_t kGateUpBulkImage = int64_t{kWarpsPerCta} * 2 * kGateUpBulkBlocks * 144;  // a CTA's images
+constexpr int kGateUpRegCtas = kMinCtas<Q4_K, 1, GemvOut::kGateUp>;
 __global__ void __launch_bounds__(kThreads, 6)
     gate_up_bulk_kernel(const uint8_t* w, const uint8_t* w2, float* y, int64_t rows, int64_t cols, ActQ8 x, int act,
                         GemvRoute route) {
@@ -864,6 +869,10 @@ __global__ void __launch_bounds__(kThreads, 6)
 #endif
 }
 std::atomic<int> g_gate_up_bulk{-1};  // -1: not yet read from BW24_GATEUP_BULK (0: off)
+std::atomic<bool> g_gate_up_bulk_always{false};  // the kernel check's hook: every shape the kernel takes
+// The register kernel's CTAs an SM (kMinCtas): the bulk kernel is taken where its grid needs more than one wave
+// of those. Where one wave holds it (Qwen3.6-35B-A3B: 512 CTAs), the bulk kernel lost (next346: 605.0 -> 583.0
+// tok/s; six CTAs an SM gather the grid on fewer SMs); where it does not (Qwen3-30B-A3B: 768), it gains.
 std::atomic<long> g_gate_up_bulk_launches{0};
 
 // The routed down projection with the MoE combine as its epilogue (gemv_q8_combine, gemv.cuh):
@@ -1158,7 +1167,9 @@ cudaError_t gemv_q8_launch(const GemvSegment* segs, int n_segs, const void* w2, 
   if (type == kQ4_K && nt == 1 && out == GemvOut::kGateUp && route.ids && cols % 256 == 0 &&
       cols / 256 <= kGateUpBulkBlocks && staged_bytes(cols, 1) <= kMaxStagedBytes &&
       reinterpret_cast<uintptr_t>(segs[0].w) % 16 == 0 && reinterpret_cast<uintptr_t>(w2) % 16 == 0 &&
-      gemv_q8_gate_up_bulk() && pdl_supported()) {
+      gemv_q8_gate_up_bulk() && pdl_supported() &&
+      (g_gate_up_bulk_always.load(std::memory_order_relaxed) ||
+       (segs[0].rows + kWarpsPerCta - 1) / kWarpsPerCta * route.pairs > int64_t{kGateUpRegCtas} * sm_count())) {
     g_gate_up_bulk_launches.fetch_add(1, std::memory_order_relaxed);
     BW24_CUDA_TRY(allow_smem<gate_up_bulk_kernel>(static_cast<size_t>(kMaxStagedBytes + 16 + kGateUpBulkImage)));
     const dim3 grid(static_cast<unsigned>((segs[0].rows + kWarpsPerCta - 1) / kWarpsPerCta),
@@ -1207,6 +1218,7 @@ void gemv_q8_set_combine_async(bool on) { g_combine_async.store(on ? 1 : 0, std:
 long gemv_q8_gate_up_bulk_launches() { return g_gate_up_bulk_launches.load(std::memory_order_relaxed); }
 bool gemv_q8_gate_up_bulk() { return env_switch(g_gate_up_bulk, "BW24_GATEUP_BULK"); }
 void gemv_q8_set_gate_up_bulk(bool on) { g_gate_up_bulk.store(on ? 1 : 0, std::memory_order_relaxed); }
+void gemv_q8_set_gate_up_bulk_always(bool on) { g_gate_up_bulk_always.store(on, std::memory_order_relaxed); }
 long gemv_q8_combine_bulk_launches() { return g_combine_bulk_launches.load(std::memory_order_relaxed); }
 bool gemv_q8_combine_bulk() { return env_switch(g_combine_bulk, "BW24_COMBINE_BULK"); }
 void gemv_q8_set_combine_bulk(bool on) { g_combine_bulk.store(on ? 1 : 0, std::memory_order_relaxed); }
@@ -1279,16 +1291,10 @@ template <class F>
 cudaError_t routed_occupancy(int64_t gate_cols, int64_t down_cols, int k, GemvOccupancy* gate_up,
                              GemvOccupancy* combine) {
   constexpr auto kGateUpKernel = gemv_q8_kernel<F, 1, GemvOut::kGateUp, 1>;
-  const int64_t blocks = gate_cols / 256;
-  if (std::is_same_v<F, Q4_K> && gate_cols % 256 == 0 && blocks <= kGateUpBulkBlocks && gemv_q8_gate_up_bulk() &&
-      pdl_supported()) {  // gemv_q8_launch's bulk gate-up
-    BW24_CUDA_TRY(allow_smem<gate_up_bulk_kernel>(static_cast<size_t>(kMaxStagedBytes + 16 + kGateUpBulkImage)));
-    const auto smem = static_cast<size_t>(async_images_at(staged_bytes(gate_cols, 1)) + kWarpsPerCta * 2 * blocks * 144);
-    if (const cudaError_t e = occupancy_of<gate_up_bulk_kernel>(smem, gate_up); e != cudaSuccess) return e;
-  } else if (const cudaError_t e = occupancy_of<kGateUpKernel>(staged_smem(staged_bytes(gate_cols, 1)), gate_up);
-             e != cudaSuccess) {
+  // The register kernel's: it decides where the bulk kernel (gate_up_bulk_kernel, six an SM by its bound) runs.
+  if (const cudaError_t e = occupancy_of<kGateUpKernel>(staged_smem(staged_bytes(gate_cols, 1)), gate_up);
+      e != cudaSuccess)
     return e;
-  }
   const int64_t staged = staged_bytes(down_cols, k);
   if constexpr (kCombineWide<F>)
     if (combine_two_groups(gate_cols))  // the down's rows: the hidden width, the gate-up's columns

@@ -834,12 +834,14 @@ void check_moe(std::mt19937& rng, Result& r) {
           const cuda::GemvRoute route{dids.p, expert_bytes, pairs, x_div};
           const uint32_t type = static_cast<uint32_t>(t);
           const long bulk_before = cuda::gemv_q8_gate_up_bulk_launches();
+          cuda::gemv_q8_set_gate_up_bulk_always(true);  // these grids are one wave: the bulk kernel where it runs
           const uint8_t* w = dstack[0]->p;
           const uint8_t* w2 = out == cuda::GemvOut::kGateUp ? dstack[1]->p : nullptr;
           bool good = ok(q8 ? cuda::gemv_q8(w, w2, type, rows, cols, cuda::ActQ8{dq.p, dds.p}, 1, dy.p, out, 0, nullptr,
                                             &route)
                             : cuda::gemv(w, type, rows, cols, dx.p, 1, dy.p, out, nullptr, &route),
                          "routed gemv");
+          cuda::gemv_q8_set_gate_up_bulk_always(false);
           // Each pair alone, as a plain GEMV on the kernel the routed launch uses (the warp-per-row
           // kernel: one-token launches would otherwise take the streamed kernel, whose float sums
           // run in another order).
