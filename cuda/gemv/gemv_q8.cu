@@ -870,9 +870,6 @@ __global__ void __launch_bounds__(kThreads, 6)
 }
 std::atomic<int> g_gate_up_bulk{-1};  // -1: not yet read from BW24_GATEUP_BULK (0: off)
 std::atomic<bool> g_gate_up_bulk_always{false};  // the kernel check's hook: every shape the kernel takes
-// The register kernel's CTAs an SM (kMinCtas): the bulk kernel is taken where its grid needs more than one wave
-// of those. Where one wave holds it (Qwen3.6-35B-A3B: 512 CTAs), the bulk kernel lost (next346: 605.0 -> 583.0
-// tok/s; six CTAs an SM gather the grid on fewer SMs); where it does not (Qwen3-30B-A3B: 768), it gains.
 std::atomic<long> g_gate_up_bulk_launches{0};
 
 // The routed down projection with the MoE combine as its epilogue (gemv_q8_combine, gemv.cuh):
@@ -1164,6 +1161,9 @@ cudaError_t gemv_q8_launch(const GemvSegment* segs, int n_segs, const void* w2, 
     ctas += static_cast<unsigned>((segs[i].rows + rows_per_cta - 1) / rows_per_cta);
     a.seg.cta_end[i] = ctas;
   }
+  // The routed one-token Q4_K gate-up by gate_up_bulk_kernel where its grid needs more than one wave of the register
+  // kernel (kGateUpRegCtas an SM). Where one wave holds it (Qwen3.6-35B-A3B: 512 CTAs) the bulk kernel lost (next346:
+  // 605.0 -> 583.0 tok/s; six CTAs an SM gather the grid on fewer SMs); past it (Qwen3-30B-A3B: 768) it gains.
   if (type == kQ4_K && nt == 1 && out == GemvOut::kGateUp && route.ids && cols % 256 == 0 &&
       cols / 256 <= kGateUpBulkBlocks && staged_bytes(cols, 1) <= kMaxStagedBytes &&
       reinterpret_cast<uintptr_t>(segs[0].w) % 16 == 0 && reinterpret_cast<uintptr_t>(w2) % 16 == 0 &&
