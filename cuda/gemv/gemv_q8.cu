@@ -671,75 +671,66 @@ __host__ __device__ constexpr int64_t async_images_at(int64_t staged) { return (
 __device__ __forceinline__ void warp_copy16(uint8_t* dst, const uint8_t* src, int n, int lane) {
   for (int i = 16 * lane; i < n; i += 16 * 32) cp_async16(dst + i, src + i, 16);
 }
-// Rows [row, row + kRoutedStoreRows) of an expert of n_blocks blocks in rows of `blocks` into img.
-template <class F>
-__device__ __forceinline__ void copy_rows_async(uint8_t* img, const uint8_t* w, int64_t n_blocks, int64_t row,
-                                                int64_t blocks, int lane) {
+// Rows [row, row + kRoutedStoreRows) of an expert of n_blocks blocks in rows of `blocks` into img, by the warp's
+// lanes 16 bytes at a time (cp.async, the calling lanes' commit group), or (kBulk, round 61) by lane 0 with one
+// cp.async.bulk a run counted in bytes on the warp's mbarrier `landed` (its 2.5 KB in 1-3 requests instead of ~160
+// through the load-store unit). Q6_K's d plane (2 bytes a block, not 16-byte aligned) stays on the lanes' cp.async8
+// either way. The image is the same, so are the bits.
+template <class F, bool kBulk = false>
+__device__ __forceinline__ void copy_rows(uint8_t* img, const uint8_t* w, int64_t n_blocks, int64_t row, int64_t blocks,
+                                          int lane, uint64_t* landed = nullptr) {
   const int nb = kRoutedStoreRows * static_cast<int>(blocks);  // the image's blocks
   const int64_t gb0 = row * blocks;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  [[maybe_unused]] const uint64_t policy = kBulk ? l2_evict_first_policy() : 0;
+#endif
+  // A run's bytes (the bulk form rounds them up to 16, as warp_copy16's last copy does), all announced first.
+  const auto rounded = [](int n) { return static_cast<uint32_t>(n + 15) / 16 * 16; };
+  [[maybe_unused]] const auto expect = [&](uint32_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if constexpr (kBulk) mbar_arrive_expect_tx(landed, bytes);
+#endif
+  };
+  const auto run = [&](uint8_t* dst, const uint8_t* src, int n) {
+    if constexpr (kBulk) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+      bulk_copy_g2s(dst, src, rounded(n), landed, policy);
+#endif
+    } else {
+      warp_copy16(dst, src, n, lane);
+    }
+  };
+  const bool issues = !kBulk || lane == 0;  // the bulk form's requests are lane 0's, the lanes' copies every lane's
   if constexpr (std::is_same_v<F, Q4_K>) {
-    warp_copy16(img, w + gb0 * 144, nb * 144, lane);
+    if (issues) {
+      expect(rounded(nb * 144));
+      run(img, w + gb0 * 144, nb * 144);
+    }
   } else {
     const Q6KTiles t6(n_blocks, blocks);
-    if (t6.sh != kQ6KWhole) {  // whole tiles: one run, the image's tiles the same
-      warp_copy16(img, w + t6.base(gb0), nb * 210, lane);
+    if (t6.sh != kQ6KWhole) {  // whole tiles (rows of 8 or 16k blocks): one run, the image's tiles the same
+      if (issues) {
+        expect(rounded(nb * 210));
+        run(img, w + t6.base(gb0), nb * 210);
+      }
     } else {  // the plain planes: a run of each, at the planes of the image (an expert of nb blocks)
       const Q6KTiles it(nb, blocks);  // the image's layout, as dot_rows_image reads it
-      warp_copy16(img + it.ql(0), w + t6.ql(gb0), nb * 128, lane);
-      warp_copy16(img + it.qh(0), w + t6.qh(gb0), nb * 64, lane);
-      warp_copy16(img + it.sc(0), w + t6.sc(gb0), nb * 16, lane);
+      if (issues) {
+        expect(rounded(nb * 128) + rounded(nb * 64) + rounded(nb * 16));
+        run(img + it.ql(0), w + t6.ql(gb0), nb * 128);
+        run(img + it.qh(0), w + t6.qh(gb0), nb * 64);
+        run(img + it.sc(0), w + t6.sc(gb0), nb * 16);
+      }
       for (int i = 8 * lane; i < nb * 2; i += 8 * 32) cp_async8(img + it.d(0) + i, w + t6.d(gb0) + i);  // 8-byte aligned
     }
   }
 }
-// copy_rows_async's image by the copy engine (kBulk, round 61): lane 0 issues one cp.async.bulk per run (Q4_K's
-// rows, or Q6_K's ql, qh and scale planes) counted in bytes on the warp's mbarrier `landed`, so a warp's 2.5 KB take
-// 1-3 instructions instead of ~160 16-byte cp.async through the load-store unit; Q6_K's d plane (2 bytes a block,
-// not 16-byte aligned) stays on cp.async8 in the lanes' commit group. The image is the same, so are the bits.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-template <class F>
-__device__ __forceinline__ void copy_rows_bulk(uint8_t* img, const uint8_t* w, int64_t n_blocks, int64_t row,
-                                               int64_t blocks, int lane, uint64_t* landed) {
-  const int nb = kRoutedStoreRows * static_cast<int>(blocks);
-  const int64_t gb0 = row * blocks;
-  const uint64_t policy = l2_evict_first_policy();
-  if constexpr (std::is_same_v<F, Q4_K>) {
-    if (lane == 0) {
-      const uint32_t bytes = static_cast<uint32_t>(nb * 144 + 15) / 16 * 16;
-      mbar_arrive_expect_tx(landed, bytes);
-      bulk_copy_g2s(img, w + gb0 * 144, bytes, landed, policy);
-    }
-  } else {
-    const Q6KTiles t6(n_blocks, blocks);
-    if (t6.sh != kQ6KWhole) {  // tiles: rows of 8 or 16k blocks, past kAsyncBlocks; as copy_rows_async, one run
-      if (lane == 0) {
-        const uint32_t bytes = static_cast<uint32_t>(nb * 210 + 15) / 16 * 16;
-        mbar_arrive_expect_tx(landed, bytes);
-        bulk_copy_g2s(img, w + t6.base(gb0), bytes, landed, policy);
-      }
-    } else {
-      const Q6KTiles it(nb, blocks);
-      if (lane == 0) {
-        const uint32_t ql = static_cast<uint32_t>(nb * 128), qh = static_cast<uint32_t>(nb * 64),
-                       sc = static_cast<uint32_t>(nb * 16);
-        mbar_arrive_expect_tx(landed, ql + qh + sc);
-        bulk_copy_g2s(img + it.ql(0), w + t6.ql(gb0), ql, landed, policy);
-        bulk_copy_g2s(img + it.qh(0), w + t6.qh(gb0), qh, landed, policy);
-        bulk_copy_g2s(img + it.sc(0), w + t6.sc(gb0), sc, landed, policy);
-      }
-      for (int i = 8 * lane; i < nb * 2; i += 8 * 32) cp_async8(img + it.d(0) + i, w + t6.d(gb0) + i);
-    }
-  }
-}
-#endif
 
-// The lane's part of the warp's 4 rows from the image: row_dot<1, 4, 4>'s arithmetic and order (one
-// step: blocks <= 4), so the bits are the routed store launch's.
-template <class F>
-__device__ __forceinline__ void dot_rows_image(const uint8_t* img, int64_t blocks, const ActQ8& x, int64_t cols,
-                                               int lane, float (&acc)[kRoutedStoreRows][1]) {
-  constexpr int kRows = kRoutedStoreRows;
-  const int sub = lane % 8, b = lane / 8;
+// One step of dot_rows_image: block b of each piece (none where b >= blocks).
+template <class F, int kRows>
+__device__ __forceinline__ void dot_rows_image_step(const uint8_t* img, int64_t blocks, const ActQ8& x, int64_t cols,
+                                                    int lane, int b, float (&acc)[kRows][1]) {
+  const int sub = lane % 8;
   if (b >= blocks) return;
   const int nb = kRows * static_cast<int>(blocks);
   if constexpr (std::is_same_v<F, Q4_K>) {
@@ -762,6 +753,19 @@ __device__ __forceinline__ void dot_rows_image(const uint8_t* img, int64_t block
                   hv = *reinterpret_cast<const uint2*>(img + t6.qh(gbm) + 32 * n + l0);
       Q6_K::block_dot<1>(av, bv, hv, img, t6, gbm, b, n, l0, x, cols, acc[m]);
     }
+  }
+}
+
+// The lane's part of the warp's kRows pieces from the image (piece m's blocks at m x blocks; blocks <= 4 kSteps):
+// row_dot's arithmetic and order (its blocks b, b + 4, .. of a lane, every piece at each), so the bits are the
+// register kernel's: the combine's 4 rows (row_dot<1, 4, 4>, one step), the routed gate-up's gate and up
+// (row_dot<1, 2, 1>, Q4_K, two steps).
+template <class F, int kRows = kRoutedStoreRows, int kSteps = 1>
+__device__ __forceinline__ void dot_rows_image(const uint8_t* img, int64_t blocks, const ActQ8& x, int64_t cols,
+                                               int lane, float (&acc)[kRows][1]) {
+#pragma unroll
+  for (int step = 0; step < kSteps; ++step) {
+    dot_rows_image_step<F, kRows>(img, blocks, x, cols, lane, lane / 8 + 4 * step, acc);
   }
 }
 
@@ -805,7 +809,7 @@ __device__ __forceinline__ ActQ8 quantize_pair_chunks(const float4 (&v)[kQuantCh
 }
 
 // The one-token Q4_K routed gate-up with each warp's gate and up rows copied by the copy engine (round 61, as
-// the combine's copy_rows_bulk): lane 0 requests the two runs (blocks x 144 bytes each) into the warp's image
+// the combine's copy_rows<F, true>): lane 0 requests the two runs (blocks x 144 bytes each) into the warp's image
 // in shared memory right after the expert id, counted on the warp's mbarrier, beside the staging of the
 // activation row; the dot then reads the image in row_dot<1, 2, 1>'s order, so the bits are the register
 // kernel's. No registers hold the weights in flight (40 registers, no stack), so the bound is six CTAs an SM: the
@@ -847,23 +851,8 @@ __global__ void __launch_bounds__(kThreads, 6)
   stage_act(x, cols, 1);
   if (row >= rows) return;
   mbar_wait(&landed[warp], 0);
-  // row_dot<1, 2, 1>'s lanes and order: block b0 and b0 + 4 of a step, gate then up.
-  const int sub = lane % 8, grp = lane / 8, c = sub / 2, h = sub % 2;
-  float acc[2][1] = {};
-  for (int64_t b0 = grp; b0 < blocks; b0 += 8) {
-#pragma unroll
-    for (int u = 0; u < 2; ++u) {
-      const int64_t b = b0 + 4 * u;
-      if (b >= blocks) break;
-      const Q4_K::Act<1> a = Q4_K::load_act<1>(x, cols, b, c, h);
-#pragma unroll
-      for (int m = 0; m < 2; ++m) {
-        const uint8_t* blk = img + m * run + b * 144;
-        const uint4 head = *reinterpret_cast<const uint4*>(blk), qq = *reinterpret_cast<const uint4*>(blk + 16 + 32 * c + 16 * h);
-        Q4_K::dot<1>(head, qq, qq, a, c, h, acc[m]);
-      }
-    }
-  }
+  float acc[2][1] = {};  // gate, up: row_dot<1, 2, 1>'s order
+  dot_rows_image<Q4_K, 2, kGateUpBulkBlocks / 4>(img, blocks, x, cols, lane, acc);
   const float g = warp_sum(acc[0][0]), u = warp_sum(acc[1][0]);
   if (lane == 0) y[row] = gate_activation(g, act) * u;
 #endif
@@ -871,6 +860,13 @@ __global__ void __launch_bounds__(kThreads, 6)
 std::atomic<int> g_gate_up_bulk{-1};  // -1: not yet read from BW24_GATEUP_BULK (0: off)
 std::atomic<bool> g_gate_up_bulk_always{false};  // the kernel check's hook: every shape the kernel takes
 std::atomic<long> g_gate_up_bulk_launches{0};
+// Whether a one-token Q4_K routed gate-up of seg's rows takes gate_up_bulk_kernel (gemv_q8_launch says when).
+bool gate_up_bulk_takes(const GemvSegment& seg, const void* w2, int64_t cols, const GemvRoute& route) {
+  const bool aligned = reinterpret_cast<uintptr_t>(seg.w) % 16 == 0 && reinterpret_cast<uintptr_t>(w2) % 16 == 0;
+  const int64_t ctas = (seg.rows + kWarpsPerCta - 1) / kWarpsPerCta * route.pairs;
+  return cols % 256 == 0 && cols / 256 <= kGateUpBulkBlocks && aligned && gemv_q8_gate_up_bulk() && pdl_supported() &&
+         (g_gate_up_bulk_always.load(std::memory_order_relaxed) || ctas > int64_t{kGateUpRegCtas} * sm_count());
+}
 
 // The routed down projection with the MoE combine as its epilogue (gemv_q8_combine, gemv.cuh):
 // CTA (b, t) takes rows 4 kG b .. 4 kG b + 4 kG - 1 of every pair of token t (kG below), warp j of
@@ -895,7 +891,7 @@ std::atomic<long> g_gate_up_bulk_launches{0};
 // kQuant (MoeCombine::act): the launch quantizes the pairs' f32 rows itself (load_pair_chunks and
 // quantize_pair_chunks, above) in place of staging the int8 rows an rmsnorm_q8 launch wrote: that launch
 // and its boundary go.
-// kBulk (with kAsync and kQuant, two groups): the warp's rows by copy_rows_bulk, lane 0's cp.async.bulk on the
+// kBulk (with kAsync and kQuant, two groups): the warp's rows by copy_rows<F, true>, lane 0's cp.async.bulk on the
 // warp's mbarrier, in place of ~160 16-byte cp.async a warp (2.5 KB of Q6_K: 3 x 4 blocks). Round 38's stamps
 // put the Q6_K dot phase at 10.3 MB in 4.6 us (2.2 TB/s) with every byte requested at once; the load-store
 // unit's 16-byte requests are the likely limit (not profiled): the copy engine takes a run in one request, as
@@ -971,11 +967,11 @@ __global__ void __launch_bounds__(kThreads * kG, 4 / kG) gemv_q8_combine_kernel(
           mbar_init_fence();
         }
         __syncwarp();
-        copy_rows_bulk<F>(img, w + expert * route.expert_bytes, n_blocks, row, blocks, lane, &landed[warp_all]);
+        copy_rows<F, true>(img, w + expert * route.expert_bytes, n_blocks, row, blocks, lane, &landed[warp_all]);
       }
 #endif
     } else {
-      if (warp < k) copy_rows_async<F>(img, w + expert * route.expert_bytes, n_blocks, row, blocks, lane);
+      if (warp < k) copy_rows<F>(img, w + expert * route.expert_bytes, n_blocks, row, blocks, lane);
     }
     cp_async_commit();
     if constexpr (kQuant) {
@@ -1039,13 +1035,12 @@ std::atomic<long> g_combine_async_launches{0}, g_combine_wide_launches{0}, g_com
 // lose with it (the trace: 5.30 -> 5.83 us a launch) and the 35B's of 2 (512 wide) gain. Asked again
 // with round 50's order (the staging ahead of the weights, next277): 30B 661.4 -> 648.9 with the
 // 3-block Q4_K rows taking it too.
-// Where the combine takes copy_rows_bulk: the cp.async form's conditions, but rows of up to kAsyncBlocks blocks
+// Where the combine takes copy_rows<F, true>: the cp.async form's conditions, but rows of up to kAsyncBlocks blocks
 // of Q4_K too (the 30B's 3-block rows lost with the lanes' cp.async, next277 / next338, and gain with the bulk
 // copies). Taken only by the two-group launch that quantizes its input (every MoE shape here).
 template <class F>
 bool combine_bulk_takes(int64_t cols, int64_t staged) {
-  return kCombineAsync<F> && cols / F::kBlockElems <= kAsyncBlocks && staged <= kMaxStagedBytes &&
-         gemv_q8_combine_async() && gemv_q8_combine_bulk() && pdl_supported();  // cp.async.bulk: sm_90 on, as PDL
+  return cols / F::kBlockElems <= kAsyncBlocks && staged <= kMaxStagedBytes && gemv_q8_combine_async() && gemv_q8_combine_bulk() && pdl_supported();  // cp.async.bulk: sm_90 on, as PDL
 }
 template <class F>
 bool combine_async_takes(int64_t cols, int64_t staged) {
@@ -1164,12 +1159,7 @@ cudaError_t gemv_q8_launch(const GemvSegment* segs, int n_segs, const void* w2, 
   // The routed one-token Q4_K gate-up by gate_up_bulk_kernel where its grid needs more than one wave of the register
   // kernel (kGateUpRegCtas an SM). Where one wave holds it (Qwen3.6-35B-A3B: 512 CTAs) the bulk kernel lost (next346:
   // 605.0 -> 583.0 tok/s; six CTAs an SM gather the grid on fewer SMs); past it (Qwen3-30B-A3B: 768) it gains.
-  if (type == kQ4_K && nt == 1 && out == GemvOut::kGateUp && route.ids && cols % 256 == 0 &&
-      cols / 256 <= kGateUpBulkBlocks && staged_bytes(cols, 1) <= kMaxStagedBytes &&
-      reinterpret_cast<uintptr_t>(segs[0].w) % 16 == 0 && reinterpret_cast<uintptr_t>(w2) % 16 == 0 &&
-      gemv_q8_gate_up_bulk() && pdl_supported() &&
-      (g_gate_up_bulk_always.load(std::memory_order_relaxed) ||
-       (segs[0].rows + kWarpsPerCta - 1) / kWarpsPerCta * route.pairs > int64_t{kGateUpRegCtas} * sm_count())) {
+  if (type == kQ4_K && nt == 1 && out == GemvOut::kGateUp && route.ids && gate_up_bulk_takes(segs[0], w2, cols, route)) {
     g_gate_up_bulk_launches.fetch_add(1, std::memory_order_relaxed);
     BW24_CUDA_TRY(allow_smem<gate_up_bulk_kernel>(static_cast<size_t>(kMaxStagedBytes + 16 + kGateUpBulkImage)));
     const dim3 grid(static_cast<unsigned>((segs[0].rows + kWarpsPerCta - 1) / kWarpsPerCta),
