@@ -1202,6 +1202,34 @@ cudaError_t gemv_q8(const void* w, const void* w2, uint32_t type, int64_t rows, 
                         nullptr, room ? *room : CtaRoom{});
 }
 
+namespace {
+std::atomic<int> g_gate_up_q8{-1};  // -1: not yet read from BW24_GATEUP_Q8 (0: off)
+}
+bool gemv_q8_gate_up_q8_on() { return env_switch(g_gate_up_q8, "BW24_GATEUP_Q8"); }
+void gemv_q8_set_gate_up_q8(bool on) { g_gate_up_q8.store(on ? 1 : 0, std::memory_order_relaxed); }
+
+cudaError_t gemv_q8_gate_up_q8(const void* w, const void* w2, uint32_t type, int64_t rows, int64_t cols, ActQ8 x,
+                               float* y, int act, int8_t* q, float2* ds, cudaStream_t s, bool* written) {
+  *written = false;
+  if (!w || !w2 || !y || !q || !ds || rows <= 0 || cols <= 0) return cudaErrorInvalidValue;
+  if (gemv_q8_gate_up_q8_on() && gemv_q8_streamed() && pdl_supported() && rows % 32 == 0 &&
+      reinterpret_cast<uintptr_t>(w) % 16 == 0 && reinterpret_cast<uintptr_t>(w2) % 16 == 0 && cols % 32 == 0) {
+    Segments seg{};
+    seg.n = 1;
+    seg.w[0] = static_cast<const uint8_t*>(w);
+    seg.y[0] = y;
+    seg.rows[0] = rows;
+    bool taken = false;
+    const cudaError_t e = gemv_stream(seg, static_cast<const uint8_t*>(w2), type, cols, x, GemvOut::kGateUp, act, s,
+                                      &taken, GemvChain::kPlain, {}, q, ds);
+    if (taken) {
+      *written = e == cudaSuccess;
+      return e;
+    }
+  }
+  return gemv_q8(w, w2, type, rows, cols, x, 1, y, GemvOut::kGateUp, act, s);
+}
+
 long gemv_q8_combine_async_launches() { return g_combine_async_launches.load(std::memory_order_relaxed); }
 bool gemv_q8_combine_async() { return env_switch(g_combine_async, "BW24_COMBINE_ASYNC"); }
 void gemv_q8_set_combine_async(bool on) { g_combine_async.store(on ? 1 : 0, std::memory_order_relaxed); }

@@ -59,6 +59,7 @@
 #include <algorithm>
 #include <atomic>
 
+#include "cuda/common/act_q8.cuh"
 #include "cuda/common/bulk.cuh"
 #include "cuda/common/check.cuh"
 #include "cuda/common/device.h"
@@ -329,6 +330,8 @@ struct HalfStream {
 // ---------------------------------------------------------------------------------------------
 // The kernel.
 // ---------------------------------------------------------------------------------------------
+// The kWarpsPerCta consumer warps alone (named barrier 1; the producer warp never arrives there).
+__device__ __forceinline__ void consumers_sync() { asm volatile("bar.sync 1, %0;" ::"n"(kThreads) : "memory"); }
 enum class StreamCut : int { kAny, kWhole, kOne };
 struct StreamArgs {
   Segments seg;
@@ -347,6 +350,12 @@ struct StreamArgs {
   // compares, the rest constant); kAny, the rest.
   StreamCut cut;
   GemvChain chain;  // the launch's place in the PDL chain (gemv.cuh)
+  // The gate-up's output also as the down projection's int8 input (the kQ8 instance): blocks of 32
+  // rows, rmsnorm_q8's bits without a norm. CTA b then takes the `per` row groups from b per (a
+  // multiple of four: whole blocks), not b, b + grid, ...
+  int8_t* q_out;
+  float2* ds_out;
+  unsigned per;
 };
 
 template <class F, int kMats>
@@ -385,7 +394,7 @@ constexpr int kStreamThreads = kThreads + 32, kProducer = kWarpsPerCta;
 // had also spilled with several copies (stack 0 -> 8 -> 16 bytes, 7811dcf / a46a5c0): Qwen3-8B BF16
 // tg128 220.2 / 220.1 -> 216.2 / 216.8 (next172, 01be39b beside dba9642); one copy, 222.5 / 223.7
 // beside round 22's d93bff5 at 221.6 / 222.3 (next173), kOne and kAny without stack, kWhole 8 bytes.
-template <class F, GemvOut kOut, StreamCut kCut>
+template <class F, GemvOut kOut, StreamCut kCut, bool kQ8 = false>
 __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_kernel(StreamArgs a) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kMats = kOut == GemvOut::kGateUp ? 2 : 1;
@@ -405,8 +414,10 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   // CTAs, put 8 groups on one SM and 4 on the next (5.8 on average); dealt out in turn, 6 and 5.
   // Measured (H200, tg128, same binary, A/B by environment): Qwen3-8B BF16 222.6 -> 223.7, Q4_K_M
   // 465.0 -> 468.5 (218a5bd).
-  const unsigned g_step = gridDim.x;
-  const int items = static_cast<int>((a.groups - blockIdx.x + g_step - 1) / g_step) * chunks;
+  // kQ8: the CTA's run of `per` groups from g_first, one after the other.
+  const unsigned g_step = kQ8 ? 1u : gridDim.x, g_first = kQ8 ? blockIdx.x * a.per : blockIdx.x;
+  const int items = kQ8 ? static_cast<int>(min(a.per, a.groups - g_first)) * chunks
+                        : static_cast<int>((a.groups - blockIdx.x + g_step - 1) / g_step) * chunks;
   // Item i: row group g = b + (i / chunks) grid (segment s, rows [r0, r0 + nr)), K chunk kc = i % chunks,
   // in ring slot i % stages with barrier phase (i / stages) % 2. Producer and consumers walk the
   // items with a Cursor, which steps those four without a division: a 32-bit division is ~20
@@ -484,7 +495,7 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
     }
   };
   uint64_t policy = 0;
-  Cursor pc{blockIdx.x, 0, 0, 0u};  // the producer's
+  Cursor pc{g_first, 0, 0, 0u};  // the producer's
   if (warp == kProducer) {
     policy = l2_evict_first_policy();
     if (lane == 0) {
@@ -555,7 +566,7 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   // A lambda called once: as a plain block, ptxas chose other registers in 27 of the 72 instances
   // (cuobjdump), not the code measured in next175.
   auto consume = [&]() {
-    Cursor cc{blockIdx.x, 0, 0, 0u};
+    Cursor cc{g_first, 0, 0, 0u};
     for (int i = 0; i < items; ++i, cc.next(chunks, a.stages, g_step)) {
       const Item it = item(cc);
       const int slot = cc.slot;
@@ -594,7 +605,26 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
           const int64_t row = it.r0 + warp;
           if constexpr (kOut == GemvOut::kGateUp) {
             const float g = warp_sum(acc[0]), u = warp_sum(acc[1]);
-            if (lane == 0) y[row] = gate_activation(g, a.act) * u;
+            const float v = gate_activation(g, a.act) * u;
+            if (lane == 0) y[row] = v;
+            if constexpr (kQ8) {
+              // Rows 32 b .. 32 b + 31 are groups 4 b .. 4 b + 3 (one warp a row): each warp leaves its row's value
+              // in block b's slots (two blocks' slots in turn: a warp refills a block's slots only after the next
+              // block's barrier, which warp 0 reaches after reading them), and once the block's last group is done
+              // the eight consumer warps meet and warp 0 quantizes it as rmsnorm_q8 would (store_act_q8). The
+              // int8 launch between the gate-up and the down (48 CTAs, 2.5-3.0 us of segment a Qwen3-8B layer)
+              // goes; the barrier and the quantization sit on the CTA's tail, ~0.2 us. H200, tg128 `-p 512`,
+              // alternated (next349): Qwen3-8B Q4_K_M 600.7 / 601.9 / 600.4 -> 615.6 / 615.7 / 615.1, Qwen3.5-9B
+              // 581.2 -> 592.9, Qwen3-8B at depth 4096 514.9 -> 529.1. The same fold on round 18's kernel (next95, at
+              // 454 tok/s) had measured +0.4 %, inside the noise; the step has changed around it since.
+              __shared__ float block_rows[2][32];
+              const unsigned blk = cc.g / 4;
+              if (lane == 0) block_rows[blk & 1][(cc.g % 4) * kWarpsPerCta + warp] = v;
+              if (cc.g % 4 == 3) {
+                consumers_sync();
+                if (warp == 0) store_act_q8(block_rows[blk & 1][lane], a.q_out + 32 * int64_t{blk} + lane, a.ds_out + blk);
+              }
+            }
           } else {
             const float v = warp_sum(acc[0]);
             if (lane == 0) y[row] = kOut == GemvOut::kAdd ? (kEarlyResidual ? y_old : y[row]) + v : v;
@@ -637,9 +667,9 @@ cudaError_t make_room(size_t* smem, const CtaRoom& next) {
   return cudaSuccess;
 }
 
-template <class F, GemvOut kOut, StreamCut kCut>
-cudaError_t launch_cut(const StreamArgs& a, size_t smem, const CtaRoom& room, cudaStream_t s) {
-  constexpr auto kernel = gemv_stream_kernel<F, kOut, kCut>;
+template <class F, GemvOut kOut, StreamCut kCut, bool kQ8 = false>
+cudaError_t launch_cut(StreamArgs a, size_t smem, const CtaRoom& room, cudaStream_t s) {
+  constexpr auto kernel = gemv_stream_kernel<F, kOut, kCut, kQ8>;
   if (room.smem > 0 || room.regs > 0) BW24_CUDA_TRY(make_room<kernel>(&smem, room));
   // ctas_per_sm<F>() of them per SM where their shared memory fits (Q6_K's stages may not).
   const int fit = static_cast<int>(kSmemPerSm / (static_cast<int64_t>(smem) + kSmemReservedPerCta));
@@ -650,12 +680,14 @@ cudaError_t launch_cut(const StreamArgs& a, size_t smem, const CtaRoom& room, cu
   // 398.8 -> 407.4, Qwen3-8B Q4_K_M 409.6 -> 411.9). F16 / BF16 keep every slot: their consumers read
   // the f32 activations through L1 and need every CTA's warps (the even grid there, at three an
   // SM: Qwen3-8B BF16 165 -> 158.5).
-  const unsigned per = (a.groups + slots - 1) / slots;
+  // kQ8: runs of whole blocks (four groups), as few CTAs as keep the most blocks a CTA takes.
+  const unsigned per = kQ8 ? 4 * ((a.groups / 4 + slots - 1) / slots) : (a.groups + slots - 1) / slots;
   const unsigned grid = F::kF32Act ? std::min(a.groups, slots) : (a.groups + per - 1) / per;
+  a.per = per;
   // The shared-memory opt-in is a property of the kernel on each device (allow_smem keeps a bit a
   // device): a process-wide flag had left a second GPU's launches at the 48 KB default.
-  BW24_CUDA_TRY((allow_smem<gemv_stream_kernel<F, kOut, kCut>>(200 * 1024)));
-  return launch_pdl(gemv_stream_kernel<F, kOut, kCut>, dim3(grid), dim3(kStreamThreads), smem, s, a);
+  BW24_CUDA_TRY((allow_smem<kernel>(200 * 1024)));
+  return launch_pdl(kernel, dim3(grid), dim3(kStreamThreads), smem, s, a);
 }
 
 // The kernel instance of a's cut.
@@ -667,6 +699,13 @@ cudaError_t launch(const StreamArgs& a, size_t smem, const CtaRoom& room, cudaSt
     default: return launch_cut<F, kOut, StreamCut::kAny>(a, smem, room, s);
   }
 }
+
+// The formats with a gate-up instance that writes its int8 output too (kQ8): Q4_K and Q5_K, the
+// gate-ups of the Q4_K_M / Q5_K_M models (gemv_stream refuses the others before the dispatch).
+template <class F>
+constexpr bool kGateUpQ8 = false;
+template <bool kFifth>
+constexpr bool kGateUpQ8<KQuantStream<kFifth, 16>> = true;
 
 // The format's entry: whether it can take the shape, then the launch by epilogue.
 template <class F>
@@ -685,6 +724,15 @@ cudaError_t launch_format(StreamArgs a, GemvOut out, cudaStream_t s, bool* taken
   const int64_t smem = fixed + a.stages * stage;
   if (smem > 200 * 1024) return cudaSuccess;
   const auto sz = static_cast<size_t>(smem);
+  if (a.q_out) {  // the gate-up with its int8 output: one segment of whole blocks and pieces, else not taken
+    if constexpr (kGateUpQ8<F>) {
+      if (out == GemvOut::kGateUp && a.cut == StreamCut::kOne && a.seg.rows[0] % 32 == 0) {
+        *taken = true;
+        return launch_cut<F, GemvOut::kGateUp, StreamCut::kOne, true>(a, sz, room, s);
+      }
+    }
+    return cudaSuccess;
+  }
   *taken = true;
   switch (out) {
     case GemvOut::kStore: return launch<F, GemvOut::kStore>(a, sz, room, s);
@@ -699,7 +747,7 @@ cudaError_t launch_format(StreamArgs a, GemvOut out, cudaStream_t s, bool* taken
 
 // A launch's arguments with its segments' row groups counted (8 rows each).
 StreamArgs stream_args(const Segments& seg, const uint8_t* w2, int64_t cols, ActQ8 x, const float* xf, int act) {
-  StreamArgs a{seg, w2, cols, x, xf, act, {}, 0, kMinStages, StreamCut::kAny, GemvChain::kPlain};
+  StreamArgs a{seg, w2, cols, x, xf, act, {}, 0, kMinStages, StreamCut::kAny, GemvChain::kPlain, nullptr, nullptr, 0};
   for (int i = 0; i < seg.n; ++i) {
     a.groups += static_cast<unsigned>((seg.rows[i] + kWarpsPerCta - 1) / kWarpsPerCta);
     a.group_end[i] = a.groups;
@@ -750,13 +798,16 @@ bool stream_format(uint32_t type, GemvOut out) {
 }
 
 cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, int64_t cols, ActQ8 x, GemvOut out,
-                        int act, cudaStream_t s, bool* taken, GemvChain chain, const CtaRoom& room) {
+                        int act, cudaStream_t s, bool* taken, GemvChain chain, const CtaRoom& room, int8_t* q_out,
+                        float2* ds_out) {
   *taken = false;
   bool aligned = out != GemvOut::kGateUp || reinterpret_cast<uintptr_t>(w2) % 16 == 0;
   for (int i = 0; i < seg.n; ++i) aligned = aligned && reinterpret_cast<uintptr_t>(seg.w[i]) % 16 == 0;
   if (!aligned || cols % 32 != 0 || !stream_format(type, out)) return cudaSuccess;
   StreamArgs a = stream_args(seg, w2, cols, x, nullptr, act);
   a.chain = chain;
+  a.q_out = q_out, a.ds_out = ds_out;
+  if (q_out && type != kQ4_K && type != kQ5_K) return cudaSuccess;
   switch (type) {
     case kQ4_K: return launch_kquant<false>(a, out, s, taken, room);
     case kQ5_K: return launch_kquant<true>(a, out, s, taken, room);

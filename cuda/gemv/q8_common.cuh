@@ -179,9 +179,11 @@ __device__ __forceinline__ unsigned segment_start(const unsigned (&end)[kMaxGemv
 // The streamed kernel takes the launch if it can (sm_90 device checked by the caller, format,
 // alignment and shared-memory fit checked here): *taken says whether it did; the return value is
 // the launch error when it did.
+// q_out / ds_out (a one-token Q4_K / Q5_K gate-up of one segment, rows % 32 == 0, else not taken): the
+// output also as the next GEMV's int8 input, rmsnorm_q8's bits without a norm.
 cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, int64_t cols, ActQ8 x, GemvOut out,
                         int act, cudaStream_t s, bool* taken, GemvChain chain = GemvChain::kPlain,
-                        const CtaRoom& room = {});
+                        const CtaRoom& room = {}, int8_t* q_out = nullptr, float2* ds_out = nullptr);
 
 // The same kernel for one-token F16 / BF16 launches of gemv.cu (f32 activations; store or add),
 // one matrix or up to kMaxGemvSegments of one type and width (seg.cta_end unused: the kernel counts row groups).

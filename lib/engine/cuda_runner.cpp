@@ -108,6 +108,7 @@ absl::Status CudaRunner::init() {
   BW24_RETURN_IF_ERROR(gate_.alloc(C * ff, "activations"));
   BW24_RETURN_IF_ERROR(up_.alloc(C * ff, "activations"));
   // int8 rows for the GEMV (kStep) and, in prefill, for the int8 grouped expert GEMM (a pass).
+  act_row_ = widest;
   BW24_RETURN_IF_ERROR(act_q_.alloc(C * widest, "activations"));
   BW24_RETURN_IF_ERROR(act_ds_.alloc(C * widest / 32 + 1, "activations"));
   BW24_RETURN_IF_ERROR(logits_.alloc(kStep * static_cast<size_t>(g_.n_vocab), "logits"));
@@ -489,7 +490,7 @@ absl::StatusOr<GemvIn> CudaRunner::gemv_input(const Norm* nm, const float* src, 
   const float* w = nm ? f32(nm->w) : nullptr;
   const bool one_plus = nm && nm->one_plus;
   cudaError_t e = cudaSuccess;
-  if (!ablate(kAblNorm, rows)) {
+  if (!ablate(kAblNorm, rows) && !ablate(nm ? kAblNormed : kAblActQ, rows)) {
     if (uses_q8_ && width % 32 == 0)
       e = cuda::rmsnorm_q8(nm ? h_.p : nullptr, act_q_.p, act_ds_.p, src, w, rows, width, g_.norm_eps, one_plus, stream_);
     else if (nm)

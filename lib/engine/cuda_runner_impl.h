@@ -91,12 +91,14 @@ constexpr int kStep = cuda::kGemvMaxTokens;  // tokens per decode-style pass (GE
 // the captured graph (ncu times kernels one at a time, without the PDL overlap of the graph).
 // The tokens are then garbage. Parts: norm (rmsnorm_q8 and the rest of the GEMV input
 // preparation), qkv, rope (q/k norm + RoPE + KV store), attn (flash decode), o, gateup, down,
-// lmhead, moe (a whole MoE block), deltanet (a whole delta-net mixer), and inside a MoE block:
+// lmhead, moe (a whole MoE block), deltanet (a whole delta-net mixer), normed / actq (only the GEMV
+// inputs with a norm / only those without: the int8 launch before a dense down), and inside a MoE block:
 // moegate (the router launch), moeup (the routed gate-up), moedown (the routed down projection
 // with its input's quantization and the combine).
 enum AblatePart : unsigned {
   kAblNorm = 1, kAblQkv = 2, kAblRope = 4, kAblAttn = 8, kAblO = 16, kAblGateUp = 32, kAblDown = 64, kAblLmHead = 128,
-  kAblMoe = 256, kAblDeltaNet = 512, kAblMoeGate = 1024, kAblMoeUp = 2048, kAblMoeDown = 4096
+  kAblMoe = 256, kAblDeltaNet = 512, kAblMoeGate = 1024, kAblMoeUp = 2048, kAblMoeDown = 4096, kAblNormed = 8192,
+  kAblActQ = 16384
 };
 inline unsigned ablated_parts() {
   static const unsigned parts = [] {
@@ -109,7 +111,8 @@ inline unsigned ablated_parts() {
                                                       {",down,", kAblDown}, {",lmhead,", kAblLmHead},
                                                       {",moe,", kAblMoe},   {",deltanet,", kAblDeltaNet},
                                                       {",moegate,", kAblMoeGate}, {",moeup,", kAblMoeUp},
-                                                      {",moedown,", kAblMoeDown}};
+                                                      {",moedown,", kAblMoeDown}, {",normed,", kAblNormed},
+                                                      {",actq,", kAblActQ}};
     for (const auto& [name, bit] : names)
       if (v.find(name) != std::string::npos) m |= bit;
     return m;
@@ -367,6 +370,7 @@ class CudaRunner final : public Runner {
   DeviceArray<float> x_, h_, proj_, q_, k_, v_, o_, gate_, up_, logits_, scores_, flash_scratch_;
   DeviceArray<int8_t> act_q_;
   DeviceArray<float2> act_ds_;
+  size_t act_row_ = 0;  // act_q_'s row stride (the widest GEMV input); ds rows are act_row_ / 32
   DeviceArray<cuda::bf16> act_bf_, wscratch_;  // GEMM input rows; quantized weights expanded
   DeviceArray<cuda::bf16> wscratch2_;          // the second buffer of the expansion ahead
   Ahead ahead_;

@@ -281,8 +281,25 @@ absl::Status CudaRunner::mlp(const MlpBlock& m, int n) {
     BW24_CUDA_OK(cuda::gated_act_bf16(act_bf_.p, gate_.p, up_.p, n * F, act, stream_), "activation");
     return output_projection(m.down, GemvIn{nullptr, {}, act_bf_.p}, m.post_norm, n);
   }
-  if (!ablate(kAblGateUp, n)) BW24_RETURN_IF_ERROR(gate_up(m.gate, m.up, in, n, gate_.p, up_.p, act));
-  BW24_ASSIGN_OR_RETURN(const GemvIn din, prepare(nullptr, gate_.p, n, static_cast<int>(F)));
+  // One token: the gate-up writes the down's int8 input itself where it can (cuda::gemv_q8_gate_up_q8),
+  // into act_q_'s second row (a one-token pass reads only the first, the gate-up's own input).
+  bool q8_written = false;
+  const bool q8_out = n == 1 && uses_q8_ && is_q8(m.gate) && w_.type_of(m.gate.t) == w_.type_of(m.up.t) &&
+                      F % 32 == 0 && act_row_ % 32 == 0 && chunk_ > 1;
+  int8_t* dq = act_q_.p + act_row_;
+  float2* dds = act_ds_.p + act_row_ / 32;
+  if (!ablate(kAblGateUp, n)) {
+    if (q8_out)
+      BW24_CUDA_OK(cuda::gemv_q8_gate_up_q8(w_.at(m.gate.t), w_.at(m.up.t), w_.type_of(m.gate.t), F, m.gate.cols(),
+                                            in.q8, gate_.p, act, dq, dds, stream_, &q8_written),
+                   "gate-up GEMV with its int8 output");
+    else
+      BW24_RETURN_IF_ERROR(gate_up(m.gate, m.up, in, n, gate_.p, up_.p, act));
+  }
+  GemvIn din{gate_.p, {dq, dds}, nullptr};
+  if (!q8_written) {
+    BW24_ASSIGN_OR_RETURN(din, prepare(nullptr, gate_.p, n, static_cast<int>(F)));
+  }
   if (ablate(kAblDown, n)) return absl::OkStatus();
   return output_projection(m.down, din, m.post_norm, n);
 }

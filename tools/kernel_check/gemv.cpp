@@ -568,6 +568,76 @@ void check_gemv_q8_room(std::mt19937& rng, Result& r) {
          0.0);
 }
 
+// The one-token gate-up writing its int8 output too (cuda::gemv_q8_gate_up_q8): y, codes and scales
+// bit-equal to the plain streamed gate-up followed by rmsnorm_q8 without a norm, at the Qwen3-8B shape
+// (12,288 x 4,096: 384 CTAs of one block), a grid of two blocks a CTA and a short one; Q4_K and Q5_K.
+// With the switch off the launch reports nothing written and y keeps its bits.
+void check_gemv_q8_gate_up_q8(std::mt19937& rng, Result& r) {
+  const auto q4k = static_cast<uint32_t>(GgmlType::Q4_K);
+  if (!cuda::gemv_q8_streams(q4k, cuda::GemvOut::kGateUp)) {
+    std::printf("SKIPPED gemv_q8_gate_up_q8: the streamed kernel is off or needs sm_90\n");
+    return;
+  }
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  struct Shape {
+    GgmlType type;
+    int64_t rows, cols;
+  };
+  for (const Shape c : {Shape{GgmlType::Q4_K, 12288, 4096}, Shape{GgmlType::Q5_K, 12288, 4096},
+                        Shape{GgmlType::Q4_K, 32 * 1024, 2048}, Shape{GgmlType::Q4_K, 96, 2048}}) {
+    const auto type = static_cast<uint32_t>(c.type);
+    std::vector<uint8_t> wg_file, wu_file;
+    const loaders::TensorInfo tg = random_weights(rng, c.type, c.rows, c.cols, wg_file);
+    const loaders::TensorInfo tu = random_weights(rng, c.type, c.rows, c.cols, wu_file);
+    DeviceBuffer<uint8_t> dwg(wg_file.size()), dwu(wu_file.size());
+    upload_weights(dwg, tg);
+    upload_weights(dwu, tu);
+    std::vector<float> x(static_cast<size_t>(c.cols));
+    for (auto& v : x) v = nd(rng);
+    const size_t rows = static_cast<size_t>(c.rows);
+    DeviceBuffer<float> dx(x.size()), dy(rows), dy2(rows);
+    DeviceBuffer<int8_t> dxq(x.size()), dq(rows), dq2(rows);
+    DeviceBuffer<float2> dxds(x.size() / 32), dds(rows / 32), dds2(rows / 32);
+    upload(dx, x);
+    bool written = true, written_off = true;
+    bool good =
+        ok(cuda::rmsnorm_q8(nullptr, dxq.p, dxds.p, dx.p, nullptr, 1, static_cast<int>(c.cols), 0.0f, false, nullptr),
+           "rmsnorm_q8 (input)") &&
+        ok(cuda::gemv_q8(dwg.p, dwu.p, type, c.rows, c.cols, {dxq.p, dxds.p}, 1, dy.p, cuda::GemvOut::kGateUp, 0, nullptr),
+           "gemv_q8 gate-up") &&
+        ok(cuda::rmsnorm_q8(nullptr, dq.p, dds.p, dy.p, nullptr, 1, static_cast<int>(c.rows), 0.0f, false, nullptr),
+           "rmsnorm_q8 (output)") &&
+        ok(cuda::gemv_q8_gate_up_q8(dwg.p, dwu.p, type, c.rows, c.cols, {dxq.p, dxds.p}, dy2.p, 0, dq2.p, dds2.p,
+                                    nullptr, &written),
+           "gemv_q8_gate_up_q8") &&
+        ok(cudaDeviceSynchronize(), "sync");
+    const std::vector<float> y = download(dy, rows), y2 = download(dy2, rows);
+    const std::vector<int8_t> q = download(dq, rows), q2 = download(dq2, rows);
+    const std::vector<float2> ds = download(dds, rows / 32), ds2 = download(dds2, rows / 32);
+    int64_t differ = 0;
+    for (size_t i = 0; i < rows; ++i) differ += std::memcmp(&y[i], &y2[i], 4) != 0 || q[i] != q2[i];
+    for (size_t b = 0; b < ds.size(); ++b) differ += std::memcmp(&ds[b], &ds2[b], sizeof(float2)) != 0;
+    // The switch off: the plain gate-up, nothing written to q.
+    cuda::gemv_q8_set_gate_up_q8(false);
+    cudaMemset(dy2.p, 0xff, rows * 4);
+    good = good &&
+           ok(cuda::gemv_q8_gate_up_q8(dwg.p, dwu.p, type, c.rows, c.cols, {dxq.p, dxds.p}, dy2.p, 0, dq2.p, dds2.p,
+                                       nullptr, &written_off),
+              "gemv_q8_gate_up_q8 (off)") &&
+           ok(cudaDeviceSynchronize(), "sync");
+    cuda::gemv_q8_set_gate_up_q8(true);
+    const std::vector<float> y3 = download(dy2, rows);
+    int64_t differ_off = 0;
+    for (size_t i = 0; i < rows; ++i) differ_off += std::memcmp(&y[i], &y3[i], 4) != 0;
+    report(r, good && written && !written_off && differ == 0 && differ_off == 0, true, "gemv_q8_gate_up_q8",
+           std::string(c.type == GgmlType::Q4_K ? "Q4_K " : "Q5_K ") + std::to_string(c.rows) + " x " +
+               std::to_string(c.cols) + ": written " + (written ? "yes" : "no") + ", y / codes / scales not bit-equal " +
+               std::to_string(differ) + "; off: written " + (written_off ? "yes" : "no") + ", y not bit-equal " +
+               std::to_string(differ_off),
+           0.0);
+  }
+}
+
 // rmsnorm_q8 against ref::rmsnorm + ref::quantize_act_q8: the f32 output within fp32 tolerance, the
 // int8 codes equal except where the reference value sits within rounding distance of a .5 step.
 void check_rmsnorm_q8(std::mt19937& rng, Result& r) {
