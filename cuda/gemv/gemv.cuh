@@ -66,13 +66,17 @@ cudaError_t gemv_q8(const void* w, const void* w2, uint32_t ggml_type, int64_t r
 // The one-token gate-up (w, w2: rows x cols) writing y and, as well, y as the next GEMV's int8 input
 // (q [rows], ds [rows / 32]: rmsnorm_q8's bits without a norm), so the int8 launch between it and the
 // down projection goes. Only the streamed kernel does that (Q4_K / Q5_K, rows % 32 == 0, sm_90, the
-// streamed switch and BW24_GATEUP_Q8 on): each CTA takes runs of four row groups (whole blocks of
-// 32 rows) and its warp 0 quantizes a block once the eight consumer warps have its rows. *written
-// says whether it did; otherwise the launch is gemv_q8's gate-up and the caller quantizes y.
+// streamed switch and BW24_GATEUP_Q8 on, and only where dealing the row groups in runs of four keeps the
+// plain grid's CTA count, e.g. the 12,288-row gate-ups of Qwen3-8B and Qwen3.5-9B): each CTA takes runs
+// of four row groups (whole blocks of 32 rows) and its warp 0 quantizes a block once the eight consumer
+// warps have its rows. *written says whether it did; otherwise the launch is gemv_q8's gate-up and the
+// caller quantizes y. gemv_q8_set_gate_up_q8_always (kernel check): take it at every shape it handles.
 cudaError_t gemv_q8_gate_up_q8(const void* w, const void* w2, uint32_t ggml_type, int64_t rows, int64_t cols, ActQ8 x,
                                float* y, int act, int8_t* q, float2* ds, cudaStream_t stream, bool* written);
 bool gemv_q8_gate_up_q8_on();
 void gemv_q8_set_gate_up_q8(bool on);
+bool gemv_q8_gate_up_q8_always();
+void gemv_q8_set_gate_up_q8_always(bool on);
 
 // One-token Q4_K / Q5_K launches, one-matrix Q6_K launches and (through gemv) one-token F16 / BF16
 // store / add launches on sm_90 take the streamed kernel (persistent CTAs with a bulk-copy ring,

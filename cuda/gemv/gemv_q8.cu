@@ -1204,9 +1204,12 @@ cudaError_t gemv_q8(const void* w, const void* w2, uint32_t type, int64_t rows, 
 
 namespace {
 std::atomic<int> g_gate_up_q8{-1};  // -1: not yet read from BW24_GATEUP_Q8 (0: off)
+std::atomic<bool> g_gate_up_q8_always{false};
 }
 bool gemv_q8_gate_up_q8_on() { return env_switch(g_gate_up_q8, "BW24_GATEUP_Q8"); }
 void gemv_q8_set_gate_up_q8(bool on) { g_gate_up_q8.store(on ? 1 : 0, std::memory_order_relaxed); }
+bool gemv_q8_gate_up_q8_always() { return g_gate_up_q8_always.load(std::memory_order_relaxed); }
+void gemv_q8_set_gate_up_q8_always(bool on) { g_gate_up_q8_always.store(on, std::memory_order_relaxed); }
 
 cudaError_t gemv_q8_gate_up_q8(const void* w, const void* w2, uint32_t type, int64_t rows, int64_t cols, ActQ8 x,
                                float* y, int act, int8_t* q, float2* ds, cudaStream_t s, bool* written) {

@@ -570,8 +570,10 @@ void check_gemv_q8_room(std::mt19937& rng, Result& r) {
 
 // The one-token gate-up writing its int8 output too (cuda::gemv_q8_gate_up_q8): y, codes and scales
 // bit-equal to the plain streamed gate-up followed by rmsnorm_q8 without a norm, at the Qwen3-8B shape
-// (12,288 x 4,096: 384 CTAs of one block), a grid of two blocks a CTA and a short one; Q4_K and Q5_K.
-// With the switch off the launch reports nothing written and y keeps its bits.
+// (12,288 x 4,096: 384 CTAs of one block), a grid of three blocks a CTA and a short one (those two taken
+// by the "always" hook: their plain grids hold more CTAs); Q4_K and Q5_K. With the switch off the launch
+// reports nothing written and y keeps its bits. Then the rule without the hook: taken at 12,288 rows,
+// not at 3,072 (96 CTAs of four groups where the plain grid has 384), both 2,048 wide.
 void check_gemv_q8_gate_up_q8(std::mt19937& rng, Result& r) {
   const auto q4k = static_cast<uint32_t>(GgmlType::Q4_K);
   if (!cuda::gemv_q8_streams(q4k, cuda::GemvOut::kGateUp)) {
@@ -586,6 +588,7 @@ void check_gemv_q8_gate_up_q8(std::mt19937& rng, Result& r) {
   for (const Shape c : {Shape{GgmlType::Q4_K, 12288, 4096}, Shape{GgmlType::Q5_K, 12288, 4096},
                         Shape{GgmlType::Q4_K, 32 * 1024, 2048}, Shape{GgmlType::Q4_K, 96, 2048}}) {
     const auto type = static_cast<uint32_t>(c.type);
+    cuda::gemv_q8_set_gate_up_q8_always(true);
     std::vector<uint8_t> wg_file, wu_file;
     const loaders::TensorInfo tg = random_weights(rng, c.type, c.rows, c.cols, wg_file);
     const loaders::TensorInfo tu = random_weights(rng, c.type, c.rows, c.cols, wu_file);
@@ -626,6 +629,7 @@ void check_gemv_q8_gate_up_q8(std::mt19937& rng, Result& r) {
               "gemv_q8_gate_up_q8 (off)") &&
            ok(cudaDeviceSynchronize(), "sync");
     cuda::gemv_q8_set_gate_up_q8(true);
+    cuda::gemv_q8_set_gate_up_q8_always(false);
     const std::vector<float> y3 = download(dy2, rows);
     int64_t differ_off = 0;
     for (size_t i = 0; i < rows; ++i) differ_off += std::memcmp(&y[i], &y3[i], 4) != 0;
@@ -634,6 +638,31 @@ void check_gemv_q8_gate_up_q8(std::mt19937& rng, Result& r) {
                std::to_string(c.cols) + ": written " + (written ? "yes" : "no") + ", y / codes / scales not bit-equal " +
                std::to_string(differ) + "; off: written " + (written_off ? "yes" : "no") + ", y not bit-equal " +
                std::to_string(differ_off),
+           0.0);
+  }
+  // The rule: whether the launch is taken where no hook asks for it.
+  for (const int64_t rows : {int64_t{12288}, int64_t{3072}}) {
+    const int64_t cols = 2048;  // 8 blocks: whole gate-up pieces (StreamCut::kOne)
+    std::vector<uint8_t> wg_file, wu_file;
+    const loaders::TensorInfo tg = random_weights(rng, GgmlType::Q4_K, rows, cols, wg_file);
+    const loaders::TensorInfo tu = random_weights(rng, GgmlType::Q4_K, rows, cols, wu_file);
+    DeviceBuffer<uint8_t> dwg(wg_file.size()), dwu(wu_file.size());
+    upload_weights(dwg, tg);
+    upload_weights(dwu, tu);
+    DeviceBuffer<int8_t> dxq(static_cast<size_t>(cols)), dq(static_cast<size_t>(rows));
+    DeviceBuffer<float2> dxds(static_cast<size_t>(cols / 32)), dds(static_cast<size_t>(rows / 32));
+    DeviceBuffer<float> dy(static_cast<size_t>(rows));
+    cudaMemset(dxq.p, 1, size_t(cols));
+    cudaMemset(dxds.p, 0, size_t(cols / 32) * sizeof(float2));
+    bool written = false;
+    const bool good = ok(cuda::gemv_q8_gate_up_q8(dwg.p, dwu.p, q4k, rows, cols, {dxq.p, dxds.p}, dy.p, 0, dq.p, dds.p,
+                                                  nullptr, &written),
+                         "gemv_q8_gate_up_q8") &&
+                      ok(cudaDeviceSynchronize(), "sync");
+    const bool want = rows == 12288;
+    report(r, good && written == want, true, "gemv_q8_gate_up_q8 rule",
+           "Q4_K " + std::to_string(rows) + " x " + std::to_string(cols) + ": written " + (written ? "yes" : "no") +
+               " (expected " + (want ? "yes" : "no") + ")",
            0.0);
   }
 }
