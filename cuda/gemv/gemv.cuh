@@ -127,6 +127,9 @@ void gemv_q8_set_combine_async(bool on);
 // warp copies the warp's rows with one cp.async.bulk a run instead (BW24_COMBINE_BULK=0: the lanes'
 // cp.async); same image, same bits. gemv_q8_combine_bulk_launches counts them (kernel check, which turns
 // the form off with gemv_q8_set_combine_bulk(false) to check the cp.async form at the same shapes).
+long gemv_q8_combine_bulk_launches();
+bool gemv_q8_combine_bulk();
+void gemv_q8_set_combine_bulk(bool on);
 // The one-token Q4_K routed gate-up over rows of up to 2,048 columns whose grid needs more than one wave of the
 // register kernel (four CTAs an SM) copies each warp's gate and up rows by cp.async.bulk into shared memory and
 // dots from there, six CTAs an SM (BW24_GATEUP_BULK=0: the register kernel everywhere); same bits.
@@ -136,9 +139,6 @@ long gemv_q8_gate_up_bulk_launches();
 bool gemv_q8_gate_up_bulk();
 void gemv_q8_set_gate_up_bulk(bool on);
 void gemv_q8_set_gate_up_bulk_always(bool on);
-long gemv_q8_combine_bulk_launches();
-bool gemv_q8_combine_bulk();
-void gemv_q8_set_combine_bulk(bool on);
 // Q4_K and Q6_K combines over row counts that are multiples of 8 take two row groups of four a CTA
 // (16 warps) that stage the token's activation rows once for both (BW24_COMBINE_WIDE=0: one group,
 // 8 warps, everywhere); same bits. The kernel check turns it off with gemv_q8_set_combine_wide(false)

@@ -1040,7 +1040,8 @@ std::atomic<long> g_combine_async_launches{0}, g_combine_wide_launches{0}, g_com
 // copies). Taken only by the two-group launch that quantizes its input (every MoE shape here).
 template <class F>
 bool combine_bulk_takes(int64_t cols, int64_t staged) {
-  return cols / F::kBlockElems <= kAsyncBlocks && staged <= kMaxStagedBytes && gemv_q8_combine_async() && gemv_q8_combine_bulk() && pdl_supported();  // cp.async.bulk: sm_90 on, as PDL
+  return cols / F::kBlockElems <= kAsyncBlocks && staged <= kMaxStagedBytes && gemv_q8_combine_async() &&
+         gemv_q8_combine_bulk() && pdl_supported();  // cp.async.bulk: sm_90 on, as PDL
 }
 template <class F>
 bool combine_async_takes(int64_t cols, int64_t staged) {
@@ -1215,8 +1216,8 @@ cudaError_t gemv_q8_gate_up_q8(const void* w, const void* w2, uint32_t type, int
                                float* y, int act, int8_t* q, float2* ds, cudaStream_t s, bool* written) {
   *written = false;
   if (!w || !w2 || !y || !q || !ds || rows <= 0 || cols <= 0) return cudaErrorInvalidValue;
-  if (gemv_q8_gate_up_q8_on() && gemv_q8_streamed() && pdl_supported() && rows % 32 == 0 &&
-      reinterpret_cast<uintptr_t>(w) % 16 == 0 && reinterpret_cast<uintptr_t>(w2) % 16 == 0 && cols % 32 == 0) {
+  // gemv_stream checks the format, alignment and shape itself, and refuses what its kQ8 instance does not take.
+  if (gemv_q8_gate_up_q8_on() && gemv_q8_streamed() && pdl_supported()) {
     Segments seg{};
     seg.n = 1;
     seg.w[0] = static_cast<const uint8_t*>(w);

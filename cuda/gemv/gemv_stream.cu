@@ -826,8 +826,7 @@ cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, i
   if (!aligned || cols % 32 != 0 || !stream_format(type, out)) return cudaSuccess;
   StreamArgs a = stream_args(seg, w2, cols, x, nullptr, act);
   a.chain = chain;
-  a.q_out = q_out, a.ds_out = ds_out;
-  if (q_out && type != kQ4_K && type != kQ5_K) return cudaSuccess;
+  a.q_out = q_out, a.ds_out = ds_out;  // launch_format takes it only where the kQ8 instance exists (kGateUpQ8)
   switch (type) {
     case kQ4_K: return launch_kquant<false>(a, out, s, taken, room);
     case kQ5_K: return launch_kquant<true>(a, out, s, taken, room);
