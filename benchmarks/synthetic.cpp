@@ -33,6 +33,9 @@ constexpr Shape kShapes[] = {
     {"qwen3-14b", "qwen3", 5120, 40, 40, 8, 128, 17408, 151936, 1e6f, false},
     {"qwen3-32b", "qwen3", 5120, 64, 64, 8, 128, 25600, 151936, 1e6f, false},
     {"llama3-8b", "llama", 4096, 32, 32, 8, 128, 14336, 128256, 5e5f, false},
+    // Qwen3-8B's layer widths in two layers and a small vocabulary: the GPU tests' shape for the launches
+    // whose rules need the real widths (the folded norms: cuda::gemv_q8_add_normed).
+    {"mid-qwen3", "qwen3", 4096, 2, 32, 8, 128, 12288, 2048, 1e6f, false},
     // Small shapes for the GPU-vs-CPU tests (one K-quant block per row at n_embd 256).
     {"tiny-qwen3", "qwen3", 256, 2, 4, 2, 64, 768, 2048, 1e6f, false},
     {"tiny-llama", "llama", 256, 2, 4, 4, 64, 512, 2048, 1e4f, true},

@@ -44,6 +44,12 @@ __device__ __forceinline__ void st_async_cluster(float* local, float v, uint64_t
                : "memory");
 }
 
+// The cluster barrier in two halves, every thread of each CTA taking part (warp-aligned): an arrival
+// with no ordering of its own (after mbar_init_fence, it publishes the CTA's barriers), and the wait
+// (acquire) before the first write into another CTA's shared memory.
+__device__ __forceinline__ void cluster_arrive_relaxed() { asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory"); }
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); }
+
 // mbar_wait with cluster-scope acquire: for a phase completed by other CTAs' st.async.
 __device__ __forceinline__ void mbar_wait_cluster(uint64_t* bar, uint32_t parity) {
   asm volatile(

@@ -51,6 +51,12 @@ struct ActQ8 {
   const int8_t* q;
   const float2* ds;
   bool per256 = false;  // d shared by each 256 columns (rmsnorm_q8's per256): gemm_grouped_q8's superblock kernel
+  // A folded norm (gemv_q8_add_normed wrote q, ds as x w, not x w / rms): the launch multiplies each
+  // output by 1 / sqrt(sum(norm_parts[0 .. n_parts)) / cols + norm_eps). Only the streamed kernel
+  // takes such an input; every other path returns cudaErrorNotSupported for it.
+  const float* norm_parts = nullptr;
+  int n_parts = 0;
+  float norm_eps = 0.0f;
 };
 bool gemv_q8_supports(uint32_t ggml_type);
 // w (and w2 for kGateUp, same type and shape): rows x cols of ggml_type in kernel-native layout.
@@ -73,6 +79,31 @@ cudaError_t gemv_q8(const void* w, const void* w2, uint32_t ggml_type, int64_t r
 // caller quantizes y. gemv_q8_set_gate_up_q8_always (kernel check): take it at every shape it handles.
 cudaError_t gemv_q8_gate_up_q8(const void* w, const void* w2, uint32_t ggml_type, int64_t rows, int64_t cols, ActQ8 x,
                                float* y, int act, int8_t* q, float2* ds, cudaStream_t stream, bool* written);
+// The one-token output projection (y += W x) writing, as well, the next norm's GEMV input without
+// the norm's 1 / rms: q, ds = y w (w: the norm's weight, 1 + w where one_plus) in blocks of 32, as
+// rmsnorm_q8 would quantize them (codes do not change when a block is scaled), and parts[i] = the
+// sum of y^2 over rows 16 i .. 16 i + 15 (rows / 16 of them). The next launch takes them as an
+// ActQ8 with norm_parts (the consumer applies 1 / rms to its outputs), so the rmsnorm_q8 launch
+// between the two goes. Only the streamed kernel does it (Q4_K / Q5_K / Q6_K, one segment of whole
+// pieces, sm_90, where dealing the row groups in runs of two keeps the plain grid: two groups a CTA,
+// clusters of two CTAs meeting in distributed shared memory for a block's scale); *written says
+// whether it did, else the launch is gemv_q8's add and q, ds, parts are not written.
+// BW24_NORM_FOLD=0 (gemv_q8_set_norm_fold(false)) turns it off.
+struct NormOut {
+  const float* w;
+  bool one_plus;
+  int8_t* q;
+  float2* ds;
+  float* parts;
+};
+cudaError_t gemv_q8_add_normed(const void* w, uint32_t ggml_type, int64_t rows, int64_t cols, ActQ8 x, float* y,
+                               const NormOut& norm, cudaStream_t stream, const CtaRoom* room, bool* written);
+bool gemv_q8_norm_fold_on();
+void gemv_q8_set_norm_fold(bool on);
+// Whether a one-token launch of `type` with epilogue `out` over a folded input (ActQ8::norm_parts),
+// rows x cols (a gate-up: each of its two matrices), is taken: the streamed kernel's folded instances
+// exist for Q4_K, Q5_K (store, gate-up) and Q6_K (store), over whole groups of 8 rows and whole pieces.
+bool gemv_q8_takes_folded(uint32_t ggml_type, GemvOut out, int64_t rows, int64_t cols);
 bool gemv_q8_gate_up_q8_on();
 void gemv_q8_set_gate_up_q8(bool on);
 bool gemv_q8_gate_up_q8_always();

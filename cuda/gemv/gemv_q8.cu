@@ -1175,6 +1175,7 @@ cudaError_t gemv_q8_launch(const GemvSegment* segs, int n_segs, const void* w2, 
     if (chained) *chained = taken && e == cudaSuccess;
     if (taken) return e;
   }
+  if (x.norm_parts) return cudaErrorNotSupported;  // a folded norm's input: only the streamed kernel applies 1 / rms
   switch (type) {
     case kQ4_0: return launch_format<Legacy<Q4_0>>(a, nt, out);
     case kQ4_1: return launch_format<Legacy<Q4_1>>(a, nt, out);
@@ -1204,6 +1205,15 @@ cudaError_t gemv_q8(const void* w, const void* w2, uint32_t type, int64_t rows, 
 }
 
 namespace {
+// One matrix (rows x cols at w, into y) as the streamed kernel's segments.
+Segments one_segment(const void* w, float* y, int64_t rows) {
+  Segments seg{};
+  seg.n = 1;
+  seg.w[0] = static_cast<const uint8_t*>(w);
+  seg.y[0] = y;
+  seg.rows[0] = rows;
+  return seg;
+}
 std::atomic<int> g_gate_up_q8{-1};  // -1: not yet read from BW24_GATEUP_Q8 (0: off)
 std::atomic<bool> g_gate_up_q8_always{false};
 }
@@ -1218,11 +1228,7 @@ cudaError_t gemv_q8_gate_up_q8(const void* w, const void* w2, uint32_t type, int
   if (!w || !w2 || !y || !q || !ds || rows <= 0 || cols <= 0) return cudaErrorInvalidValue;
   // gemv_stream checks the format, alignment and shape itself, and refuses what its kQ8 instance does not take.
   if (gemv_q8_gate_up_q8_on() && gemv_q8_streamed() && pdl_supported()) {
-    Segments seg{};
-    seg.n = 1;
-    seg.w[0] = static_cast<const uint8_t*>(w);
-    seg.y[0] = y;
-    seg.rows[0] = rows;
+    const Segments seg = one_segment(w, y, rows);
     bool taken = false;
     const cudaError_t e = gemv_stream(seg, static_cast<const uint8_t*>(w2), type, cols, x, GemvOut::kGateUp, act, s,
                                       &taken, GemvChain::kPlain, {}, q, ds);
@@ -1232,6 +1238,34 @@ cudaError_t gemv_q8_gate_up_q8(const void* w, const void* w2, uint32_t type, int
     }
   }
   return gemv_q8(w, w2, type, rows, cols, x, 1, y, GemvOut::kGateUp, act, s);
+}
+
+namespace {
+std::atomic<int> g_norm_fold{-1};  // -1: not yet read from BW24_NORM_FOLD (0: off)
+}
+bool gemv_q8_norm_fold_on() { return env_switch(g_norm_fold, "BW24_NORM_FOLD"); }
+void gemv_q8_set_norm_fold(bool on) { g_norm_fold.store(on ? 1 : 0, std::memory_order_relaxed); }
+bool gemv_q8_takes_folded(uint32_t type, GemvOut out, int64_t rows, int64_t cols) {
+  return gemv_q8_streams(type, out) && stream_takes_folded(type, out, rows, cols);
+}
+
+cudaError_t gemv_q8_add_normed(const void* w, uint32_t type, int64_t rows, int64_t cols, ActQ8 x, float* y,
+                               const NormOut& norm, cudaStream_t s, const CtaRoom* room, bool* written) {
+  *written = false;
+  if (!w || !y || !norm.w || !norm.q || !norm.ds || !norm.parts || rows <= 0 || cols <= 0 || x.norm_parts)
+    return cudaErrorInvalidValue;
+  // gemv_stream checks the format, shape and grid, and refuses what its kFoldNormOut instances do not take.
+  if (gemv_q8_norm_fold_on() && gemv_q8_streamed() && pdl_supported()) {
+    const Segments seg = one_segment(w, y, rows);
+    bool taken = false;
+    const cudaError_t e = gemv_stream(seg, nullptr, type, cols, x, GemvOut::kAdd, 0, s, &taken, GemvChain::kPlain,
+                                      room ? *room : CtaRoom{}, nullptr, nullptr, &norm);
+    if (taken) {
+      *written = e == cudaSuccess;
+      return e;
+    }
+  }
+  return gemv_q8(w, nullptr, type, rows, cols, x, 1, y, GemvOut::kAdd, 0, s, nullptr, room);
 }
 
 long gemv_q8_combine_async_launches() { return g_combine_async_launches.load(std::memory_order_relaxed); }

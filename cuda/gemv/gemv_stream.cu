@@ -356,7 +356,25 @@ struct StreamArgs {
   int8_t* q_out;
   float2* ds_out;
   unsigned per;
+  NormOut nout;  // the kFoldNormOut instance's outputs (gemv_q8_add_normed)
 };
+
+// The folds a kernel instance makes (template flags; each instance holds only its own code, see the
+// kernel's comment on instances):
+//  kFoldQ8      the gate-up's output also as the down's int8 input (q_out, ds_out; runs of four groups);
+//  kFoldNormIn  the input is a folded norm's (ActQ8::norm_parts): each output times 1 / rms, the
+//               partial sums staged beside the activations;
+//  kFoldNormOut an add launch's output also as the next norm's folded input (nout; runs of two groups,
+//               clusters of two CTAs, one block of 32 rows a cluster).
+// The two norm folds take 71 of a Qwen3-8B step's 73 normed rmsnorm_q8 launches away. H200, tg128 `-p 512`,
+// alternated (next353): Qwen3-8B Q4_K_M 612.7 / 611.8 -> 626.5 / 625.7, Qwen3.5-9B 589.2 -> 591.1 (its FFN norms only).
+// Not the +9 % the norms' ablation promised: the launches after a fold grow (traced, next354: the gate-up
+// 14.2 -> 16.4 us, DRAM-bound, had copied its first stages during the norm's window; Q + K 3.6 -> 5.5, its CTAs
+// start only as the down's exit). Producers at two ring stages, so a consumer CTA fits beside them: 597 (next355).
+constexpr int kFoldQ8 = 1, kFoldNormIn = 2, kFoldNormOut = 4;
+// Shared memory behind the staged activations: kFoldNormIn's partial sums (at most kStreamThreads, one a
+// thread's load), or kFoldNormOut's mbarrier and three rows of 16 floats.
+constexpr int64_t kFoldOutBytes = 8 + 3 * 16 * 4;
 
 template <class F, int kMats>
 struct StreamShape {
@@ -394,9 +412,13 @@ constexpr int kStreamThreads = kThreads + 32, kProducer = kWarpsPerCta;
 // had also spilled with several copies (stack 0 -> 8 -> 16 bytes, 7811dcf / a46a5c0): Qwen3-8B BF16
 // tg128 220.2 / 220.1 -> 216.2 / 216.8 (next172, 01be39b beside dba9642); one copy, 222.5 / 223.7
 // beside round 22's d93bff5 at 221.6 / 222.3 (next173), kOne and kAny without stack, kWhole 8 bytes.
-template <class F, GemvOut kOut, StreamCut kCut, bool kQ8 = false>
+template <class F, GemvOut kOut, StreamCut kCut, int kFold = 0>
 __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_kernel(StreamArgs a) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr bool kQ8 = (kFold & kFoldQ8) != 0, kNormIn = (kFold & kFoldNormIn) != 0,
+                 kNormOut = (kFold & kFoldNormOut) != 0;
+  static_assert(!kNormOut || (kOut == GemvOut::kAdd && kCut == StreamCut::kOne), "the norm's rows: an add of whole groups");
+  constexpr bool kRuns = kQ8 || kNormOut;  // a CTA's groups one run (a.per of them), not dealt in turn
   constexpr int kMats = kOut == GemvOut::kGateUp ? 2 : 1;
   using Shape = StreamShape<F, kMats>;
   constexpr int kChunk = Shape::kChunk, kPiece = Shape::kPiece, kStage = Shape::kStage;
@@ -415,8 +437,8 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   // Measured (H200, tg128, same binary, A/B by environment): Qwen3-8B BF16 222.6 -> 223.7, Q4_K_M
   // 465.0 -> 468.5 (218a5bd).
   // kQ8: the CTA's run of `per` groups from g_first, one after the other.
-  const unsigned g_step = kQ8 ? 1u : gridDim.x, g_first = kQ8 ? blockIdx.x * a.per : blockIdx.x;
-  const int items = kQ8 ? static_cast<int>(min(a.per, a.groups - g_first)) * chunks
+  const unsigned g_step = kRuns ? 1u : gridDim.x, g_first = kRuns ? blockIdx.x * a.per : blockIdx.x;
+  const int items = kRuns ? static_cast<int>(min(a.per, a.groups - g_first)) * chunks
                         : static_cast<int>((a.groups - blockIdx.x + g_step - 1) / g_step) * chunks;
   // Item i: row group g = b + (i / chunks) grid (segment s, rows [r0, r0 + nr)), K chunk kc = i % chunks,
   // in ring slot i % stages with barrier phase (i / stages) % 2. Producer and consumers walk the
@@ -494,6 +516,15 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
                     (m == 0 ? w0 : a.w2) + src, static_cast<uint32_t>(it.nb * F::plane_bytes(p)), &full[slot], policy);
     }
   };
+  // The folds' shared memory, behind the staged activations (below; the int8 formats only): kNormIn's
+  // partial sums, or kNormOut's mbarrier (the partner's 16 values landed) and three rows of 16 floats:
+  // this CTA's rows of y, the partner's values of y w, the norm's weight at this CTA's rows. (Pointers
+  // made only where used: computed ahead for every instance they moved ptxas' registers in the others.)
+  [[maybe_unused]] auto fold_smem = [&]() {
+    return reinterpret_cast<float*>(ring + a.stages * kStage + a.cols + a.cols / 32 * 8);
+  };
+  [[maybe_unused]] auto fold_bar = [&]() { return reinterpret_cast<uint64_t*>(fold_smem()); };
+  [[maybe_unused]] auto fold_rows = [&]() { return fold_smem() + 2; };
   uint64_t policy = 0;
   Cursor pc{g_first, 0, 0, 0u};  // the producer's
   if (warp == kProducer) {
@@ -503,11 +534,19 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
         mbar_init(&full[s], 1);
         mbar_init(&empty[s], kWarpsPerCta);
       }
+      if constexpr (kNormOut) mbar_init(fold_bar(), 1);
       mbar_init_fence();
+      if constexpr (kNormOut) mbar_arrive_expect_tx(fold_bar(), 16 * 4);
     }
     __syncwarp();
     for (int i = 0; i < min(items, a.stages); ++i, pc.next(chunks, a.stages, g_step))
       issue(pc, policy);
+    if constexpr (kNormOut) {  // the norm's weight (no kernel writes it) at rows 16 b .. 16 b + 15, before the wait
+      if (lane < 16) {
+        const float w = __ldg(a.nout.w + 16 * int64_t{blockIdx.x} + lane);
+        fold_rows()[32 + lane] = a.nout.one_plus ? 1.0f + w : w;
+      }
+    }
   }
   if (a.chain == GemvChain::kPlain) {
     pdl_begin();
@@ -518,10 +557,14 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
     pdl_trigger();  // kIndependent: the input was complete before this launch started
   }
   // The activations into shared memory behind the ring (every warp reads all of them; none for
-  // the f32 activations of F16 / BF16), in one L2 round trip (stage_q8_rows).
+  // the f32 activations of F16 / BF16), in one L2 round trip (stage_q8_rows); a folded norm's partial
+  // sums loaded before them, so in the same round trip.
   int4* act = reinterpret_cast<int4*>(ring + a.stages * kStage);
   const int64_t q16 = F::kF32Act ? 0 : a.cols / 16;
   float2* act_ds = reinterpret_cast<float2*>(act + q16);
+  [[maybe_unused]] float part = 0.0f;
+  if constexpr (kNormIn)
+    if (threadIdx.x < a.x.n_parts) part = __ldg(a.x.norm_parts + threadIdx.x);
   // Six ahead only where the rows take more than one pass (the K = 12,288 downs: three -> one round
   // trip); where they fit one (every Qwen3-30B-A3B launch, the K = 4096 ones) the plain loop, whose
   // kernel measured 526.9 / 528.0 tok/s on Qwen3-30B-A3B against 512.6 / 517.6 with six ahead for
@@ -531,15 +574,29 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
     stage_q8_rows<kStreamThreads, 1>(act, act_ds, a.x.q, a.x.ds, q16, slot_of);
   else
     stage_q8_rows<kStreamThreads, 6>(act, act_ds, a.x.q, a.x.ds, q16, slot_of);
+  if constexpr (kNormIn)
+    if (threadIdx.x < a.x.n_parts) fold_smem()[threadIdx.x] = part;
   __syncthreads();  // the activations, and the barriers' initialisation, seen by every warp
+  // kNormOut: both CTAs of the cluster have started (and initialised fold_bar) before either writes into
+  // the other's shared memory; the wait comes at the end, long satisfied by then.
+  if constexpr (kNormOut) cluster_arrive_relaxed();
   if (warp == kProducer) {  // refill stage i % stages once the consumers released item i - stages
     for (int i = a.stages; i < items; ++i, pc.next(chunks, a.stages, g_step)) {
       mbar_wait(&empty[pc.slot], pc.phase ^ 1u);  // released: phase (i - stages) / stages
       issue(pc, policy);
     }
     if (a.chain == GemvChain::kIndependent) pdl_wait();  // this CTA completes after the predecessor
+    if constexpr (kNormOut) cluster_wait();
     return;
   }
+  // kNormIn: 1 / rms of the folded norm from the staged partial sums (each warp alike, lane-strided then
+  // warp_sum's tree: the same bits in every warp and CTA), for a row's epilogue.
+  [[maybe_unused]] auto fold_inv = [&]() {
+    float ss = 0.0f;
+    for (int i = lane; i < a.x.n_parts; i += 32) ss += fold_smem()[i];
+    ss = warp_sum(ss);
+    return rsqrtf(ss / static_cast<float>(a.cols) + a.x.norm_eps);
+  };
   constexpr int kBlocksPerStep = 32 / F::kLanes;
   const int slot_b = lane / F::kLanes, sub = lane % F::kLanes;
   const StagedAct x{reinterpret_cast<const int8_t*>(act), act_ds, a.xf};
@@ -604,7 +661,11 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
           float* y = segment_pick(a.seg.y, it.s);
           const int64_t row = it.r0 + warp;
           if constexpr (kOut == GemvOut::kGateUp) {
-            const float g = warp_sum(acc[0]), u = warp_sum(acc[1]);
+            float g = warp_sum(acc[0]), u = warp_sum(acc[1]);
+            if constexpr (kNormIn) {
+              const float inv = fold_inv();
+              g *= inv, u *= inv;
+            }
             const float v = gate_activation(g, a.act) * u;
             if (lane == 0) y[row] = v;
             if constexpr (kQ8) {
@@ -626,8 +687,47 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
               }
             }
           } else {
-            const float v = warp_sum(acc[0]);
-            if (lane == 0) y[row] = kOut == GemvOut::kAdd ? (kEarlyResidual ? y_old : y[row]) + v : v;
+            float v = warp_sum(acc[0]);
+            if constexpr (kNormIn) v *= fold_inv();
+            if constexpr (kNormOut) {
+              // The CTA's run is groups 2 b, 2 b + 1: rows 16 b .. 16 b + 15, half of block b / 2 (its partner
+              // CTA b ^ 1, the other CTA of the cluster, holds the other half). Each warp leaves its row's new value
+              // in fold_rows(); after the second group the eight consumer warps meet and warp 0 writes the block:
+              // the sum of squares of its 16 rows, its 16 values of y w into the partner's rows 16..31 (st.async on the
+              // partner's fold_bar), and once the partner's have landed, the block's scale and its own 16 codes, as
+              // rmsnorm_q8's store_act_q8 (both CTAs round the same 32 values: the same scale and codes).
+              const float y_new = (kEarlyResidual ? y_old : y[row]) + v;
+              if (lane == 0) {
+                y[row] = y_new;
+                fold_rows()[(cc.g & 1u) * kWarpsPerCta + warp] = y_new;
+              }
+              if (cc.g & 1u) {
+                consumers_sync();
+                cluster_wait();  // the partner's arrival after its staging
+                if (warp == 0) {
+                  const unsigned rank = blockIdx.x & 1u;  // clusters of two along x: the CTA's rank in its cluster
+                  float* rows = fold_rows();  // [0, 16): this CTA's y; [16, 32): the partner's y w; [32, 48): w
+                  const float o = lane < 16 ? rows[lane] : 0.0f;
+                  const float own = o * rows[32 + (lane & 15)];
+                  const float ss = warp_sum(o * o);
+                  if (lane == 0) a.nout.parts[blockIdx.x] = ss;
+                  if (lane < 16) st_async_cluster(&rows[16 + lane], own, fold_bar(), rank ^ 1u);
+                  mbar_wait_cluster(fold_bar(), 0);
+                  const bool mine = (static_cast<unsigned>(lane) >> 4) == rank;  // element lane of the block
+                  const float mine_v = __shfl_sync(0xffffffffu, own, lane & 15);
+                  const float x = mine ? mine_v : rows[16 + (lane & 15)];
+                  float id;
+                  const float d = act_q8_scale(warp_max_abs(x), &id);
+                  const int qi = __float2int_rn(x * id);
+                  const int sum = __reduce_add_sync(0xffffffffu, qi);
+                  const int64_t blk = blockIdx.x >> 1;
+                  if (mine) a.nout.q[32 * blk + lane] = static_cast<int8_t>(qi);
+                  if (rank == 0 && lane == 0) a.nout.ds[blk] = make_float2(d, d * static_cast<float>(sum));
+                }
+              }
+            } else {
+              if (lane == 0) y[row] = kOut == GemvOut::kAdd ? (kEarlyResidual ? y_old : y[row]) + v : v;
+            }
           }
 #pragma unroll
           for (int m = 0; m < kMats; ++m) acc[m] = 0.0f;
@@ -688,9 +788,10 @@ constexpr bool quad_deal_keeps_grid(unsigned groups, unsigned slots) {
 static_assert(quad_deal_keeps_grid(1536, 396) && !quad_deal_keeps_grid(1792, 396) &&
               !quad_deal_keeps_grid(2176, 396) && !quad_deal_keeps_grid(384, 396) && !quad_deal_keeps_grid(64, 396));
 
-template <class F, GemvOut kOut, StreamCut kCut, bool kQ8 = false>
+template <class F, GemvOut kOut, StreamCut kCut, int kFold = 0>
 cudaError_t launch_cut(StreamArgs a, size_t smem, const CtaRoom& room, cudaStream_t s) {
-  constexpr auto kernel = gemv_stream_kernel<F, kOut, kCut, kQ8>;
+  constexpr auto kernel = gemv_stream_kernel<F, kOut, kCut, kFold>;
+  constexpr bool kQ8 = (kFold & kFoldQ8) != 0;
   if (room.smem > 0 || room.regs > 0) BW24_CUDA_TRY(make_room<kernel>(&smem, room));
   const unsigned slots = stream_slots<F>(smem);
   // The int8 formats take as few CTAs as keep the most row groups a CTA takes (512 groups on 396
@@ -700,24 +801,51 @@ cudaError_t launch_cut(StreamArgs a, size_t smem, const CtaRoom& room, cudaStrea
   // the f32 activations through L1 and need every CTA's warps (the even grid there, at three an
   // SM: Qwen3-8B BF16 165 -> 158.5).
   // kQ8: runs of whole blocks (four groups), as few CTAs as keep the most blocks a CTA takes.
-  const unsigned per = kQ8 ? 4 * ((a.groups / 4 + slots - 1) / slots) : (a.groups + slots - 1) / slots;
+  // kFoldNormOut: runs of two (norm_out_keeps_grid: the plain deal's), in clusters of two CTAs.
+  const unsigned per = kQ8                        ? 4 * ((a.groups / 4 + slots - 1) / slots)
+                       : (kFold & kFoldNormOut) ? 2u
+                                                : (a.groups + slots - 1) / slots;
   const unsigned grid = F::kF32Act ? std::min(a.groups, slots) : (a.groups + per - 1) / per;
   a.per = per;
   // The shared-memory opt-in is a property of the kernel on each device (allow_smem keeps a bit a
   // device): a process-wide flag had left a second GPU's launches at the 48 KB default.
   BW24_CUDA_TRY((allow_smem<kernel>(200 * 1024)));
-  return launch_pdl(kernel, dim3(grid), dim3(kStreamThreads), smem, s, a);
+  return launch_pdl_cluster(kernel, dim3(grid), dim3(kStreamThreads), (kFold & kFoldNormOut) ? 2u : 1u, smem, s, a);
 }
 
 // The kernel instance of a's cut.
-template <class F, GemvOut kOut>
+template <class F, GemvOut kOut, int kFold = 0>
 cudaError_t launch(const StreamArgs& a, size_t smem, const CtaRoom& room, cudaStream_t s) {
   switch (a.cut) {
-    case StreamCut::kOne: return launch_cut<F, kOut, StreamCut::kOne>(a, smem, room, s);
-    case StreamCut::kWhole: return launch_cut<F, kOut, StreamCut::kWhole>(a, smem, room, s);
-    default: return launch_cut<F, kOut, StreamCut::kAny>(a, smem, room, s);
+    case StreamCut::kOne: return launch_cut<F, kOut, StreamCut::kOne, kFold>(a, smem, room, s);
+    case StreamCut::kWhole: return launch_cut<F, kOut, StreamCut::kWhole, kFold>(a, smem, room, s);
+    default: return launch_cut<F, kOut, StreamCut::kAny, kFold>(a, smem, room, s);
   }
 }
+
+// The formats with folded-norm instances (kFoldNormIn, kFoldNormOut): those of the Q4_K_M / Q5_K_M models'
+// dense layers. Inputs: Q4_K / Q5_K pieces of 16 blocks (the norms' widths), Q6_K pieces of 16 (attn_v);
+// outputs: the O projections (16 blocks) and the downs (Q4_K / Q5_K pieces of 24, Q6_K of 16).
+template <class F>
+constexpr bool kFoldIn = false;
+template <bool kFifth>
+constexpr bool kFoldIn<KQuantStream<kFifth, 16>> = true;
+template <>
+constexpr bool kFoldIn<Q6KStream<16>> = true;
+template <class F>
+constexpr bool kFoldOut = kFoldIn<F>;
+template <bool kFifth>
+constexpr bool kFoldOut<KQuantStream<kFifth, 24>> = true;
+
+// Whether a norm-out launch keeps the plain deal's grid: every CTA two groups there (the plain per), whole
+// blocks of 32 rows in pairs of CTAs (groups % 4 == 0), and the partial sums within one staging load a
+// thread of the consumer (rows / 16 <= kStreamThreads). Qwen3-8B's O projection (512 groups on 396 slots)
+// and downs (512 on 264): 256 CTAs either way.
+constexpr bool norm_out_keeps_grid(unsigned groups, unsigned slots) {
+  return groups % 4 == 0 && (groups + slots - 1) / slots == 2 && groups * 8 / 16 <= kStreamThreads;
+}
+static_assert(norm_out_keeps_grid(512, 396) && norm_out_keeps_grid(512, 264) && !norm_out_keeps_grid(256, 396) &&
+              !norm_out_keeps_grid(1024, 396));
 
 // The formats with a gate-up instance that writes its int8 output too (kQ8): Q4_K and Q5_K, the
 // gate-ups of the Q4_K_M / Q5_K_M models (gemv_stream refuses the others before the dispatch).
@@ -736,19 +864,54 @@ cudaError_t launch_format(StreamArgs a, GemvOut out, cudaStream_t s, bool* taken
   bool whole = blocks % chunk == 0;
   for (int i = 0; i < a.seg.n; ++i) whole = whole && a.seg.rows[i] % kWarpsPerCta == 0;
   a.cut = !whole ? StreamCut::kAny : a.seg.n == 1 ? StreamCut::kOne : StreamCut::kWhole;
-  const int64_t fixed = kRingHeader + stream_act_bytes<F>(a.cols);
+  const bool norm_in = a.x.norm_parts != nullptr, norm_out = a.nout.q != nullptr;
+  if (norm_in && (a.x.n_parts < 1 || a.x.n_parts > kStreamThreads)) return cudaSuccess;
+  const int64_t fixed = kRingHeader + stream_act_bytes<F>(a.cols) +
+                        (norm_in ? int64_t{a.x.n_parts} * 4 : 0) + (norm_out ? kFoldOutBytes : 0);
   const int64_t resident = ctas_per_sm<F>() + 1;  // and the successor's first CTA
   const int64_t budget = kSmemPerSm / resident - kSmemReservedPerCta - fixed;
   a.stages = static_cast<int>(std::clamp<int64_t>(budget / stage, kMinStages, kMaxStages));
   const int64_t smem = fixed + a.stages * stage;
   if (smem > 200 * 1024) return cudaSuccess;
   const auto sz = static_cast<size_t>(smem);
+  const bool q8_out = a.q_out && out == GemvOut::kGateUp && a.cut == StreamCut::kOne && a.seg.rows[0] % 32 == 0 &&
+                      (quad_deal_keeps_grid(a.groups, stream_slots<F>(sz)) || gemv_q8_gate_up_q8_always());
+  if (norm_out) {  // an add with the next norm's folded input: one segment of whole groups and pieces, else not taken
+    if constexpr (kFoldOut<F>) {
+      constexpr auto kernel = gemv_stream_kernel<F, GemvOut::kAdd, StreamCut::kOne, kFoldNormOut>;
+      if (out == GemvOut::kAdd && !norm_in && a.cut == StreamCut::kOne && room.smem == 0 && room.regs == 0 &&
+          norm_out_keeps_grid(a.groups, stream_slots<F>(sz))) {
+        BW24_CUDA_TRY((allow_smem<kernel>(200 * 1024)));
+        if (cluster_fits<kernel>(dim3(kStreamThreads), 2, sz)) {
+          *taken = true;
+          return launch_cut<F, GemvOut::kAdd, StreamCut::kOne, kFoldNormOut>(a, sz, room, s);
+        }
+      }
+    }
+    return cudaSuccess;
+  }
+  if (norm_in) {  // a folded norm's input: stores of whole groups and pieces, gate-ups with or without q_out
+    if constexpr (kFoldIn<F>) {
+      if (out == GemvOut::kStore && a.cut != StreamCut::kAny) {
+        *taken = true;
+        return a.cut == StreamCut::kOne ? launch_cut<F, GemvOut::kStore, StreamCut::kOne, kFoldNormIn>(a, sz, room, s)
+                                        : launch_cut<F, GemvOut::kStore, StreamCut::kWhole, kFoldNormIn>(a, sz, room, s);
+      }
+      if constexpr (F::kGateUp) {
+        if (out == GemvOut::kGateUp && a.cut == StreamCut::kOne && (q8_out || !a.q_out)) {
+          *taken = true;
+          return q8_out ? launch_cut<F, GemvOut::kGateUp, StreamCut::kOne, kFoldQ8 | kFoldNormIn>(a, sz, room, s)
+                        : launch_cut<F, GemvOut::kGateUp, StreamCut::kOne, kFoldNormIn>(a, sz, room, s);
+        }
+      }
+    }
+    return cudaSuccess;
+  }
   if (a.q_out) {  // the gate-up with its int8 output: one segment of whole blocks and pieces, else not taken
     if constexpr (kGateUpQ8<F>) {
-      if (out == GemvOut::kGateUp && a.cut == StreamCut::kOne && a.seg.rows[0] % 32 == 0 &&
-          (quad_deal_keeps_grid(a.groups, stream_slots<F>(sz)) || gemv_q8_gate_up_q8_always())) {
+      if (q8_out) {
         *taken = true;
-        return launch_cut<F, GemvOut::kGateUp, StreamCut::kOne, true>(a, sz, room, s);
+        return launch_cut<F, GemvOut::kGateUp, StreamCut::kOne, kFoldQ8>(a, sz, room, s);
       }
     }
     return cudaSuccess;
@@ -767,7 +930,7 @@ cudaError_t launch_format(StreamArgs a, GemvOut out, cudaStream_t s, bool* taken
 
 // A launch's arguments with its segments' row groups counted (8 rows each).
 StreamArgs stream_args(const Segments& seg, const uint8_t* w2, int64_t cols, ActQ8 x, const float* xf, int act) {
-  StreamArgs a{seg, w2, cols, x, xf, act, {}, 0, kMinStages, StreamCut::kAny, GemvChain::kPlain, nullptr, nullptr, 0};
+  StreamArgs a{seg, w2, cols, x, xf, act, {}, 0, kMinStages, StreamCut::kAny, GemvChain::kPlain, nullptr, nullptr, 0, {}};
   for (int i = 0; i < seg.n; ++i) {
     a.groups += static_cast<unsigned>((seg.rows[i] + kWarpsPerCta - 1) / kWarpsPerCta);
     a.group_end[i] = a.groups;
@@ -817,9 +980,18 @@ bool stream_format(uint32_t type, GemvOut out) {
   return type == kQ4_K || type == kQ5_K || (type == kQ6_K && out != GemvOut::kGateUp) || type == kQ8_0;
 }
 
+// Q4_K / Q5_K / Q6_K launches have folded-input instances (kFoldIn: pieces of 16 blocks, a gate-up's 8 a matrix):
+// stores and gate-ups (not Q6_K's) of whole row groups and pieces (kOne or kWhole; launch_format's cut).
+bool stream_takes_folded(uint32_t type, GemvOut out, int64_t rows, int64_t cols) {
+  const bool format = type == kQ4_K || type == kQ5_K || (type == kQ6_K && out == GemvOut::kStore);
+  const int64_t chunk = out == GemvOut::kGateUp ? 8 : 16;
+  return format && out != GemvOut::kAdd && rows > 0 && rows % kWarpsPerCta == 0 && cols % 256 == 0 &&
+         cols / 256 % chunk == 0 && cols / 256 <= kLongRowBlocks;
+}
+
 cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, int64_t cols, ActQ8 x, GemvOut out,
                         int act, cudaStream_t s, bool* taken, GemvChain chain, const CtaRoom& room, int8_t* q_out,
-                        float2* ds_out) {
+                        float2* ds_out, const NormOut* norm_out) {
   *taken = false;
   bool aligned = out != GemvOut::kGateUp || reinterpret_cast<uintptr_t>(w2) % 16 == 0;
   for (int i = 0; i < seg.n; ++i) aligned = aligned && reinterpret_cast<uintptr_t>(seg.w[i]) % 16 == 0;
@@ -827,6 +999,7 @@ cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, i
   StreamArgs a = stream_args(seg, w2, cols, x, nullptr, act);
   a.chain = chain;
   a.q_out = q_out, a.ds_out = ds_out;  // launch_format takes it only where the kQ8 instance exists (kGateUpQ8)
+  if (norm_out) a.nout = *norm_out;     // and this where the kFoldNormOut one does (kFoldOut)
   switch (type) {
     case kQ4_K: return launch_kquant<false>(a, out, s, taken, room);
     case kQ5_K: return launch_kquant<true>(a, out, s, taken, room);

@@ -181,9 +181,14 @@ __device__ __forceinline__ unsigned segment_start(const unsigned (&end)[kMaxGemv
 // the launch error when it did.
 // q_out / ds_out (a one-token Q4_K / Q5_K gate-up of one segment, rows % 32 == 0, else not taken): the
 // output also as the next GEMV's int8 input, rmsnorm_q8's bits without a norm.
+// norm_out (a one-token add launch: gemv_q8_add_normed): the output also as the next norm's folded
+// int8 input, else not taken. x.norm_parts (a folded input): taken only by the folded instances.
 cudaError_t gemv_stream(const Segments& seg, const uint8_t* w2, uint32_t type, int64_t cols, ActQ8 x, GemvOut out,
                         int act, cudaStream_t s, bool* taken, GemvChain chain = GemvChain::kPlain,
-                        const CtaRoom& room = {}, int8_t* q_out = nullptr, float2* ds_out = nullptr);
+                        const CtaRoom& room = {}, int8_t* q_out = nullptr, float2* ds_out = nullptr,
+                        const NormOut* norm_out = nullptr);
+// Whether gemv_stream has a folded-input instance (ActQ8::norm_parts) for type's `out` launch of rows x cols.
+bool stream_takes_folded(uint32_t type, GemvOut out, int64_t rows, int64_t cols);
 
 // The same kernel for one-token F16 / BF16 launches of gemv.cu (f32 activations; store or add),
 // one matrix or up to kMaxGemvSegments of one type and width (seg.cta_end unused: the kernel counts row groups).

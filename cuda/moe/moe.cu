@@ -210,7 +210,7 @@ __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids
   __syncthreads();  // the barrier's initialisation, before any thread waits on it
   // Every CTA of the cluster has started before one writes into CTA 0's shared memory: the arrival
   // here, the wait before that write (long satisfied by then).
-  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+  cluster_arrive_relaxed();
   static_assert(kPer == 4 && kGateThreads == kRowRmsThreads, "a thread's columns of a load: one float4");
   float4 norm_w[kLoads];  // the norm's weight at the thread's columns (no kernel writes it: before the wait)
   if constexpr (kNorm) {
@@ -262,7 +262,7 @@ __global__ void __launch_bounds__(kGateThreads) gate_cluster_kernel(int32_t* ids
 #pragma unroll
     for (int r = 0; r < kRows; ++r) red[warp][r] = acc[r];
   __syncthreads();
-  asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+  cluster_wait();
   if (threadIdx.x < kRows) {
     float v = 0;
 #pragma unroll

@@ -111,6 +111,11 @@ absl::Status CudaRunner::init() {
   act_row_ = widest;
   BW24_RETURN_IF_ERROR(act_q_.alloc(C * widest, "activations"));
   BW24_RETURN_IF_ERROR(act_ds_.alloc(C * widest / 32 + 1, "activations"));
+  if (uses_q8_ && E % 32 == 0) {  // a one-token step's folded norm inputs (fold_next_)
+    BW24_RETURN_IF_ERROR(fold_q_.alloc(size_t(E), "activations"));
+    BW24_RETURN_IF_ERROR(fold_ds_.alloc(size_t(E / 32), "activations"));
+    BW24_RETURN_IF_ERROR(fold_parts_.alloc(size_t(E / 16), "activations"));
+  }
   BW24_RETURN_IF_ERROR(logits_.alloc(kStep * static_cast<size_t>(g_.n_vocab), "logits"));
   BW24_RETURN_IF_ERROR(init_step_queue());
   if (any_gated_) {  // gated attention: wq rows are [q (D) | gate (D)] per head, split after the product
@@ -397,16 +402,23 @@ absl::Status CudaRunner::pass(int n, cuda::DevicePos pos, int first, float* logi
     BW24_CUDA_OK(cuda::rope_table(rope_angles_.p, rope_stride_, rope_layers_.p, static_cast<int>(g_.layers.size()), pos,
                                   stream_),
                  "rope table");
+  folded_ = nullptr;
   for (size_t il = 0; il < g_.layers.size(); ++il) {
     const arch::Layer& L = g_.layers[il];
     const cuda::CtaRoom room = router_room(L.mlp, n);
+    // One token: the mixer's output projection may write the FFN norm's input, a dense down the next
+    // layer's attention norm's (fold_next_).
+    fold_next_ = n == 1 ? fold_target_mlp(L.mlp) : nullptr;
     if (L.recurrent) {
       if (!ablate(kAblDeltaNet, n)) BW24_RETURN_IF_ERROR(delta_net(L.delta_net, il, n, room));
     } else {
       BW24_RETURN_IF_ERROR(attention(L.attn, static_cast<int>(il), n, pos, room));
     }
+    fold_next_ = n == 1 && !L.mlp.is_moe() && il + 1 < g_.layers.size() ? fold_target_attention(g_.layers[il + 1])
+                                                                         : nullptr;
     BW24_RETURN_IF_ERROR(mlp(L.mlp, n));
   }
+  fold_next_ = nullptr;
   const int64_t V = g_.n_vocab;
   for (int r = first; r < n; r += kStep) {
     const int rows = std::min(kStep, n - r);
@@ -487,6 +499,14 @@ absl::StatusOr<GemvIn> CudaRunner::prepare(const Norm* nm, const float* src, int
 // kStep x n_used rows): f32 into h_ (or src itself without a norm), int8 alongside when the
 // model has int8-path weights.
 absl::StatusOr<GemvIn> CudaRunner::gemv_input(const Norm* nm, const float* src, int rows, int width) {
+  if (nm && nm == folded_ && rows == 1) {  // the output projection before wrote it (fold_next_): no launch
+    folded_ = nullptr;
+    cuda::ActQ8 q8{fold_q_.p, fold_ds_.p};
+    q8.norm_parts = fold_parts_.p;
+    q8.n_parts = width / 16;
+    q8.norm_eps = g_.norm_eps;
+    return GemvIn{nullptr, q8, nullptr};
+  }
   const float* w = nm ? f32(nm->w) : nullptr;
   const bool one_plus = nm && nm->one_plus;
   cudaError_t e = cudaSuccess;
@@ -498,6 +518,26 @@ absl::StatusOr<GemvIn> CudaRunner::gemv_input(const Norm* nm, const float* src, 
   }
   BW24_CUDA_OK(e, "GEMV input (rmsnorm / int8 quantize)");
   return GemvIn{nm ? h_.p : src, {act_q_.p, act_ds_.p}, nullptr};
+}
+
+// A folded norm (fold_next_) needs every product after it on a folded instance of the streamed GEMV
+// (cuda::gemv_q8_takes_folded) and no other reader of its f32 output. Attention: not gated (its Q
+// product is split after the norm); Q, K and V int8 stores. A dense MLP: the gate-up pair.
+const Norm* CudaRunner::fold_target_attention(const arch::Layer& L) const {
+  const AttentionBlock& a = L.attn;
+  if (!opt_.fold_norms || L.recurrent || a.gated || !a.norm.w || !fold_q_.p || !cuda::gemv_q8_norm_fold_on())
+    return nullptr;
+  for (const arch::Weight* w : {&a.wq, &a.wk, &a.wv})
+    if (!is_q8(*w) || !cuda::gemv_q8_takes_folded(w_.type_of(w->t), cuda::GemvOut::kStore, w->rows(), w->cols()))
+      return nullptr;
+  return &a.norm;
+}
+const Norm* CudaRunner::fold_target_mlp(const MlpBlock& m) const {
+  if (!opt_.fold_norms || m.is_moe() || !m.norm.w || !fold_q_.p || !cuda::gemv_q8_norm_fold_on() || !is_q8(m.gate) ||
+      w_.type_of(m.gate.t) != w_.type_of(m.up.t) ||
+      !cuda::gemv_q8_takes_folded(w_.type_of(m.gate.t), cuda::GemvOut::kGateUp, m.gate.rows(), m.gate.cols()))
+    return nullptr;
+  return &m.norm;
 }
 
 absl::Status CudaRunner::norm(const Norm& nm, float* y, const float* x, int rows, int width) {

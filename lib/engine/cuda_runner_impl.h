@@ -247,6 +247,9 @@ class CudaRunner final : public Runner {
   bool is_q8(const arch::Weight& w) const { return cuda::gemv_q8_supports(w_.type_of(w.t)); }
 
   absl::StatusOr<GemvIn> prepare(const Norm* nm, const float* src, int rows, int width);
+  // The norm of a block whose one-token products all take a folded input (null: none), for pass().
+  const Norm* fold_target_attention(const arch::Layer& L) const;
+  const Norm* fold_target_mlp(const MlpBlock& m) const;
   absl::StatusOr<GemvIn> gemv_input(const Norm* nm, const float* src, int rows, int width);
   absl::Status norm(const Norm& nm, float* y, const float* x, int rows, int width);
 
@@ -371,6 +374,16 @@ class CudaRunner final : public Runner {
   DeviceArray<int8_t> act_q_;
   DeviceArray<float2> act_ds_;
   size_t act_row_ = 0;  // act_q_'s row stride (the widest GEMV input); ds rows are act_row_ / 32
+  // A one-token step's folded norms (cuda::gemv_q8_add_normed): the O projection or the down writes the
+  // next norm's input into these (x w in int8, the sums of squares by 16 rows), and that norm's
+  // products apply 1 / rms themselves; its rmsnorm_q8 launch goes. fold_next_: the norm the next
+  // output projection may fold (pass() sets it where every product after it takes a folded input);
+  // folded_: the norm whose input the last one wrote, taken by gemv_input.
+  DeviceArray<int8_t> fold_q_;
+  DeviceArray<float2> fold_ds_;
+  DeviceArray<float> fold_parts_;
+  const Norm* fold_next_ = nullptr;
+  const Norm* folded_ = nullptr;
   DeviceArray<cuda::bf16> act_bf_, wscratch_;  // GEMM input rows; quantized weights expanded
   DeviceArray<cuda::bf16> wscratch2_;          // the second buffer of the expansion ahead
   Ahead ahead_;

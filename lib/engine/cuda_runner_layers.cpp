@@ -41,6 +41,8 @@ absl::Status CudaRunner::products(const GemmJob* jobs, int count, const GemvIn& 
   for (int i = 0; i < count && !in.bf; ++i) {
     const uint32_t type = w_.type_of(jobs[i].w->t);
     const bool q8 = is_q8(*jobs[i].w);
+    if (in.q8.norm_parts && !q8)  // fold_target_attention allows none
+      return error(Code::kInternal, "'{}': a folded norm's input for a float product", jobs[i].w->t->name);
     if (done[i] || !(q8 || cuda::gemv_supports(type))) continue;
     const int64_t cols = jobs[i].w->cols();
     cuda::GemvSegment segs[cuda::kMaxGemvSegments];
@@ -75,6 +77,18 @@ absl::Status CudaRunner::products(const GemmJob* jobs, int count, const GemvIn& 
 absl::Status CudaRunner::output_projection(const arch::Weight& w, const GemvIn& in, const Norm& post_norm, int n,
                                            const cuda::CtaRoom* room) {
   const int E = g_.n_embd;
+  const Norm* fold = fold_next_;
+  fold_next_ = nullptr;
+  folded_ = nullptr;
+  if (fold && n == 1 && !post_norm.w && is_q8(w) && !in.q8.norm_parts) {  // also the next norm's input, folded
+    const cuda::NormOut out{f32(fold->w), fold->one_plus, fold_q_.p, fold_ds_.p, fold_parts_.p};
+    bool written = false;
+    const cudaError_t e = cuda::gemv_q8_add_normed(w_.at(w.t), w_.type_of(w.t), w.rows(), w.cols(), in.q8, x_.p, out,
+                                                   stream_, room, &written);
+    if (e != cudaSuccess) return error(Code::kDevice, "CUDA gemv of '{}': {}", w.t->name, cudaGetErrorString(e));
+    if (written) folded_ = fold;
+    return absl::OkStatus();
+  }
   if (!post_norm.w) return matmul(w, in, n, x_.p, cuda::GemvOut::kAdd, nullptr, 0, nullptr, room);
   BW24_RETURN_IF_ERROR(matmul(w, in, n, proj_.p, cuda::GemvOut::kStore));
   BW24_RETURN_IF_ERROR(norm(post_norm, proj_.p, proj_.p, n, E));

@@ -131,6 +131,10 @@ struct RunnerOptions {
   // where the O projection takes the streamed GEMV it also writes O as that GEMV's int8 input
   // (cuda::OutEpilogue, rmsnorm_q8's rounding; that launch goes); false keeps them (tests compare).
   bool fused_o_epilogue = true;
+  // CUDA runner, one-token steps of dense layers: the O projection and the down write the next norm's
+  // int8 input without its 1 / rms (cuda::gemv_q8_add_normed), and that norm's products apply it, so
+  // the norm's rmsnorm_q8 launch goes (not the same bits: rounding); false keeps the launches (tests compare).
+  bool fold_norms = true;
   // CPU reference, tests only: behave as a device runner for the token choice (device_argmax(),
   // ForwardRequest::argmax / sample, last_logits()) with the host's argmax and
   // sampling::sample_with_draw, so the session's device paths run in CPU tests.

@@ -49,6 +49,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const M
   ro.fused_moe_norm = opt.fused_moe_norm;
   ro.fused_delta_net = opt.fused_delta_net;
   ro.fused_o_epilogue = opt.fused_o_epilogue;
+  ro.fold_norms = opt.fold_norms;
   ro.emulate_device_choice = opt.emulate_device_choice;
   ro.fail_forward_at = opt.fail_forward_at;
   ro.run_ahead = opt.run_ahead;

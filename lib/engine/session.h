@@ -31,6 +31,7 @@ struct SessionOptions {
   bool fused_moe_norm = true;       // CUDA runner: RunnerOptions::fused_moe_norm (tests turn it off)
   bool fused_delta_net = true;      // CUDA runner: RunnerOptions::fused_delta_net (tests turn it off)
   bool fused_o_epilogue = true;     // CUDA runner: RunnerOptions::fused_o_epilogue (tests turn it off)
+  bool fold_norms = true;           // CUDA runner: RunnerOptions::fold_norms (tests turn it off)
   bool cuda_graph = true;           // CUDA runner: the model's cuda_graph and this (tests turn it off)
   bool emulate_device_choice = false;  // CPU reference: RunnerOptions::emulate_device_choice (tests only)
   int32_t fail_forward_at = 0;         // CPU reference: RunnerOptions::fail_forward_at (tests only)

@@ -180,6 +180,7 @@ void check_gemv_q8_streamed(std::mt19937& rng, Result& r);
 void check_gemv_q8_chain(std::mt19937& rng, Result& r);
 void check_gemv_q8_room(std::mt19937& rng, Result& r);
 void check_gemv_q8_gate_up_q8(std::mt19937& rng, Result& r);
+void check_gemv_q8_norm_fold(std::mt19937& rng, Result& r);
 void check_rmsnorm_q8(std::mt19937& rng, Result& r);
 void check_qk_rope(std::mt19937& rng, Result& r);
 void check_attention(std::mt19937& rng, Result& r);

@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   run("gemv_q8_chain", [&] { check_gemv_q8_chain(rng, r); });
   run("gemv_q8_room", [&] { check_gemv_q8_room(rng, r); });
   run("gemv_q8_gate_up_q8", [&] { check_gemv_q8_gate_up_q8(rng, r); });
+  run("gemv_q8_norm_fold", [&] { check_gemv_q8_norm_fold(rng, r); });
   run("dequant", [&] { check_dequant(rng, r); });
   run("gemm", [&] { check_gemm(rng, pool, r); });
   run("gemm_multi", [&] { check_gemm_multi(rng, r); });
