@@ -36,6 +36,8 @@ constexpr Shape kShapes[] = {
     // Qwen3-8B's layer widths in two layers and a small vocabulary: the GPU tests' shape for the launches
     // whose rules need the real widths (the folded norms: cuda::gemv_q8_add_normed).
     {"mid-qwen3", "qwen3", 4096, 2, 32, 8, 128, 12288, 2048, 1e6f, false},
+    // Qwen3.5-9B's widths in four layers (three delta nets, then gated attention) and a small vocabulary.
+    {"mid-qwen35", "qwen35", 4096, 4, 16, 4, 256, 12288, 2048, 1e7f, false, 0, 0, 0, 0, 16, 32, 128},
     // Small shapes for the GPU-vs-CPU tests (one K-quant block per row at n_embd 256).
     {"tiny-qwen3", "qwen3", 256, 2, 4, 2, 64, 768, 2048, 1e6f, false},
     {"tiny-llama", "llama", 256, 2, 4, 4, 64, 512, 2048, 1e4f, true},

@@ -311,50 +311,57 @@ TEST_CASE("CUDA decode: fused launches equal the separate launches", "[gpu]") {
 
 // The folded norms (RunnerOptions::fold_norms: the O projection and the down write the next norm's int8
 // input, its products apply 1 / rms) against the rmsnorm_q8 launches, on Qwen3-8B's widths (their rule
-// takes them there, not at the tiny shapes), both against the CPU reference (f32 activations): 24
+// takes them there, not at the tiny shapes; Qwen3.5-9B's: its FFN norms after the delta nets' out_proj and the
+// gated attention's O), both against the CPU reference (f32 activations): 24
 // one-token steps after a 6-token prefill, the reference's tokens fed to all three. The folded steps'
 // logits no further from the reference than 1.5 x the launches' worst (both int8 paths; the fold rounds
-// its codes from x w instead of x w / rms) and under the suite's 5e-2, their argmax the reference's but
+// its codes from x w instead of x w / rms) and under a bound (below), their argmax the reference's but
 // at a near-tie; and not bit-identical to the launches', so the fold ran (with it off, they are).
 TEST_CASE("CUDA decode: folded norms against the norm launches", "[gpu]") {
   require_gpu();
-  auto cpu_model = open_synthetic("mid-qwen3", "Q4_K_M", -1);
-  auto model = open_synthetic("mid-qwen3", "Q4_K_M", 0);
-  const int V = model->graph().n_vocab;
-  engine::SessionOptions launches_opt;
-  launches_opt.fold_norms = false;
-  auto cpu = engine::Session::create(cpu_model, {});
-  auto folded = engine::Session::create(model, {});
-  auto launches = engine::Session::create(model, launches_opt);
-  REQUIRE(cpu.ok());
-  REQUIRE(folded.ok());
-  REQUIRE(launches.ok());
-  std::vector<int32_t> prompt = {1, 17, 300, 42, 7, 99};
-  for (auto* s : {&cpu, &folded, &launches}) REQUIRE((**s)->prefill(prompt.data(), int32_t(prompt.size()), false).ok());
-  std::vector<float> c = logits_of(**cpu), a = logits_of(**folded), b = logits_of(**launches);
-  CHECK(a == b);  // a prefill pass folds nothing
-  double worst_fold = 0, worst_launches = 0, worst_between = 0;
-  int differ = 0, far_flips = 0;
-  for (int step = 0; step < 24; ++step) {
-    const int32_t t = argmax(c.data() + c.size() - size_t(V), V);
-    for (auto* s : {&cpu, &folded, &launches}) REQUIRE((**s)->prefill(&t, 1, false).ok());
-    c = logits_of(**cpu);
-    a = logits_of(**folded);
-    b = logits_of(**launches);
-    const RowStats sf = compare(a.data(), c.data(), V), sl = compare(b.data(), c.data(), V);
-    worst_fold = std::max(worst_fold, sf.nerr);
-    worst_launches = std::max(worst_launches, sl.nerr);
-    worst_between = std::max(worst_between, compare(a.data(), b.data(), V).nerr);
-    differ += a != b;
-    if (argmax(a.data(), V) != argmax(c.data(), V) && margin(c.data(), V) > 3 * sf.max_abs) ++far_flips;
+  // The suite's 5e-2 on the dense shape; on the hybrid at these widths the launches themselves read 0.051 from the
+  // f32 reference (next362), so 1e-1 there.
+  for (const auto& [shape, bound] : {std::pair{"mid-qwen3", 5e-2}, std::pair{"mid-qwen35", 1e-1}}) {
+    INFO(shape);
+    auto cpu_model = open_synthetic(shape, "Q4_K_M", -1);
+    auto model = open_synthetic(shape, "Q4_K_M", 0);
+    const int V = model->graph().n_vocab;
+    engine::SessionOptions launches_opt;
+    launches_opt.fold_norms = false;
+    auto cpu = engine::Session::create(cpu_model, {});
+    auto folded = engine::Session::create(model, {});
+    auto launches = engine::Session::create(model, launches_opt);
+    REQUIRE(cpu.ok());
+    REQUIRE(folded.ok());
+    REQUIRE(launches.ok());
+    std::vector<int32_t> prompt = {1, 17, 300, 42, 7, 99};
+    for (auto* s : {&cpu, &folded, &launches}) REQUIRE((**s)->prefill(prompt.data(), int32_t(prompt.size()), false).ok());
+    std::vector<float> c = logits_of(**cpu), a = logits_of(**folded), b = logits_of(**launches);
+    CHECK(a == b);  // a prefill pass folds nothing
+    double worst_fold = 0, worst_launches = 0, worst_between = 0;
+    int differ = 0, far_flips = 0;
+    for (int step = 0; step < 24; ++step) {
+      const int32_t t = argmax(c.data() + c.size() - size_t(V), V);
+      for (auto* s : {&cpu, &folded, &launches}) REQUIRE((**s)->prefill(&t, 1, false).ok());
+      c = logits_of(**cpu);
+      a = logits_of(**folded);
+      b = logits_of(**launches);
+      const RowStats sf = compare(a.data(), c.data(), V), sl = compare(b.data(), c.data(), V);
+      worst_fold = std::max(worst_fold, sf.nerr);
+      worst_launches = std::max(worst_launches, sl.nerr);
+      worst_between = std::max(worst_between, compare(a.data(), b.data(), V).nerr);
+      differ += a != b;
+      if (argmax(a.data(), V) != argmax(c.data(), V) && margin(c.data(), V) > 3 * sf.max_abs) ++far_flips;
+    }
+    std::cout << shape << " Q4_K_M against the CPU reference, max normalized logit error: folded norms " << worst_fold
+              << ", norm launches " << worst_launches << " (between them " << worst_between
+              << "); folded steps not bit-equal " << differ << "/24, argmax flips beyond a near-tie " << far_flips
+              << "\n";
+    CHECK(worst_fold <= 1.5 * worst_launches);
+    CHECK(worst_fold < bound);
+    CHECK(differ > 0);
+    CHECK(far_flips == 0);
   }
-  std::cout << "mid-qwen3 Q4_K_M against the CPU reference, max normalized logit error: folded norms " << worst_fold
-            << ", norm launches " << worst_launches << " (between them " << worst_between << "); folded steps not bit-equal "
-            << differ << "/24, argmax flips beyond a near-tie " << far_flips << "\n";
-  CHECK(worst_fold <= 1.5 * worst_launches);
-  CHECK(worst_fold < 5e-2);
-  CHECK(differ > 0);
-  CHECK(far_flips == 0);
 }
 
 // The captured step in its two regimes (below cuda::kFlashDecodeMergeFrom without flash decode's
