@@ -5,7 +5,7 @@
 #   tests/bw24_gpu_vs_cpu_tests (wip/fold-ahead2); bash tools/wip/pack-bins.sh base c9549e7 bw24-bench.
 SHA=$1
 source tools/wip/lib.sh
-begin $SHA-ahead-land
+begin $SHA-${TAG:-ahead-land}
 A="-p 512 -n 128 -r 2"
 for i in 1 2 3; do row base base qwen3-8b:Q4_K_M tg128 "$A"; row new new qwen3-8b:Q4_K_M tg128 "$A"; done
 for b in base new; do row $b-d4096 $b qwen3-8b:Q4_K_M tg128 "-p 16 -n 128 -d 4096 -r 2"; done
