@@ -1157,6 +1157,13 @@ cudaError_t gemv_q8_launch(const GemvSegment* segs, int n_segs, const void* w2, 
     ctas += static_cast<unsigned>((segs[i].rows + rows_per_cta - 1) / rows_per_cta);
     a.seg.cta_end[i] = ctas;
   }
+  if (nt == 1 && !route.ids && gemv_q8_streamed() && pdl_supported()) {
+    bool taken = false;
+    const cudaError_t e = gemv_stream(a.seg, a.w2, type, cols, x, out, act, s, &taken, chain, room);
+    if (chained) *chained = taken && e == cudaSuccess;
+    if (taken) return e;
+  }
+  if (x.norm_parts) return cudaErrorNotSupported;  // a folded norm's input: only the streamed kernel applies 1 / rms
   // The routed one-token Q4_K gate-up by gate_up_bulk_kernel where its grid needs more than one wave of the register
   // kernel (kGateUpRegCtas an SM). Where one wave holds it (Qwen3.6-35B-A3B: 512 CTAs) the bulk kernel lost (next346:
   // 605.0 -> 583.0 tok/s; six CTAs an SM gather the grid on fewer SMs); past it (Qwen3-30B-A3B: 768) it gains.
@@ -1169,13 +1176,6 @@ cudaError_t gemv_q8_launch(const GemvSegment* segs, int n_segs, const void* w2, 
     return launch_pdl(gate_up_bulk_kernel, grid, dim3(kThreads), smem, s, static_cast<const uint8_t*>(segs[0].w),
                       static_cast<const uint8_t*>(w2), segs[0].y, segs[0].rows, cols, x, act, route);
   }
-  if (nt == 1 && !route.ids && gemv_q8_streamed() && pdl_supported()) {
-    bool taken = false;
-    const cudaError_t e = gemv_stream(a.seg, a.w2, type, cols, x, out, act, s, &taken, chain, room);
-    if (chained) *chained = taken && e == cudaSuccess;
-    if (taken) return e;
-  }
-  if (x.norm_parts) return cudaErrorNotSupported;  // a folded norm's input: only the streamed kernel applies 1 / rms
   switch (type) {
     case kQ4_0: return launch_format<Legacy<Q4_0>>(a, nt, out);
     case kQ4_1: return launch_format<Legacy<Q4_1>>(a, nt, out);

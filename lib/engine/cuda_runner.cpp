@@ -116,6 +116,10 @@ absl::Status CudaRunner::init() {
     BW24_RETURN_IF_ERROR(fold_ds_.alloc(size_t(E / 32), "activations"));
     BW24_RETURN_IF_ERROR(fold_parts_.alloc(size_t(E / 16), "activations"));
   }
+  for (const arch::Layer& L : g_.layers) {  // which norms a one-token step folds, decided once
+    fold_mlp_.push_back(fold_target_mlp(L.mlp));
+    fold_attn_.push_back(fold_target_attention(L));
+  }
   BW24_RETURN_IF_ERROR(logits_.alloc(kStep * static_cast<size_t>(g_.n_vocab), "logits"));
   BW24_RETURN_IF_ERROR(init_step_queue());
   if (any_gated_) {  // gated attention: wq rows are [q (D) | gate (D)] per head, split after the product
@@ -408,14 +412,13 @@ absl::Status CudaRunner::pass(int n, cuda::DevicePos pos, int first, float* logi
     const cuda::CtaRoom room = router_room(L.mlp, n);
     // One token: the mixer's output projection may write the FFN norm's input, a dense down the next
     // layer's attention norm's (fold_next_).
-    fold_next_ = n == 1 ? fold_target_mlp(L.mlp) : nullptr;
+    fold_next_ = n == 1 ? fold_mlp_[il] : nullptr;
     if (L.recurrent) {
       if (!ablate(kAblDeltaNet, n)) BW24_RETURN_IF_ERROR(delta_net(L.delta_net, il, n, room));
     } else {
       BW24_RETURN_IF_ERROR(attention(L.attn, static_cast<int>(il), n, pos, room));
     }
-    fold_next_ = n == 1 && !L.mlp.is_moe() && il + 1 < g_.layers.size() ? fold_target_attention(g_.layers[il + 1])
-                                                                         : nullptr;
+    fold_next_ = n == 1 && !L.mlp.is_moe() && il + 1 < g_.layers.size() ? fold_attn_[il + 1] : nullptr;
     BW24_RETURN_IF_ERROR(mlp(L.mlp, n));
   }
   fold_next_ = nullptr;
@@ -523,18 +526,17 @@ absl::StatusOr<GemvIn> CudaRunner::gemv_input(const Norm* nm, const float* src, 
 // A folded norm (fold_next_) needs every product after it on a folded instance of the streamed GEMV
 // (cuda::gemv_q8_takes_folded) and no other reader of its f32 output. Attention: not gated (its Q
 // product is split after the norm); Q, K and V int8 stores. A dense MLP: the gate-up pair.
+bool CudaRunner::folds_norms() const { return opt_.fold_norms && fold_q_.p && cuda::gemv_q8_norm_fold_on(); }
 const Norm* CudaRunner::fold_target_attention(const arch::Layer& L) const {
   const AttentionBlock& a = L.attn;
-  if (!opt_.fold_norms || L.recurrent || a.gated || !a.norm.w || !fold_q_.p || !cuda::gemv_q8_norm_fold_on())
-    return nullptr;
+  if (!folds_norms() || L.recurrent || a.gated || !a.norm.w) return nullptr;
   for (const arch::Weight* w : {&a.wq, &a.wk, &a.wv})
     if (!is_q8(*w) || !cuda::gemv_q8_takes_folded(w_.type_of(w->t), cuda::GemvOut::kStore, w->rows(), w->cols()))
       return nullptr;
   return &a.norm;
 }
 const Norm* CudaRunner::fold_target_mlp(const MlpBlock& m) const {
-  if (!opt_.fold_norms || m.is_moe() || !m.norm.w || !fold_q_.p || !cuda::gemv_q8_norm_fold_on() || !is_q8(m.gate) ||
-      w_.type_of(m.gate.t) != w_.type_of(m.up.t) ||
+  if (!folds_norms() || m.is_moe() || !m.norm.w || !is_q8(m.gate) || w_.type_of(m.gate.t) != w_.type_of(m.up.t) ||
       !cuda::gemv_q8_takes_folded(w_.type_of(m.gate.t), cuda::GemvOut::kGateUp, m.gate.rows(), m.gate.cols()))
     return nullptr;
   return &m.norm;

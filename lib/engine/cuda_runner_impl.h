@@ -247,7 +247,9 @@ class CudaRunner final : public Runner {
   bool is_q8(const arch::Weight& w) const { return cuda::gemv_q8_supports(w_.type_of(w.t)); }
 
   absl::StatusOr<GemvIn> prepare(const Norm* nm, const float* src, int rows, int width);
-  // The norm of a block whose one-token products all take a folded input (null: none), for pass().
+  // The norm of a block whose one-token products all take a folded input (null: none), decided at init
+  // into fold_attn_ / fold_mlp_; folds_norms: the session's and the kernels' switch, and the buffers.
+  bool folds_norms() const;
   const Norm* fold_target_attention(const arch::Layer& L) const;
   const Norm* fold_target_mlp(const MlpBlock& m) const;
   absl::StatusOr<GemvIn> gemv_input(const Norm* nm, const float* src, int rows, int width);
@@ -384,6 +386,7 @@ class CudaRunner final : public Runner {
   DeviceArray<float> fold_parts_;
   const Norm* fold_next_ = nullptr;
   const Norm* folded_ = nullptr;
+  std::vector<const Norm*> fold_attn_, fold_mlp_;  // per layer: its attention / FFN norm where a step folds it
   DeviceArray<cuda::bf16> act_bf_, wscratch_;  // GEMM input rows; quantized weights expanded
   DeviceArray<cuda::bf16> wscratch2_;          // the second buffer of the expansion ahead
   Ahead ahead_;
