@@ -590,13 +590,17 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
     return;
   }
   // kNormIn: 1 / rms of the folded norm from the staged partial sums (each warp alike, lane-strided then
-  // warp_sum's tree: the same bits in every warp and CTA), for a row's epilogue.
-  [[maybe_unused]] auto fold_inv = [&]() {
+  // warp_sum's tree: the same bits in every warp and CTA), once a warp, for its rows' epilogues. Each row's
+  // epilogue computed it until round 64 (8 shared loads, a shuffle tree and a root a row: ~150-200 cycles on
+  // every item of a K = 4096 launch, one piece a row): H200, tg128 `-p 512`, alternated (next367), Qwen3-8B
+  // Q4_K_M 629.1 / 630.5 -> 638.9 / 640.2, at depth 4096 533.3 -> 539.7, Qwen3.5-9B 594.2 -> 599.2.
+  [[maybe_unused]] float norm_inv = 1.0f;
+  if constexpr (kNormIn) {
     float ss = 0.0f;
     for (int i = lane; i < a.x.n_parts; i += 32) ss += fold_smem()[i];
     ss = warp_sum(ss);
-    return rsqrtf(ss / static_cast<float>(a.cols) + a.x.norm_eps);
-  };
+    norm_inv = rsqrtf(ss / static_cast<float>(a.cols) + a.x.norm_eps);
+  }
   constexpr int kBlocksPerStep = 32 / F::kLanes;
   const int slot_b = lane / F::kLanes, sub = lane % F::kLanes;
   const StagedAct x{reinterpret_cast<const int8_t*>(act), act_ds, a.xf};
@@ -663,8 +667,7 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
           if constexpr (kOut == GemvOut::kGateUp) {
             float g = warp_sum(acc[0]), u = warp_sum(acc[1]);
             if constexpr (kNormIn) {
-              const float inv = fold_inv();
-              g *= inv, u *= inv;
+              g *= norm_inv, u *= norm_inv;
             }
             const float v = gate_activation(g, a.act) * u;
             if (lane == 0) y[row] = v;
@@ -688,7 +691,7 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
             }
           } else {
             float v = warp_sum(acc[0]);
-            if constexpr (kNormIn) v *= fold_inv();
+            if constexpr (kNormIn) v *= norm_inv;
             if constexpr (kNormOut) {
               // The CTA's run is groups 2 b, 2 b + 1: rows 16 b .. 16 b + 15, half of block b / 2 (its partner
               // CTA b ^ 1, the other CTA of the cluster, holds the other half). Each warp leaves its row's new value
