@@ -141,9 +141,9 @@ inline int forced_head_groups(int group) {
   static const int n = env_int("BW24_FLASH_HEAD_GROUPS", 0);
   return n > 0 && group % n == 0 ? n : 0;
 }
-// A one-token step's Q + K and V launches overlap below position 1,024 (cuda::GemvChain; H200 tg128,
-// next200: Qwen3-30B-A3B 552.3 / 551.2 -> 565.7 / 565.3, Qwen3-8B +0.2 %). A/B switch:
-// BW24_QKV_OVERLAP=0 chains them plainly.
+// A one-token step's Q + K and V launches overlap (cuda::GemvChain; H200 tg128, next200: Qwen3-30B-A3B
+// 552.3 / 551.2 -> 565.7 / 565.3, Qwen3-8B +0.2 %; at every position since round 64, products() says why).
+// A/B switch: BW24_QKV_OVERLAP=0 chains them plainly.
 inline bool qkv_overlap() {
   static const bool on = env_int("BW24_QKV_OVERLAP", 1) != 0;
   return on;
