@@ -712,12 +712,15 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
                   float* rows = fold_rows();  // [0, 16): this CTA's y; [16, 32): the partner's y w; [32, 48): w
                   const float o = lane < 16 ? rows[lane] : 0.0f;
                   const float own = o * rows[32 + (lane & 15)];
+                  // Sent first: the sum of squares and the own half's shuffle run while the partner's values
+                  // are on their way (they followed the sum until round 64; H200 tg128, alternated, next373:
+                  // Qwen3-8B 639.8 / 640.5 / 638.7 -> 640.5 / 641.4 / 641.1, at depth 4096 542.5 -> 544.6).
+                  if (lane < 16) st_async_cluster(&rows[16 + lane], own, fold_bar(), rank ^ 1u);
                   const float ss = warp_sum(o * o);
                   if (lane == 0) a.nout.parts[blockIdx.x] = ss;
-                  if (lane < 16) st_async_cluster(&rows[16 + lane], own, fold_bar(), rank ^ 1u);
-                  mbar_wait_cluster(fold_bar(), 0);
                   const bool mine = (static_cast<unsigned>(lane) >> 4) == rank;  // element lane of the block
                   const float mine_v = __shfl_sync(0xffffffffu, own, lane & 15);
+                  mbar_wait_cluster(fold_bar(), 0);
                   const float x = mine ? mine_v : rows[16 + (lane & 15)];
                   float id;
                   const float d = act_q8_scale(warp_max_abs(x), &id);
