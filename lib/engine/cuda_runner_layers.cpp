@@ -31,10 +31,10 @@ absl::Status CudaRunner::products(const GemmJob* jobs, int count, const GemvIn& 
   bool done[kMaxProducts] = {};
   // Int8 launches of one token over the same input overlap (cuda::GemvChain): the first waits
   // before it lets the next start, where another int8 launch follows it; the next ones read the
-  // input without waiting. At every position: round 39 kept the graph with merge launches (from
+  // input without waiting. At every position: round 34 kept the graph with merge launches (from
   // position 1,024) on the plain chain, where flash decode's history prefetch gained from V's
   // immediate trigger (Qwen3-30B-A3B at depth 4096, next202: plain 463.6 / 462.6, overlapping
-  // 457.3 / 457.0). With the folded norms (round 63) that turned: H200, tg128 `-p 16 -d 4096`,
+  // 457.3 / 457.0). Re-measured on round 64's kernels it gains there: H200, tg128 `-p 16 -d 4096`,
   // alternated (next370): Qwen3-8B 540.0 / 539.8 -> 542.4 / 542.9, q8_0 KV 564.7 -> 568.9,
   // Qwen3-30B-A3B 593.6 -> 598.9, Qwen3.5-9B 578.1 -> 578.9.
   const bool overlap = n == 1 && qkv_overlap();
