@@ -819,13 +819,13 @@ cudaError_t launch_cut(StreamArgs a, size_t smem, const CtaRoom& room, cudaStrea
   return launch_pdl_cluster(kernel, dim3(grid), dim3(kStreamThreads), (kFold & kFoldNormOut) ? 2u : 1u, smem, s, a);
 }
 
-// The kernel instance of a's cut.
-template <class F, GemvOut kOut, int kFold = 0>
+// The plain (unfolded) kernel instance of a's cut; the folded instances are launched by cut in launch_format.
+template <class F, GemvOut kOut>
 cudaError_t launch(const StreamArgs& a, size_t smem, const CtaRoom& room, cudaStream_t s) {
   switch (a.cut) {
-    case StreamCut::kOne: return launch_cut<F, kOut, StreamCut::kOne, kFold>(a, smem, room, s);
-    case StreamCut::kWhole: return launch_cut<F, kOut, StreamCut::kWhole, kFold>(a, smem, room, s);
-    default: return launch_cut<F, kOut, StreamCut::kAny, kFold>(a, smem, room, s);
+    case StreamCut::kOne: return launch_cut<F, kOut, StreamCut::kOne>(a, smem, room, s);
+    case StreamCut::kWhole: return launch_cut<F, kOut, StreamCut::kWhole>(a, smem, room, s);
+    default: return launch_cut<F, kOut, StreamCut::kAny>(a, smem, room, s);
   }
 }
 
