@@ -4,6 +4,8 @@
 # of a Qwen3-8B Q4_K_M decode step, main's instances (BW24_LEAN=0) and the lean ones (BW24_LEAN=2 BW24_LEAN_FLASH=1),
 # caches flushed between passes (all) and kept (none): the duration and the stall reasons per issued instruction,
 # no-instruction and IMC miss among them.
+# Since round 66 the packed build is wip/defer 73c2642 (wip/lean2 with one more switch, BW24_DEFER, unset here): the
+# instances this script runs are SASS-identical to wip/lean2 3d1dd25's.
 SHA=$1
 source tools/wip/lib.sh
 begin $SHA-ifetch
