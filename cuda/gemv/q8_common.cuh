@@ -1,5 +1,5 @@
 // Pieces shared by the two int8 GEMV kernels of cuda/gemv: the warp-per-row kernel (gemv_q8.cu,
-// every format and token count, routed launches) and the streamed one-token kernel
+// every format and token count; its MoE routed forms in gemv_q8_routed.cu) and the streamed one-token kernel
 // (gemv_stream.cu, sm_90). Internal to cuda/gemv.
 #pragma once
 
@@ -194,5 +194,14 @@ bool stream_takes_folded(uint32_t type, GemvOut out, int64_t rows, int64_t cols)
 // one matrix or up to kMaxGemvSegments of one type and width (seg.cta_end unused: the kernel counts row groups).
 cudaError_t gemv_stream_float(const Segments& seg, uint32_t type, int64_t cols, const float* x, GemvOut out,
                               cudaStream_t s, bool* taken);
+
+// Between the two files of the warp-per-row int8 kernels: the routed one-token Q4_K gate-up's copy-engine form
+// (gemv_q8_routed.cu), which gemv_q8.cu's dispatch takes where gate_up_bulk_takes, and the register kernel's
+// one-token gate-up occupancy (gemv_q8.cu; Q4_K, Q5_K, Q6_K, else cudaErrorInvalidValue), which
+// gemv_q8_routed_occupancy reports.
+bool gate_up_bulk_takes(const GemvSegment& seg, const void* w2, int64_t cols, const GemvRoute& route);
+cudaError_t gate_up_bulk_launch(const GemvSegment& seg, const void* w2, int64_t cols, ActQ8 x, int act,
+                                const GemvRoute& route, cudaStream_t s);
+cudaError_t gate_up_register_occupancy(uint32_t type, int64_t cols, GemvOccupancy* o);
 
 }  // namespace bw24::cuda::gemv_detail
