@@ -33,6 +33,7 @@ for i in 1 2; do
 done
 row main-d4096 new qwen3-8b:Q4_K_M tg128 "-p 16 -n 128 -d 4096 -r 2"
 row lean+flash-d4096 new qwen3-8b:Q4_K_M tg128 "-p 16 -n 128 -d 4096 -r 2" BW24_LEAN=1 BW24_LEAN_FLASH=1
+row lean+flash+defer-d4096 new qwen3-8b:Q4_K_M tg128 "-p 16 -n 128 -d 4096 -r 2" BW24_LEAN=1 BW24_LEAN_FLASH=1 BW24_DEFER=1
 row main new qwen3.5-9b:Q4_K_M tg128 "-p 512 -n 128 -r 2"
 row lean2+flash new qwen3.5-9b:Q4_K_M tg128 "-p 512 -n 128 -r 2" BW24_LEAN=2 BW24_LEAN_FLASH=1
 row main new qwen3-30b-a3b:Q4_K_M tg128 "-p 512 -n 128 -r 2"
