@@ -19,18 +19,9 @@
 // Files: the formats' records (load / dot / row_dot) and the activations' staging are q8_formats.cuh's; this file
 // is the kernel, its launches and the int8 path's entry points; gemv_q8_routed.cu the MoE routed kernels (the
 // copy-engine gate-up, the down with the combine as its epilogue).
-#include <cuda_fp16.h>
-
 #include <atomic>
-#include <type_traits>
 
-#include "cuda/common/act_q8.cuh"
-#include "cuda/common/bulk.cuh"
-#include "cuda/common/check.cuh"
 #include "cuda/common/launch.cuh"
-#include "cuda/common/mma.cuh"
-#include "cuda/gemv/gemv.cuh"
-#include "cuda/gemv/q8_common.cuh"
 #include "cuda/gemv/q8_formats.cuh"
 
 namespace bw24::cuda {

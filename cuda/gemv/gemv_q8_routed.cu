@@ -2,18 +2,13 @@
 // (gate_up_bulk_kernel) and the routed down projection with the MoE combine as its epilogue (gemv_q8_combine_kernel),
 // with their dispatch tables, switches and occupancy. The formats and the activations' staging are
 // q8_formats.cuh's (the register kernel's, gemv_q8.cu, whose routed launches take the rest).
-#include <cuda_fp16.h>
-
 #include <atomic>
 #include <type_traits>
 
 #include "cuda/common/act_q8.cuh"
 #include "cuda/common/bulk.cuh"
-#include "cuda/common/check.cuh"
 #include "cuda/common/launch.cuh"
 #include "cuda/common/mma.cuh"
-#include "cuda/gemv/gemv.cuh"
-#include "cuda/gemv/q8_common.cuh"
 #include "cuda/gemv/q8_formats.cuh"
 #include "cuda/moe/combine.cuh"
 

@@ -7,11 +7,9 @@
 
 #include <cuda_fp16.h>
 
-#include <atomic>
 #include <type_traits>
 
 #include "cuda/common/act_q8.cuh"
-#include "cuda/common/bulk.cuh"
 #include "cuda/common/check.cuh"
 #include "cuda/common/launch.cuh"
 #include "cuda/common/mma.cuh"
