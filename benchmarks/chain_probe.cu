@@ -143,12 +143,18 @@ __global__ void __launch_bounds__(kThreads, kMinCtas) chain_phase_kernel(Phase p
 enum Barrier { kNone = 0, kCounter = 1, kRelease = 2, kFlags = 3, kCluster = 4 };
 constexpr int kClusterCtas = 4;
 
+// Clusters exist from sm_90; below it chain_probe_run returns before any launch (no PDL either), so
+// these compile to nothing there (the release build's sm_80 image).
 __device__ __forceinline__ void cluster_sync() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
 }
 __device__ __forceinline__ unsigned cluster_rank() {
-  unsigned r;
+  unsigned r = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+#endif
   return r;
 }
 
