@@ -181,6 +181,30 @@ __device__ __forceinline__ void store_tile(const float (&acc)[T::kMT][T::kNT][4]
       store_c(j, pairs, wm * T::kWM + 16 * i + lane / 4, wn * T::kWN + 8 * jj + 2 * (lane % 4), acc[i][jj]);
 }
 
+// Both kernels' tile: column tile blockIdx.y is rows [n0, n0 + bn) of segment s; then, after the
+// PDL wait (the tile list and the activations are the previous kernels' output), CTA x takes tile
+// tile_start[e0] + x of the routing's list: its expert's sorted rows [m0, m_end) and that expert's
+// weights in the segment. false: the CTA is past the tiles of experts [e0, e1) (the grid is sized by
+// the pass's pair count) and has nothing to do. gemm.cu's bf16 grouped kernel reads its tile the
+// same way in its own order: through this helper ptxas gave its Q6_K instance 100 registers, not 80.
+struct GroupTile {
+  int s;
+  int64_t n0, m0, m_end, n;
+  const uint8_t* w;
+};
+__device__ __forceinline__ bool group_tile(const Segments& seg, const GemmGroups& g, int64_t bn, GroupTile* t) {
+  t->s = segment_of(seg, blockIdx.y, bn, &t->n0);
+  pdl_begin();
+  const int tile = g.tile_start[g.e0] + static_cast<int>(blockIdx.x);
+  if (tile >= g.tile_start[g.e1]) return false;
+  const int2 e = g.tiles[tile];  // {expert, first sorted row}
+  t->m0 = e.y;
+  t->m_end = g.offsets[e.x + 1];
+  t->n = pick_field(seg.n, t->s);
+  t->w = pick_field(seg.w, t->s) + (e.x - g.e0) * pick_field(seg.w_stride, t->s);
+  return true;
+}
+
 // A launch of either kernel over the tiles of experts [e0, e1): at most one partial tile per expert
 // beyond max_rows / kBM full ones.
 template <class T, auto kKernel>
@@ -201,14 +225,11 @@ __global__ void __launch_bounds__(Q8Tiles<Q>::kThreads, 2) gemm_q8_grouped_kerne
   extern __shared__ uint4 smem_raw[];
   uint8_t* smem = reinterpret_cast<uint8_t*>(smem_raw);
   float* wsc = reinterpret_cast<float*>(smem + T::kStages * T::kStageBytes);
-  int64_t n0;
-  const int s = segment_of(seg, blockIdx.y, T::kBN, &n0);
-  pdl_begin();  // the tile list and the activations are the previous kernels' output
-  const int tile = g.tile_start[g.e0] + static_cast<int>(blockIdx.x);
-  if (tile >= g.tile_start[g.e1]) return;
-  const int2 tl = g.tiles[tile];  // {expert, first sorted row}
-  const int64_t m0 = tl.y, m_end = g.offsets[tl.x + 1], N = pick_field(seg.n, s);
-  const uint8_t* w = pick_field(seg.w, s) + (tl.x - g.e0) * pick_field(seg.w_stride, s);
+  GroupTile tile;
+  if (!group_tile(seg, g, T::kBN, &tile)) return;
+  const int s = tile.s;
+  const int64_t n0 = tile.n0, m0 = tile.m0, m_end = tile.m_end, N = tile.n;
+  const uint8_t* w = tile.w;
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, wm = warp / T::kWarpsN, wn = warp % T::kWarpsN;
   const int64_t nblk = K / 32;
   auto a_row = [&](int64_t m) { return m < m_end ? (g.a_div ? g.sorted[m] / g.a_div : m) : int64_t{-1}; };
@@ -419,14 +440,11 @@ __global__ void __launch_bounds__(Q8sTiles<W>::kThreads, 2) gemm_q8s_grouped_ker
   int* sc_tab = reinterpret_cast<int*>(smem + T::kStages * T::kStageBytes);  // [kGroups][kBN]
   float* min_tab = reinterpret_cast<float*>(sc_tab + W::kGroups * T::kBN);    // [kBN][8]: dmin m (Q4_K)
   float* d_tab = min_tab + (W::kMin ? T::kBN * 8 : 0);                       // [kBN]
-  int64_t n0;
-  const int s = segment_of(seg, blockIdx.y, T::kBN, &n0);
-  pdl_begin();  // the tile list and the activations are the previous kernels' output
-  const int tile = g.tile_start[g.e0] + static_cast<int>(blockIdx.x);
-  if (tile >= g.tile_start[g.e1]) return;
-  const int2 tl = g.tiles[tile];  // {expert, first sorted row}
-  const int64_t m0 = tl.y, m_end = g.offsets[tl.x + 1], N = pick_field(seg.n, s);
-  const uint8_t* w = pick_field(seg.w, s) + (tl.x - g.e0) * pick_field(seg.w_stride, s);
+  GroupTile tile;
+  if (!group_tile(seg, g, T::kBN, &tile)) return;
+  const int s = tile.s;
+  const int64_t n0 = tile.n0, m0 = tile.m0, m_end = tile.m_end, N = tile.n;
+  const uint8_t* w = tile.w;
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, wm = warp / T::kWarpsN, wn = warp % T::kWarpsN;
   const int64_t nblk = K / 32;
   const Q6KTiles planes(N * (K / 256), K / 256);  // Q6_K's field offsets (Q4_K: unused)
