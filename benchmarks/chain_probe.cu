@@ -22,6 +22,7 @@
 // registers before it waits (the boundary's PDL wait or the counter), the weights' independence
 // that keys ahead used in flash decode (round 17). The modes compute the same integers; the
 // benchmark compares the last phase's output of every mode with kChain's.
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -143,21 +144,6 @@ __global__ void __launch_bounds__(kThreads, kMinCtas) chain_phase_kernel(Phase p
 enum Barrier { kNone = 0, kCounter = 1, kRelease = 2, kFlags = 3, kCluster = 4 };
 constexpr int kClusterCtas = 4;
 
-// Clusters exist from sm_90; below it chain_probe_run returns before any launch (no PDL either), so
-// these compile to nothing there (the release build's sm_80 image).
-__device__ __forceinline__ void cluster_sync() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ unsigned cluster_rank() {
-  unsigned r = 0;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-#endif
-  return r;
-}
-
 __device__ __forceinline__ unsigned ld_acquire(const unsigned* p) {
   unsigned v;
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
@@ -192,13 +178,18 @@ __device__ __forceinline__ void grid_barrier(unsigned* sync, unsigned phase) {
       }
     }
   } else if constexpr (kKind == kCluster) {
-    cluster_sync();  // the cluster's stores before its arrival
-    if (cluster_rank() == 0 && threadIdx.x == 0) {
+    // Clusters exist from sm_90 (cooperative_groups has them only there); below it chain_probe_run
+    // returns before any launch, so the release build's sm_80 image holds no cluster code.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+    cluster.sync();  // the cluster's stores before its arrival
+    if (cluster.block_rank() == 0 && threadIdx.x == 0) {
       asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(sync) : "memory");
       while (ld_acquire(sync) < phase * (gridDim.x / kClusterCtas)) {
       }
     }
-    cluster_sync();
+    cluster.sync();
+#endif
     return;
   }
   __syncthreads();
