@@ -1,7 +1,8 @@
 // bw24-chat: a terminal chat over the model's chat template, using only the public C API.
 //
 //   bw24-chat -m PATH [--system TEXT] [-p TEXT] [-n N] [--temp T] [--top-k K] [--top-p P]
-//             [--min-p P] [--seed S] [--ctx N] [--device cpu|cuda[:N]]
+//             [--min-p P] [--seed S] [--ctx N] [--kv TYPE] [--kv-k TYPE] [--kv-v TYPE]
+//             [--device cpu|cuda[:N]]
 //
 // Each turn renders the whole conversation with the template, tokenizes it, keeps the longest
 // prefix the session already holds (bw24_session_rewind) and prefills only the rest, then streams
@@ -23,6 +24,7 @@ namespace {
 
 using bw24_example::complete_utf8_prefix;
 using bw24_example::parse_device;
+using bw24_example::parse_kv_arg;
 using bw24_example::parse_sampling_arg;
 
 struct Message {
@@ -33,8 +35,9 @@ struct Options {
   const char* model = nullptr;
   std::string system;
   const char* once = nullptr;
-  int32_t n_predict = 512, n_ctx = 0, device = -1;
+  int32_t n_predict = 512, device = -1;
   bw24_sampling sampling;
+  bw24_session_params session;  // --ctx, --kv
 };
 
 void usage(FILE* f) {
@@ -48,6 +51,8 @@ void usage(FILE* f) {
       "  --top-k K          (default 40)      --top-p P   (default 0.9)\n"
       "  --min-p P          (default 0.05)    --seed S    (default: time)\n"
       "  --ctx N            context positions (default: min(training context, 4096))\n"
+      "  --kv TYPE          KV cache type of K and V: f32, f16, bf16, q8_0, q4_0, fp8_e4m3\n"
+      "                     (default: f32 on the CPU, f16 on CUDA); --kv-k / --kv-v TYPE: one of them\n"
       "  --device DEV       cpu (default) or cuda[:N]\n"
       "commands: /reset (forget the conversation), /system TEXT, /quit\n");
 }
@@ -193,6 +198,8 @@ class Chat {
 int main(int argc, char** argv) {
   Options o;
   bw24_sampling_default(&o.sampling, sizeof o.sampling);
+  bw24_session_params_default(&o.session, sizeof o.session);
+  bool bad_kv = false;
   o.sampling.temperature = 0.7f;
   o.sampling.top_k = 40;
   o.sampling.top_p = 0.9f;
@@ -212,7 +219,10 @@ int main(int argc, char** argv) {
     else if (a == "-p") o.once = value();
     else if (a == "-n") o.n_predict = std::atoi(value());
     else if (parse_sampling_arg(a, value, &o.sampling)) continue;
-    else if (a == "--ctx") o.n_ctx = std::atoi(value());
+    else if (a == "--ctx") o.session.n_ctx = std::atoi(value());
+    else if (parse_kv_arg(a, value, &o.session, &bad_kv)) {
+      if (bad_kv) { std::fprintf(stderr, "bw24-chat: bad %s (f32, f16, bf16, q8_0, q4_0, fp8_e4m3)\n", a.c_str()); return 2; }
+    }
     else if (a == "--device") {
       if (!parse_device(value(), &o.device)) { std::fprintf(stderr, "bw24-chat: bad --device\n"); return 2; }
     } else if (a == "-h" || a == "--help") { usage(stdout); return 0; }
@@ -233,11 +243,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bw24-chat: cannot open model: %s (%s)\n", err.msg, bw24_status_string(st));
     return 1;
   }
-  bw24_session_params sp;
-  bw24_session_params_default(&sp, sizeof sp);
-  sp.n_ctx = o.n_ctx;
   bw24_session* session = nullptr;
-  st = bw24_session_create(model, &sp, &session, &err);
+  st = bw24_session_create(model, &o.session, &session, &err);
   if (st != BW24_OK) {
     std::fprintf(stderr, "bw24-chat: cannot create session: %s\n", err.msg);
     bw24_model_close(model);

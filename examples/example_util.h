@@ -47,6 +47,29 @@ inline bool parse_device(const char* s, int32_t* device) {
   return true;
 }
 
+// The KV cache flags both programs take: --kv TYPE sets K and V, --kv-k / --kv-v one of them. TYPE is
+// f32, f16, bf16, q8_0, q4_0 or fp8_e4m3 (BW24_KV_*); unset, the backend chooses (BW24_KV_AUTO: f32 on
+// the CPU reference, f16 on CUDA). Returns false when `flag` is not one of them; *bad_type is set
+// when its value names no type.
+template <class Value>
+bool parse_kv_arg(const std::string& flag, Value&& value, bw24_session_params* sp, bool* bad_type) {
+  if (flag != "--kv" && flag != "--kv-k" && flag != "--kv-v") return false;
+  static constexpr struct {
+    const char* name;
+    int32_t code;
+  } kTypes[] = {{"f32", BW24_KV_F32},   {"f16", BW24_KV_F16},   {"bf16", BW24_KV_BF16},
+                {"q8_0", BW24_KV_Q8_0}, {"q4_0", BW24_KV_Q4_0}, {"fp8_e4m3", BW24_KV_FP8_E4M3}};
+  const char* name = value();
+  *bad_type = true;
+  for (const auto& t : kTypes)
+    if (std::strcmp(name, t.name) == 0) {
+      if (flag != "--kv-v") sp->kv_type_k = t.code;
+      if (flag != "--kv-k") sp->kv_type_v = t.code;
+      *bad_type = false;
+    }
+  return true;
+}
+
 // The sampling flags both programs take (--temp, --top-k, --top-p, --min-p, --seed). value() returns
 // the flag's argument; false when `flag` is not one of them.
 template <class Value>

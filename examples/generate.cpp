@@ -3,7 +3,8 @@
 //
 //   bw24-generate -m PATH (-p TEXT | --prompt-ids 1,2,3) [-n N] [--temp T] [--top-k K]
 //                 [--top-p P] [--min-p P] [--seed S] [--device cpu|cuda[:N]] [--ctx N]
-//                 [--json] [--dump-logits FILE] [--chat] [--tokenize-only]
+//                 [--kv TYPE] [--kv-k TYPE] [--kv-v TYPE] [--json] [--dump-logits FILE] [--chat]
+//                 [--tokenize-only]
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -20,6 +21,7 @@ namespace {
 
 using bw24_example::complete_utf8_prefix;
 using bw24_example::parse_device;
+using bw24_example::parse_kv_arg;
 using bw24_example::parse_sampling_arg;
 
 void usage(FILE* f) {
@@ -37,6 +39,9 @@ void usage(FILE* f) {
       "  --seed S             sampler seed (default 1234)\n"
       "  --device DEV         cpu (default) or cuda[:N]\n"
       "  --ctx N              context positions (default: min(training context, 4096))\n"
+      "  --kv TYPE            KV cache type of K and V: f32, f16, bf16, q8_0, q4_0, fp8_e4m3\n"
+      "                       (default: f32 on the CPU, f16 on CUDA)\n"
+      "  --kv-k TYPE, --kv-v TYPE  the K or the V cache alone\n"
       "  --json               print one JSON line with ids, text and speeds\n"
       "  --dump-logits FILE   write the prefill logits of every prompt position as float32\n"
       "                       [n_prompt][n_vocab], little-endian\n"
@@ -99,8 +104,10 @@ int main(int argc, char** argv) {
   const char* text = nullptr;
   const char* dump_path = nullptr;
   std::vector<int32_t> prompt;
-  int32_t n_predict = 32, n_ctx = 0, device = -1;
-  bool json = false, chat = false, tokenize_only = false;
+  int32_t n_predict = 32, device = -1;
+  bool json = false, chat = false, tokenize_only = false, bad_kv = false;
+  bw24_session_params spar;
+  bw24_session_params_default(&spar, sizeof spar);
   bw24_sampling sp;
   bw24_sampling_default(&sp, sizeof sp);
   sp.seed = 1234;
@@ -122,7 +129,10 @@ int main(int argc, char** argv) {
     else if (parse_sampling_arg(a, value, &sp)) continue;
     else if (a == "--device") {
       if (!parse_device(value(), &device)) { std::fprintf(stderr, "bw24-generate: bad --device\n"); return 2; }
-    } else if (a == "--ctx") n_ctx = std::atoi(value());
+    } else if (a == "--ctx") spar.n_ctx = std::atoi(value());
+    else if (parse_kv_arg(a, value, &spar, &bad_kv)) {
+      if (bad_kv) { std::fprintf(stderr, "bw24-generate: bad %s (f32, f16, bf16, q8_0, q4_0, fp8_e4m3)\n", a.c_str()); return 2; }
+    }
     else if (a == "--json") json = true;
     else if (a == "--chat") chat = true;
     else if (a == "--tokenize-only") tokenize_only = true;
@@ -185,9 +195,6 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  bw24_session_params spar;
-  bw24_session_params_default(&spar, sizeof spar);
-  spar.n_ctx = n_ctx;
   bw24_session* s = nullptr;
   st = bw24_session_create(model, &spar, &s, &err);
   if (st != BW24_OK) {
