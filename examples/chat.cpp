@@ -63,16 +63,6 @@ double now_s() {
 }
 
 
-int32_t progress(float f, void*) {
-  static int last = -1;
-  int pct = static_cast<int>(f * 100);
-  if (pct / 10 != last / 10) {
-    std::fprintf(stderr, "\rloading %3d%%", pct);
-    if (pct >= 100) std::fprintf(stderr, "\r             \r");
-    last = pct;
-  }
-  return 0;
-}
 
 class Chat {
  public:
@@ -235,7 +225,7 @@ int main(int argc, char** argv) {
   bw24_model_params mp;
   bw24_model_params_default(&mp, sizeof mp);
   mp.device = o.device;
-  if (isatty(STDERR_FILENO)) mp.progress = progress;
+  if (isatty(STDERR_FILENO)) mp.progress = bw24_example::print_load_progress;
   bw24_model* model = nullptr;
   bw24_errbuf err;
   bw24_status st = bw24_model_open(o.model, &mp, &model, &err);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -26,6 +27,19 @@ inline size_t complete_utf8_prefix(const std::string& s) {
     return (n - (i - 1)) >= static_cast<size_t>(len) ? n : i - 1;
   }
   return n;
+}
+
+// A load-progress callback (bw24_model_params::progress) for a terminal: "loading NN%" on stderr in steps
+// of 10 %, the line cleared at 100 %.
+inline int32_t print_load_progress(float fraction, void*) {
+  static int last = -1;
+  const int pct = static_cast<int>(fraction * 100);
+  if (pct / 10 != last / 10) {
+    std::fprintf(stderr, "\rloading %3d%%", pct);
+    if (pct >= 100) std::fprintf(stderr, "\r             \r");
+    last = pct;
+  }
+  return 0;
 }
 
 // "cpu" -> -1, "cuda" -> 0, "cuda:N" -> N.

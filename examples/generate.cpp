@@ -5,6 +5,8 @@
 //                 [--top-p P] [--min-p P] [--seed S] [--device cpu|cuda[:N]] [--ctx N]
 //                 [--kv TYPE] [--kv-k TYPE] [--kv-v TYPE] [--json] [--dump-logits FILE] [--chat]
 //                 [--tokenize-only]
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -154,6 +156,7 @@ int main(int argc, char** argv) {
   bw24_model_params_default(&mp, sizeof mp);
   mp.device = device;
   if (tokenize_only) mp.flags |= BW24_MODEL_VOCAB_ONLY;
+  if (isatty(STDERR_FILENO)) mp.progress = bw24_example::print_load_progress;
   bw24_model* model = nullptr;
   double t0 = now_s();
   bw24_status st = bw24_model_open(model_path, &mp, &model, &err);
