@@ -3,7 +3,8 @@
 // the device-to-device copy bandwidth measured in the same run.
 //
 //   bw24-bench -m PATH|synthetic:SHAPE:QUANT [-p 512] [-n 128] [-d 0,4096] [-r 3]
-//              [--kv auto|f32|f16|bf16|q8_0|q4_0|fp8_e4m3] [--device cuda:N|cpu] [--json FILE]
+//              [--kv auto|f32|f16|bf16|q8_0|q4_0|fp8_e4m3] [--kv-k TYPE] [--kv-v TYPE] [--device cuda:N|cpu]
+//              [--json FILE]
 //
 // Each test starts from an empty context filled to its depth d (random tokens), as llama-bench's do:
 // pp<p> prefills p tokens at positions d .. d + p - 1, and tg<n> prefills one token and decodes n at
@@ -73,7 +74,7 @@ struct Row {
 int main(int argc, char** argv) {
   std::string model_arg, json_path, device_name = "cuda:0";
   int n_prompt = 512, n_gen = 128, reps = 3, device = 0;
-  std::string kv = "auto";
+  std::string kv_k = "auto", kv_v = "auto";
   std::vector<int> depths = {0};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -87,17 +88,20 @@ int main(int argc, char** argv) {
     else if (a == "-d") depths = parse_list(value());
     else if (a == "-r") reps = std::max(1, std::atoi(value()));
     else if (a == "--json") json_path = value();
-    else if (a == "--kv") kv = value();
+    else if (a == "--kv") kv_k = kv_v = value();
+    else if (a == "--kv-k") kv_k = value();
+    else if (a == "--kv-v") kv_v = value();
     else if (a == "--device") {
       device_name = value();
       device = device_name == "cpu" ? -1 : (device_name.size() > 5 ? std::atoi(device_name.c_str() + 5) : 0);
     } else {
       std::fprintf(stderr, "usage: bw24-bench -m PATH|synthetic:SHAPE:QUANT [-p N] [-n N] [-d 0,4096] [-r N] "
-                           "[--kv auto|f32|f16|bf16|q8_0|q4_0|fp8_e4m3] [--device cuda:N|cpu] [--json FILE]\n");
+                           "[--kv auto|f32|f16|bf16|q8_0|q4_0|fp8_e4m3] [--kv-k TYPE] [--kv-v TYPE] "
+                           "[--device cuda:N|cpu] [--json FILE]\n");
       return a == "-h" || a == "--help" ? 0 : 2;
     }
   }
-  // BW24_KV_* code and bytes per element of each --kv name (q8_0: 34 bytes per 32, q4_0: 18).
+  // BW24_KV_* code and bytes per element of each KV type name (q8_0: 34 bytes per 32, q4_0: 18).
   struct KvName {
     const char* name;
     int code;
@@ -106,15 +110,19 @@ int main(int argc, char** argv) {
   constexpr KvName kKv[] = {{"f32", 0, 4}, {"f16", 1, 2}, {"bf16", 2, 2}, {"q8_0", 3, 34.0 / 32},
                             {"q4_0", 4, 18.0 / 32}, {"fp8_e4m3", 5, 1}};
   // BW24_KV_AUTO is f16 on CUDA, f32 on the CPU (session.cpp).
-  if (kv == "auto") kv = device >= 0 ? "f16" : "f32";
-  const KvName* kv_info = nullptr;
-  for (const KvName& k : kKv)
-    if (kv == k.name) kv_info = &k;
-  if (!kv_info) {
-    std::fprintf(stderr, "bw24-bench: --kv takes auto, f32, f16, bf16, q8_0, q4_0 or fp8_e4m3\n");
+  auto kv_type = [&](std::string& name) -> const KvName* {
+    if (name == "auto") name = device >= 0 ? "f16" : "f32";
+    for (const KvName& k : kKv)
+      if (name == k.name) return &k;
+    return nullptr;
+  };
+  const KvName *kv_k_info = kv_type(kv_k), *kv_v_info = kv_type(kv_v);
+  if (!kv_k_info || !kv_v_info) {
+    std::fprintf(stderr, "bw24-bench: --kv, --kv-k and --kv-v take auto, f32, f16, bf16, q8_0, q4_0 or fp8_e4m3\n");
     return 2;
   }
-  const double kv_elem = kv_info->elem_bytes;
+  // The rows' kv_type: one name when K and V share it, else "K/V" (q8_0/f16).
+  const std::string kv = kv_k == kv_v ? kv_k : kv_k + "/" + kv_v;
   if (model_arg.empty()) {
     std::fprintf(stderr, "bw24-bench: -m is required (synthetic shapes:");
     for (auto& s : bench::synthetic_shapes()) std::fprintf(stderr, " %s", s.c_str());
@@ -143,7 +151,7 @@ int main(int argc, char** argv) {
 
   // Bytes a decode step must move: every weight matrix once (the embedding only one row; of the
   // stacked experts only the n_used of n_expert a token routes to), the KV cache of the attention
-  // layers up to the depth (K and V in the --kv type), and the delta-net layers' recurrent state (read and
+  // layers up to the depth (K and V each in its type), and the delta-net layers' recurrent state (read and
   // written, f32).
   double weight_bytes = 0, kv_row_bytes = 0, macs_per_token = 0;
   const arch::ModelGraph& g = m.graph();
@@ -164,7 +172,7 @@ int main(int argc, char** argv) {
     if (L.recurrent)
       weight_bytes += 2.0 * 4 * L.delta_net.n_v_heads * L.delta_net.d_k * L.delta_net.d_v;
     else
-      kv_row_bytes += double(L.attn.n_head_kv) * L.attn.head_dim * kv_elem * 2;
+      kv_row_bytes += double(L.attn.n_head_kv) * L.attn.head_dim * (kv_k_info->elem_bytes + kv_v_info->elem_bytes);
   }
 
   const double copy_gbs = device >= 0 ? copy_bandwidth_gbs(device) : 0;
@@ -181,7 +189,8 @@ int main(int argc, char** argv) {
   const int max_depth = *std::max_element(depths.begin(), depths.end());
   engine::SessionOptions so;
   so.n_ctx = max_depth + std::max(n_prompt, n_gen) + 8;
-  so.kv_type_k = so.kv_type_v = kv_info->code;
+  so.kv_type_k = kv_k_info->code;
+  so.kv_type_v = kv_v_info->code;
   auto session = engine::Session::create(*model, so);
   if (!session.ok()) { std::fprintf(stderr, "bw24-bench: %s\n", message_of(session.status()).c_str()); return 1; }
   engine::Session& s = **session;
