@@ -62,8 +62,6 @@ double now_s() {
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
-
-
 class Chat {
  public:
   Chat(bw24_model* m, bw24_session* s, const Options& o) : model_(m), session_(s), opt_(o) {}
@@ -181,7 +179,6 @@ class Chat {
   std::vector<Message> history_;
   std::vector<int32_t> fed_;  // tokens the session holds
 };
-
 
 }  // namespace
 

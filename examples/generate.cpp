@@ -70,8 +70,6 @@ bool parse_ids(const char* s, std::vector<int32_t>* out) {
   return !out->empty();
 }
 
-
-
 std::string detokenize(const bw24_model* model, const std::vector<int32_t>& ids) {
   size_t need = 0;
   if (bw24_detokenize(model, ids.data(), static_cast<int32_t>(ids.size()), 0, nullptr, 0, &need) !=
