@@ -147,6 +147,7 @@ int main(int argc, char** argv) {
   }
   if (!model.ok()) { std::fprintf(stderr, "bw24-bench: %s\n", message_of(model.status()).c_str()); return 1; }
   const engine::Model& m = **model;
+  if (quant == "file") quant = m.quant();  // the file's type ("Q4_K_M", from general.file_type) or its matrices'
   std::fprintf(stderr, "loaded %s in %.1f s (%.2f GB)\n", m.name().c_str(), now_s() - t0, m.n_bytes() / 1e9);
 
   // Bytes a decode step must move: every weight matrix once (the embedding only one row; of the

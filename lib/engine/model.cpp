@@ -2,11 +2,16 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <utility>
+#include <vector>
 
 #include "lib/arch/registry.h"
 #include "lib/core/log.h"
 #include "lib/core/options.h"
+#include "lib/core/dtype.h"
 #include "lib/core/status.h"
+#include "loaders/gguf/gguf.h"
 #include "loaders/open.h"
 
 #ifdef BW24_WITH_CUDA
@@ -58,6 +63,33 @@ absl::Status check_device(int32_t device) {
 #endif
 }
 
+// What the weights are stored as, for reports: the file's own word where it has one (GGUF
+// general.file_type: the mix llama-quantize wrote, "Q4_K_M"), else the types of the matrices (2-D
+// and up) by the bytes they hold, largest first, leaving out those under a tenth of the bytes:
+// "BF16", "Q4_K+Q6_K".
+std::string describe_quant(const loaders::TensorDirectory& dir) {
+  if (const loaders::MetaValue* ft = dir.meta("general.file_type"))
+    if (const std::optional<int64_t> id = ft->as_int())
+      if (const std::string_view name = loaders::file_type_name(*id); !name.empty()) return std::string(name);
+  std::map<uint32_t, uint64_t> by_type;
+  uint64_t total = 0;
+  for (const auto& t : dir.tensors())
+    if (t.n_dims >= 2) {
+      by_type[t.type] += t.n_bytes;
+      total += t.n_bytes;
+    }
+  std::vector<std::pair<uint64_t, uint32_t>> order;
+  for (const auto& [type, bytes] : by_type) order.emplace_back(bytes, type);
+  std::sort(order.begin(), order.end(), std::greater<>());
+  std::string out;
+  for (const auto& [bytes, type] : order)
+    if (out.empty() || bytes * 10 >= total) {
+      if (!out.empty()) out += '+';
+      out += type_name(type);
+    }
+  return out;
+}
+
 }  // namespace
 
 int32_t Model::n_vocab() const {
@@ -102,6 +134,7 @@ absl::StatusOr<std::shared_ptr<const Model>> Model::from_directory(std::unique_p
   m->cuda_graph_ = cuda_graph;
   m->dir_ = std::move(dir);
   m->name_ = name;
+  m->quant_ = describe_quant(*m->dir_);
   auto tok = tokenizer::Tokenizer::create(*m->dir_);
   if (tok.ok()) {
     m->tokenizer_ = std::move(tok).value();

@@ -42,6 +42,9 @@ class Model {
   int32_t n_vocab() const;
   const ModelOptions& options() const { return opt_; }
   const std::string& name() const { return name_; }
+  // What the weights are stored as: the GGUF's general.file_type name ("Q4_K_M"), else the matrices'
+  // types by bytes ("BF16", "Q4_K+Q6_K"); "" without weights (a vocabulary-only file).
+  const std::string& quant() const { return quant_; }
   uint64_t n_params() const { return n_params_; }
   uint64_t n_bytes() const { return n_bytes_; }
   bool is_eog(int32_t token) const;
@@ -58,7 +61,7 @@ class Model {
   std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
   std::shared_ptr<DeviceWeights> device_weights_;
   ModelOptions opt_;
-  std::string name_;
+  std::string name_, quant_;
   uint64_t n_params_ = 0, n_bytes_ = 0;
   bool cuda_graph_ = true;
 };

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "loaders/common/tensor_directory.h"
@@ -18,5 +19,9 @@ absl::Status parse_gguf(const uint8_t* data, size_t size, TensorDirectory* out);
 
 // Map the file and parse it; the directory keeps the mapping alive.
 absl::StatusOr<std::unique_ptr<TensorDirectory>> load_gguf(const std::string& path);
+
+// The name of a `general.file_type` value (llama.cpp's LLAMA_FTYPE_MOSTLY_* ids: 15 is "Q4_K_M", the
+// mix llama-quantize wrote); "" for ids without one (retired or unknown).
+std::string_view file_type_name(int64_t file_type);
 
 }  // namespace bw24::loaders

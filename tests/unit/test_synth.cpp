@@ -76,8 +76,26 @@ TEST_CASE("synthetic models written as GGUF read back identically and run the sa
     REQUIRE(in_memory.ok());
     const std::vector<int32_t> prompt = {1, 300, 7, 1999, 42};
     CHECK(logits_of(*from_file, prompt) == logits_of(*in_memory, prompt));
+    // The file records its mix as llama-quantize does (general.file_type), and reports read it back.
+    CHECK((*from_file)->quant() == quant);
   }
   std::filesystem::remove(path);
+}
+
+TEST_CASE("a model names what its weights are stored as", "[synth]") {
+  // general.file_type's ids, as llama.cpp numbers them (llama.h's LLAMA_FTYPE_MOSTLY_*).
+  CHECK(loaders::file_type_name(0) == "F32");
+  CHECK(loaders::file_type_name(3) == "Q4_1");
+  CHECK(loaders::file_type_name(7) == "Q8_0");
+  CHECK(loaders::file_type_name(15) == "Q4_K_M");
+  CHECK(loaders::file_type_name(30) == "IQ4_XS");
+  CHECK(loaders::file_type_name(32) == "BF16");
+  CHECK(loaders::file_type_name(38) == "MXFP4_MOE");
+  for (int64_t retired : {5, 6, 33, 34, 35, 39, -1, 1024}) CHECK(loaders::file_type_name(retired).empty());
+  // Without general.file_type (a Hugging Face directory): the matrices' types by bytes.
+  auto hf = engine::Model::open(BW24_TEST_DATA_DIR "/golden/qwen3", {});
+  REQUIRE(hf.ok());
+  CHECK((*hf)->quant() == "F32");
 }
 
 // The CPU reference's int8 activation rounding (the GPU-vs-CPU diagnostics' like-for-like mode)
