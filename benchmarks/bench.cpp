@@ -131,15 +131,13 @@ int main(int argc, char** argv) {
   }
   engine::ModelOptions mo;
   mo.device = device;
-  std::string quant = "file";
   double t0 = now_s();
   absl::StatusOr<std::shared_ptr<const engine::Model>> model;
   if (model_arg.rfind("synthetic:", 0) == 0) {
     std::string rest = model_arg.substr(10);
     size_t colon = rest.find(':');
     if (colon == std::string::npos) { std::fprintf(stderr, "bw24-bench: synthetic:SHAPE:QUANT\n"); return 2; }
-    quant = rest.substr(colon + 1);
-    auto dir = bench::build_synthetic(rest.substr(0, colon), quant);
+    auto dir = bench::build_synthetic(rest.substr(0, colon), rest.substr(colon + 1));
     if (!dir.ok()) { std::fprintf(stderr, "bw24-bench: %s\n", message_of(dir.status()).c_str()); return 1; }
     model = engine::Model::from_directory(std::move(dir).value(), model_arg, mo);
   } else {
@@ -147,7 +145,8 @@ int main(int argc, char** argv) {
   }
   if (!model.ok()) { std::fprintf(stderr, "bw24-bench: %s\n", message_of(model.status()).c_str()); return 1; }
   const engine::Model& m = **model;
-  if (quant == "file") quant = m.quant();  // the file's type ("Q4_K_M", from general.file_type) or its matrices'
+  // The file's mix ("Q4_K_M", general.file_type; synthetic models record theirs too), else its matrices' types.
+  const std::string& quant = m.quant();
   std::fprintf(stderr, "loaded %s in %.1f s (%.2f GB)\n", m.name().c_str(), now_s() - t0, m.n_bytes() / 1e9);
 
   // Bytes a decode step must move: every weight matrix once (the embedding only one row; of the

@@ -171,11 +171,8 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> build_synthetic(const std::stri
   BW24_RETURN_IF_ERROR(d->add_meta("general.architecture", MetaValue::of_string(sh->arch)));
   BW24_RETURN_IF_ERROR(d->add_meta("general.name", MetaValue::of_string(shape_name + " " + quant + " (synthetic)")));
   // The mix's llama.cpp id, as llama-quantize records it: both engines' reports then name it.
-  for (uint32_t id = 0; id < 64; ++id)  // the ids run to 38 (file_type_name)
-    if (loaders::file_type_name(id) == quant) {
-      BW24_RETURN_IF_ERROR(d->add_meta("general.file_type", MetaValue::of_u32(id)));
-      break;
-    }
+  if (const std::optional<uint32_t> id = loaders::file_type_id(quant))
+    BW24_RETURN_IF_ERROR(d->add_meta("general.file_type", MetaValue::of_u32(*id)));
   BW24_RETURN_IF_ERROR(d->add_meta(a + "context_length", MetaValue::of_u32(40960)));
   BW24_RETURN_IF_ERROR(d->add_meta(a + "embedding_length", MetaValue::of_u32(sh->n_embd)));
   BW24_RETURN_IF_ERROR(d->add_meta(a + "block_count", MetaValue::of_u32(sh->n_layer)));

@@ -208,7 +208,7 @@ int main(int argc, char** argv) {
     else if (parse_sampling_arg(a, value, &o.sampling)) continue;
     else if (a == "--ctx") o.session.n_ctx = std::atoi(value());
     else if (parse_kv_arg(a, value, &o.session, &bad_kv)) {
-      if (bad_kv) { std::fprintf(stderr, "bw24-chat: bad %s (f32, f16, bf16, q8_0, q4_0, fp8_e4m3)\n", a.c_str()); return 2; }
+      if (bad_kv) { std::fprintf(stderr, "bw24-chat: bad %s (%s)\n", a.c_str(), bw24_example::kKvTypeNames); return 2; }
     }
     else if (a == "--device") {
       if (!parse_device(value(), &o.device)) { std::fprintf(stderr, "bw24-chat: bad --device\n"); return 2; }

@@ -61,6 +61,9 @@ inline bool parse_device(const char* s, int32_t* device) {
   return true;
 }
 
+// The KV cache types parse_kv_arg takes, for the programs' messages.
+inline constexpr const char* kKvTypeNames = "f32, f16, bf16, q8_0, q4_0, fp8_e4m3";
+
 // The KV cache flags both programs take: --kv TYPE sets K and V, --kv-k / --kv-v one of them. TYPE is
 // f32, f16, bf16, q8_0, q4_0 or fp8_e4m3 (BW24_KV_*); unset, the backend chooses (BW24_KV_AUTO: f32 on
 // the CPU reference, f16 on CUDA). Returns false when `flag` is not one of them; *bad_type is set

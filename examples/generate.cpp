@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
       if (!parse_device(value(), &device)) { std::fprintf(stderr, "bw24-generate: bad --device\n"); return 2; }
     } else if (a == "--ctx") spar.n_ctx = std::atoi(value());
     else if (parse_kv_arg(a, value, &spar, &bad_kv)) {
-      if (bad_kv) { std::fprintf(stderr, "bw24-generate: bad %s (f32, f16, bf16, q8_0, q4_0, fp8_e4m3)\n", a.c_str()); return 2; }
+      if (bad_kv) { std::fprintf(stderr, "bw24-generate: bad %s (%s)\n", a.c_str(), bw24_example::kKvTypeNames); return 2; }
     }
     else if (a == "--json") json = true;
     else if (a == "--chat") chat = true;

@@ -264,16 +264,26 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> load_gguf(const std::string& pa
   return dir;
 }
 
+namespace {
+// general.file_type's names, index = the id; "" where llama.cpp retired one (5, 6: Q4_2 / Q4_3; 33-35: Q4_0
+// repacks).
+constexpr std::string_view kFileTypeNames[] = {
+    /*  0 */ "F32", "F16", "Q4_0", "Q4_1", "Q4_1_SOME_F16", "", "", "Q8_0", "Q5_0", "Q5_1",
+    /* 10 */ "Q2_K", "Q3_K_S", "Q3_K_M", "Q3_K_L", "Q4_K_S", "Q4_K_M", "Q5_K_S", "Q5_K_M", "Q6_K", "IQ2_XXS",
+    /* 20 */ "IQ2_XS", "Q2_K_S", "IQ3_XS", "IQ3_XXS", "IQ1_S", "IQ4_NL", "IQ3_S", "IQ3_M", "IQ2_S", "IQ2_M",
+    /* 30 */ "IQ4_XS", "IQ1_M", "BF16", "", "", "", "TQ1_0", "TQ2_0", "MXFP4_MOE"};
+constexpr int64_t kFileTypes = sizeof kFileTypeNames / sizeof kFileTypeNames[0];
+static_assert(kFileTypes == 39, "ids 0 .. 38 (MXFP4_MOE)");
+}  // namespace
+
 std::string_view file_type_name(int64_t file_type) {
-  // Index = the id; "" where llama.cpp retired one (5, 6: Q4_2 / Q4_3; 33-35: Q4_0 repacks).
-  static constexpr std::string_view kNames[] = {
-      /*  0 */ "F32", "F16", "Q4_0", "Q4_1", "Q4_1_SOME_F16", "", "", "Q8_0", "Q5_0", "Q5_1",
-      /* 10 */ "Q2_K", "Q3_K_S", "Q3_K_M", "Q3_K_L", "Q4_K_S", "Q4_K_M", "Q5_K_S", "Q5_K_M", "Q6_K", "IQ2_XXS",
-      /* 20 */ "IQ2_XS", "Q2_K_S", "IQ3_XS", "IQ3_XXS", "IQ1_S", "IQ4_NL", "IQ3_S", "IQ3_M", "IQ2_S", "IQ2_M",
-      /* 30 */ "IQ4_XS", "IQ1_M", "BF16", "", "", "", "TQ1_0", "TQ2_0", "MXFP4_MOE"};
-  static_assert(sizeof kNames / sizeof kNames[0] == 39, "ids 0 .. 38 (MXFP4_MOE)");
-  constexpr int64_t n = sizeof kNames / sizeof kNames[0];
-  return file_type >= 0 && file_type < n ? kNames[file_type] : std::string_view{};
+  return file_type >= 0 && file_type < kFileTypes ? kFileTypeNames[file_type] : std::string_view{};
+}
+
+std::optional<uint32_t> file_type_id(std::string_view name) {
+  for (int64_t id = 0; id < kFileTypes; ++id)
+    if (!name.empty() && kFileTypeNames[id] == name) return static_cast<uint32_t>(id);
+  return std::nullopt;
 }
 
 }  // namespace bw24::loaders

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,5 +24,7 @@ absl::StatusOr<std::unique_ptr<TensorDirectory>> load_gguf(const std::string& pa
 // The name of a `general.file_type` value (llama.cpp's LLAMA_FTYPE_MOSTLY_* ids: 15 is "Q4_K_M", the
 // mix llama-quantize wrote); "" for ids without one (retired or unknown).
 std::string_view file_type_name(int64_t file_type);
+// The id of a name file_type_name gives ("Q4_K_M" -> 15); nullopt for any other name.
+std::optional<uint32_t> file_type_id(std::string_view name);
 
 }  // namespace bw24::loaders
