@@ -246,8 +246,8 @@ int main(int argc, char** argv) {
     bw24_model_info info;
     info.struct_size = sizeof info;
     bw24_model_get_info(model, &info);
-    std::fprintf(stderr, "bw24-chat: %s (%s, %d layers); /reset, /system TEXT, /quit\n", info.name, info.arch,
-                 info.n_layer);
+    std::fprintf(stderr, "bw24-chat: %s (%s %s, %d layers); /reset, /system TEXT, /quit\n", info.name, info.arch,
+                 info.quant, info.n_layer);
     const bool tty = isatty(STDIN_FILENO);
     for (;;) {
       std::string line;

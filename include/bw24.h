@@ -169,6 +169,9 @@ typedef struct bw24_model_info {
     uint64_t n_bytes;      /* bytes of weights as stored in the file                            */
     const char* arch;      /* e.g. "llama", "qwen3"; valid while the model is alive             */
     const char* name;      /* general.name or the file name; valid while the model is alive     */
+    const char* quant;     /* the weights' quant mix as llama.cpp names it ("Q4_K_M", "Q8_0",
+                              "BF16", ...): a GGUF's general.file_type, else the type holding most
+                              of the matrices' bytes; valid while the model is alive             */
 } bw24_model_info;
 
 /** Fill *info (caller sets info->struct_size). Thread-safe. @since 0.1 */

@@ -68,6 +68,7 @@ bw24_status bw24_model_get_info(const bw24_model* model, bw24_model_info* info) 
   full.n_bytes = m.n_bytes();
   full.arch = m.graph().arch.c_str();
   full.name = m.name().c_str();
+  full.quant = m.quant().c_str();
   return capi::write_struct(info, info->struct_size, full);
 }
 

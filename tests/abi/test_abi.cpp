@@ -26,7 +26,8 @@ static_assert(offsetof(bw24_model_info, n_params) == 24);
 static_assert(offsetof(bw24_model_info, n_bytes) == 32);
 static_assert(offsetof(bw24_model_info, arch) == 40);
 static_assert(offsetof(bw24_model_info, name) == 48);
-static_assert(sizeof(bw24_model_info) == 56);
+static_assert(offsetof(bw24_model_info, quant) == 56);
+static_assert(sizeof(bw24_model_info) == 64);
 static_assert(offsetof(bw24_session_params, n_ctx) == 8);
 static_assert(offsetof(bw24_session_params, kv_type_k) == 12);
 static_assert(offsetof(bw24_session_params, kv_type_v) == 16);
@@ -121,6 +122,7 @@ TEST_CASE("every export survives NULL and misuse", "[abi]") {
   info.struct_size = sizeof info;
   REQUIRE(bw24_model_get_info(m, &info) == BW24_OK);
   CHECK(std::string(info.arch) == "qwen3");
+  CHECK(std::string(info.quant) == "F32");  // an f32 golden: no general.file_type, every matrix F32
   CHECK(info.n_layer == 2);
   CHECK(info.device == -1);
 
