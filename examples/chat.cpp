@@ -2,7 +2,7 @@
 //
 //   bw24-chat -m PATH [--system TEXT] [-p TEXT] [-n N] [--temp T] [--top-k K] [--top-p P]
 //             [--min-p P] [--seed S] [--ctx N] [--kv TYPE] [--kv-k TYPE] [--kv-v TYPE]
-//             [--device cpu|cuda[:N]]
+//             [--device cpu|cuda[:N]] [--option KEY=VALUE]
 //
 // Each turn renders the whole conversation with the template, tokenizes it, keeps the longest
 // prefix the session already holds (bw24_session_rewind) and prefills only the rest, then streams
@@ -38,6 +38,7 @@ struct Options {
   int32_t n_predict = 512, device = -1;
   bw24_sampling sampling;
   bw24_session_params session;  // --ctx, --kv
+  std::string options;          // --option, the model's
 };
 
 void usage(FILE* f) {
@@ -53,6 +54,7 @@ void usage(FILE* f) {
       "  --ctx N            context positions (default: min(training context, 4096))\n"
       "  --kv TYPE          KV cache type of K and V: f32, f16, bf16, q8_0, q4_0, fp8_e4m3\n"
       "                     (default: f32 on the CPU, f16 on CUDA); --kv-k / --kv-v TYPE: one of them\n"
+      "  --option KEY=VALUE a model option (docs/abi.md: prefault, cuda_graph, kv_rotate); repeatable\n"
       "  --device DEV       cpu (default) or cuda[:N]\n"
       "commands: /reset (forget the conversation), /system TEXT, /quit\n");
 }
@@ -210,6 +212,7 @@ int main(int argc, char** argv) {
     else if (parse_kv_arg(a, value, &o.session, &bad_kv)) {
       if (bad_kv) { std::fprintf(stderr, "bw24-chat: bad %s (%s)\n", a.c_str(), bw24_example::kKvTypeNames); return 2; }
     }
+    else if (bw24_example::parse_option_arg(a, value, &o.options)) continue;
     else if (a == "--device") {
       if (!parse_device(value(), &o.device)) { std::fprintf(stderr, "bw24-chat: bad --device\n"); return 2; }
     } else if (a == "-h" || a == "--help") { usage(stdout); return 0; }
@@ -222,6 +225,7 @@ int main(int argc, char** argv) {
   bw24_model_params mp;
   bw24_model_params_default(&mp, sizeof mp);
   mp.device = o.device;
+  if (!o.options.empty()) mp.options = o.options.c_str();
   if (isatty(STDERR_FILENO)) mp.progress = bw24_example::print_load_progress;
   bw24_model* model = nullptr;
   bw24_errbuf err;

@@ -87,6 +87,17 @@ bool parse_kv_arg(const std::string& flag, Value&& value, bw24_session_params* s
   return true;
 }
 
+// --option KEY=VALUE, the model options of docs/abi.md (prefault, cuda_graph, kv_rotate), may repeat:
+// each appended to *options, ';'-separated, for bw24_model_params.options. The library checks the
+// keys and values (unknown ones are refused with the known keys named). False when `flag` is not it.
+template <class Value>
+bool parse_option_arg(const std::string& flag, Value&& value, std::string* options) {
+  if (flag != "--option") return false;
+  if (!options->empty()) *options += ';';
+  *options += value();
+  return true;
+}
+
 // The sampling flags both programs take (--temp, --top-k, --top-p, --min-p, --seed). value() returns
 // the flag's argument; false when `flag` is not one of them.
 template <class Value>

@@ -4,7 +4,7 @@
 //   bw24-generate -m PATH (-p TEXT | --prompt-ids 1,2,3) [-n N] [--temp T] [--top-k K]
 //                 [--top-p P] [--min-p P] [--seed S] [--device cpu|cuda[:N]] [--ctx N]
 //                 [--kv TYPE] [--kv-k TYPE] [--kv-v TYPE] [--json] [--dump-logits FILE] [--chat]
-//                 [--tokenize-only]
+//                 [--tokenize-only] [--option KEY=VALUE]
 #include <unistd.h>
 
 #include <chrono>
@@ -44,6 +44,7 @@ void usage(FILE* f) {
       "  --kv TYPE            KV cache type of K and V: f32, f16, bf16, q8_0, q4_0, fp8_e4m3\n"
       "                       (default: f32 on the CPU, f16 on CUDA)\n"
       "  --kv-k TYPE, --kv-v TYPE  the K or the V cache alone\n"
+      "  --option KEY=VALUE   a model option (docs/abi.md: prefault, cuda_graph, kv_rotate); repeatable\n"
       "  --json               print one JSON line with ids, text and speeds\n"
       "  --dump-logits FILE   write the prefill logits of every prompt position as float32\n"
       "                       [n_prompt][n_vocab], little-endian\n"
@@ -103,6 +104,7 @@ int main(int argc, char** argv) {
   const char* model_path = nullptr;
   const char* text = nullptr;
   const char* dump_path = nullptr;
+  std::string options;  // --option
   std::vector<int32_t> prompt;
   int32_t n_predict = 32, device = -1;
   bool json = false, chat = false, tokenize_only = false, bad_kv = false;
@@ -133,6 +135,7 @@ int main(int argc, char** argv) {
     else if (parse_kv_arg(a, value, &spar, &bad_kv)) {
       if (bad_kv) { std::fprintf(stderr, "bw24-generate: bad %s (%s)\n", a.c_str(), bw24_example::kKvTypeNames); return 2; }
     }
+    else if (bw24_example::parse_option_arg(a, value, &options)) continue;
     else if (a == "--json") json = true;
     else if (a == "--chat") chat = true;
     else if (a == "--tokenize-only") tokenize_only = true;
@@ -153,6 +156,7 @@ int main(int argc, char** argv) {
   bw24_model_params mp;
   bw24_model_params_default(&mp, sizeof mp);
   mp.device = device;
+  if (!options.empty()) mp.options = options.c_str();
   if (tokenize_only) mp.flags |= BW24_MODEL_VOCAB_ONLY;
   if (isatty(STDERR_FILENO)) mp.progress = bw24_example::print_load_progress;
   bw24_model* model = nullptr;

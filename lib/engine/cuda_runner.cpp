@@ -730,6 +730,13 @@ namespace bw24::engine {
 absl::StatusOr<std::unique_ptr<Runner>> make_cuda_runner(const arch::ModelGraph& graph, const DeviceWeights& w,
                                                          const RunnerOptions& opt) {
   if (graph.layers.empty()) return error(Code::kModel, "model has no layers");
+  if (opt.kv_rotate)
+    for (const auto& L : graph.layers)
+      if (!L.recurrent && kv::kv_rotation(opt.k_type, opt.v_type, L.attn.head_dim).any())
+        return error(Code::kUnsupported,
+                     "option kv_rotate=1 with a {} K / {} V cache: the CUDA backend does not rotate its cache yet "
+                     "(the CPU reference does; docs/abi.md)",
+                     kv::kv_type_name(opt.k_type), kv::kv_type_name(opt.v_type));
   auto r = std::make_unique<cuda_runner_detail::CudaRunner>(graph, w, opt);
   BW24_RETURN_IF_ERROR(r->init());
   return std::unique_ptr<Runner>(std::move(r));

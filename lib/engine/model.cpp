@@ -41,6 +41,7 @@ namespace {
 
 constexpr std::string_view kPrefault = "prefault";
 constexpr std::string_view kCudaGraph = "cuda_graph";
+constexpr std::string_view kKvRotate = "kv_rotate";
 
 // A 0/1 option; absent = dflt.
 absl::StatusOr<bool> bool_option(const OptionMap& options, std::string_view key, bool dflt) {
@@ -118,9 +119,10 @@ absl::StatusOr<std::shared_ptr<const Model>> Model::open(const std::string& path
 absl::StatusOr<std::shared_ptr<const Model>> Model::from_directory(std::unique_ptr<loaders::TensorDirectory> dir,
                                                                    const std::string& name,
                                                                    const ModelOptions& opt) {
-  BW24_ASSIGN_OR_RETURN(OptionMap options, parse_options(opt.options, {kPrefault, kCudaGraph}));
+  BW24_ASSIGN_OR_RETURN(OptionMap options, parse_options(opt.options, {kPrefault, kCudaGraph, kKvRotate}));
   BW24_ASSIGN_OR_RETURN(bool prefault, bool_option(options, kPrefault, true));
   BW24_ASSIGN_OR_RETURN(bool cuda_graph, bool_option(options, kCudaGraph, true));
+  BW24_ASSIGN_OR_RETURN(bool kv_rotate, bool_option(options, kKvRotate, false));
   if (opt.n_threads < 0) return error(Code::kInvalidArgument, "n_threads {} is negative", opt.n_threads);
   BW24_RETURN_IF_ERROR(check_device(opt.device));
   auto report = [&](float f) -> absl::Status {
@@ -132,6 +134,7 @@ absl::StatusOr<std::shared_ptr<const Model>> Model::from_directory(std::unique_p
   std::shared_ptr<Model> m(new Model());
   m->opt_ = opt;
   m->cuda_graph_ = cuda_graph;
+  m->kv_rotate_ = kv_rotate;
   m->dir_ = std::move(dir);
   m->name_ = name;
   m->quant_ = describe_quant(*m->dir_);

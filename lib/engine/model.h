@@ -53,6 +53,7 @@ class Model {
   // The weights on the CUDA device when device >= 0 (nullptr on the CPU).
   const DeviceWeights* device_weights() const { return device_weights_.get(); }
   bool cuda_graph() const { return cuda_graph_; }  // option cuda_graph: decode steps as graph replays
+  bool kv_rotate() const { return kv_rotate_; }    // option kv_rotate: sessions rotate q8_0 / q4_0 caches
 
  private:
   Model() = default;
@@ -64,6 +65,7 @@ class Model {
   std::string name_, quant_;
   uint64_t n_params_ = 0, n_bytes_ = 0;
   bool cuda_graph_ = true;
+  bool kv_rotate_ = false;
 };
 
 // Device queries that work whether or not the CUDA backend is compiled in.

@@ -409,7 +409,7 @@ absl::StatusOr<std::unique_ptr<Runner>> make_ref_runner(const ModelGraph& graph,
   if (!first) return error(Code::kModel, "model has no attention layer");
   const arch::AttentionBlock& a = *first;
   kv::KvShape shape{n_attention, opt.n_ctx, a.n_head_kv, a.head_dim};
-  BW24_ASSIGN_OR_RETURN(kv::HostKvCache cache, kv::HostKvCache::create(shape, opt.k_type, opt.v_type));
+  BW24_ASSIGN_OR_RETURN(kv::HostKvCache cache, kv::HostKvCache::create(shape, opt.k_type, opt.v_type, opt.kv_rotate));
   return std::unique_ptr<Runner>(new RefRunner(graph, opt, std::move(cache)));
 }
 

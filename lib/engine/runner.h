@@ -90,6 +90,7 @@ struct RunnerOptions {
   kv::KvType k_type = kv::KvType::kF32, v_type = kv::KvType::kF32;
   int32_t n_threads = 0;
   bool cuda_graph = true;  // CUDA runner: capture the one-token step once, replay it
+  bool kv_rotate = false;  // model option kv_rotate: q8_0 / q4_0 cache rows in a Hadamard basis (lib/kv/kv_cache.h)
   // CPU reference only (tests): round the input rows of products over quantized weights to int8
   // as the CUDA runner's GEMV does, so routing- and sign-sensitive models (MoE routers, delta
   // nets) can be compared with the GPU like for like.

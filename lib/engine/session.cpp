@@ -38,6 +38,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::create(std::shared_ptr<const M
   BW24_ASSIGN_OR_RETURN(ro.v_type, kv_type(opt.kv_type_v, "V", device));
   ro.n_threads = model->options().n_threads;
   ro.cuda_graph = model->cuda_graph() && opt.cuda_graph;
+  ro.kv_rotate = model->kv_rotate();
   ro.round_act_int8 = opt.round_act_int8;
   ro.prefill_gemm = opt.prefill_gemm;
   ro.gemm_scratch_elems = opt.gemm_scratch_elems;

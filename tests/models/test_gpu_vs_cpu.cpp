@@ -20,6 +20,7 @@
 #include <random>
 
 #include "benchmarks/synthetic.h"
+#include "lib/core/status.h"
 #include "lib/engine/model.h"
 #include "lib/engine/session.h"
 #include "tests/common/stop_runs.h"
@@ -232,6 +233,27 @@ TEST_CASE("CUDA runner vs CPU reference on quantized MoE and hybrid synthetic mo
 // tokens; the logits asked for afterwards (copied from the device, Runner::last_logits) have the
 // argmax a further decode returns; a second decode call continues from the device's pending
 // choice. A dense model and a hybrid (recurrent state: no recompute possible).
+TEST_CASE("CUDA refuses option kv_rotate=1 where it would rotate, by name", "[gpu]") {
+  require_gpu();
+  // The CPU reference rotates q8_0 / q4_0 caches of head sizes that are multiples of 64 (lib/kv);
+  // the CUDA kernels do not yet, so such a session must fail, not silently run unrotated.
+  auto dir = bench::build_synthetic("tiny-qwen3", "Q8_0");  // head_dim 64
+  REQUIRE(dir.ok());
+  engine::ModelOptions mo;
+  mo.device = 0;
+  mo.options = "kv_rotate=1";
+  auto m = engine::Model::from_directory(std::move(dir).value(), "tiny-qwen3:Q8_0", mo);
+  REQUIRE(m.ok());
+  engine::SessionOptions so;
+  so.kv_type_k = so.kv_type_v = static_cast<int32_t>(kv::KvType::kQ4_0);
+  auto refused = engine::Session::create(*m, so);
+  REQUIRE(!refused.ok());
+  CHECK(code_of(refused.status()) == Code::kUnsupported);
+  CHECK(std::string(refused.status().message()).find("kv_rotate") != std::string::npos);
+  so.kv_type_k = so.kv_type_v = static_cast<int32_t>(kv::KvType::kF16);  // nothing to rotate: runs
+  CHECK(engine::Session::create(*m, so).ok());
+}
+
 TEST_CASE("CUDA greedy decode on the device equals the host argmax", "[gpu]") {
   require_gpu();
   for (const char* shape : {"tiny-qwen3", "tiny-qwen35"}) {

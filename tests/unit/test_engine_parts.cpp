@@ -5,6 +5,7 @@
 #include <random>
 #include <vector>
 
+#include "lib/kv/kv_cache.h"
 #include "lib/ref/delta_rule.h"
 #include "lib/ref/ops.h"
 #include "lib/sampling/sampler.h"
@@ -46,6 +47,76 @@ TEST_CASE("attention of one query over identical keys averages the values", "[re
   ref::attend_head(out, q, k, 2, v, 2, 0, 2, 2, 1.0f, scratch);
   CHECK(out[0] == Approx(3.0f));
   CHECK(out[1] == Approx(4.0f));
+}
+
+TEST_CASE("kv rotation: the Walsh-Hadamard blocks and the sizes each cache pair gets", "[kv]") {
+  // Against the matrix written out: H_4 = 1/2 [[1,1,1,1],[1,-1,1,-1],[1,1,-1,-1],[1,-1,-1,1]].
+  float x[8] = {1, 2, 3, 4, -1, 0, 0, 0};
+  kv::hadamard_rotate(x, 8, 4);
+  const float want[8] = {5, -1, -2, 0, -0.5f, -0.5f, -0.5f, -0.5f};
+  for (int i = 0; i < 8; ++i) CHECK(x[i] == Approx(want[i]));
+  // Orthonormal and its own inverse at every size a cache uses: norms kept, twice = identity.
+  std::mt19937 rng(7);
+  std::normal_distribution<float> nd;
+  for (int32_t block : {64, 128, 256}) {
+    std::vector<float> y(512), y0;
+    for (float& v : y) v = nd(rng);
+    y0 = y;
+    double n0 = 0, n1 = 0, back = 0;
+    for (float v : y) n0 += double(v) * v;
+    kv::hadamard_rotate(y.data(), 512, block);
+    for (float v : y) n1 += double(v) * v;
+    kv::hadamard_rotate(y.data(), 512, block);
+    for (size_t i = 0; i < y.size(); ++i) back = std::max(back, double(std::fabs(y[i] - y0[i])));
+    INFO("block " << block);
+    CHECK(n1 == Approx(n0).epsilon(1e-5));
+    CHECK(back < 1e-5);
+  }
+  using kv::KvType;
+  auto rot = [](KvType k, KvType v, int32_t d) {
+    kv::KvRotation r = kv::kv_rotation(k, v, d);
+    return std::pair{r.k, r.v};
+  };
+  CHECK(rot(KvType::kQ4_0, KvType::kQ4_0, 128) == std::pair{128, 64});  // K: the whole row, V: blocks of 64
+  CHECK(rot(KvType::kQ8_0, KvType::kQ8_0, 192) == std::pair{64, 64});   // the largest power of two dividing 192
+  CHECK(rot(KvType::kQ8_0, KvType::kF16, 256) == std::pair{256, 0});    // only the block types rotate
+  CHECK(rot(KvType::kFp8E4M3, KvType::kQ4_0, 64) == std::pair{0, 64});
+  CHECK(rot(KvType::kQ4_0, KvType::kQ4_0, 96) == std::pair{0, 0});      // not a multiple of 64
+  CHECK(rot(KvType::kQ4_0, KvType::kQ4_0, 32) == std::pair{0, 0});
+  CHECK(rot(KvType::kF16, KvType::kBF16, 128) == std::pair{0, 0});
+}
+
+TEST_CASE("kv rotation: a row with an outlier channel comes back closer from a rotated q4_0 cache", "[kv]") {
+  const kv::KvShape shape{1, 4, 2, 128};
+  std::mt19937 rng(3);
+  std::normal_distribution<float> nd;
+  std::vector<float> k(2 * 128), v(2 * 128);
+  for (float& x : k) x = nd(rng);
+  for (float& x : v) x = nd(rng);
+  k[5] = 40.0f;    // a RoPE'd key's outlier: one channel sets its q4_0 block's step
+  k[128 + 77] = -35.0f;
+  auto error = [&](bool rotate) {
+    auto c = kv::HostKvCache::create(shape, kv::KvType::kQ4_0, kv::KvType::kQ4_0, rotate);
+    REQUIRE(c.ok());
+    CHECK(c->rotation().any() == rotate);
+    c->store(0, 2, k.data(), v.data());
+    std::vector<float> ko(128), vo(128);
+    double ek = 0, ev = 0;
+    for (int32_t h = 0; h < 2; ++h) {
+      c->gather(0, h, 2, 2, ko.data(), vo.data());  // rows come back in the caller's basis
+      for (int i = 0; i < 128; ++i) {
+        ek += std::pow(ko[i] - k[h * 128 + i], 2);
+        ev += std::pow(vo[i] - v[h * 128 + i], 2);
+      }
+    }
+    return std::pair{std::sqrt(ek), std::sqrt(ev)};
+  };
+  const auto [ek0, ev0] = error(false);
+  const auto [ek1, ev1] = error(true);
+  INFO("K error " << ek0 << " -> " << ek1 << ", V error " << ev0 << " -> " << ev1);
+  CHECK(ek1 < 0.5 * ek0);  // the outliers' blocks no longer round their neighbours to a 5-wide step
+  CHECK(ev1 < 1.5 * ev0);  // gaussian rows: about the same either way
+  CHECK(ek1 > 0);          // still a 4-bit cache
 }
 
 TEST_CASE("sampler: greedy, ties, penalties, determinism, top-k/p, min-p", "[sampling]") {
