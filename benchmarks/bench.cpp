@@ -4,7 +4,7 @@
 //
 //   bw24-bench -m PATH|synthetic:SHAPE:QUANT [-p 512] [-n 128] [-d 0,4096] [-r 3]
 //              [--kv auto|f32|f16|bf16|q8_0|q4_0|fp8_e4m3] [--kv-k TYPE] [--kv-v TYPE] [--device cuda:N|cpu]
-//              [--json FILE]
+//              [--option KEY=VALUE] [--json FILE]
 //
 // Each test starts from an empty context filled to its depth d (random tokens), as llama-bench's do:
 // pp<p> prefills p tokens at positions d .. d + p - 1, and tg<n> prefills one token and decodes n at
@@ -74,7 +74,7 @@ struct Row {
 int main(int argc, char** argv) {
   std::string model_arg, json_path, device_name = "cuda:0";
   int n_prompt = 512, n_gen = 128, reps = 3, device = 0;
-  std::string kv_k = "auto", kv_v = "auto";
+  std::string kv_k = "auto", kv_v = "auto", options;  // options: --option, ";"-joined
   std::vector<int> depths = {0};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -91,13 +91,14 @@ int main(int argc, char** argv) {
     else if (a == "--kv") kv_k = kv_v = value();
     else if (a == "--kv-k") kv_k = value();
     else if (a == "--kv-v") kv_v = value();
+    else if (a == "--option") options += (options.empty() ? "" : ";") + std::string(value());  // docs/abi.md's model options
     else if (a == "--device") {
       device_name = value();
       device = device_name == "cpu" ? -1 : (device_name.size() > 5 ? std::atoi(device_name.c_str() + 5) : 0);
     } else {
       std::fprintf(stderr, "usage: bw24-bench -m PATH|synthetic:SHAPE:QUANT [-p N] [-n N] [-d 0,4096] [-r N] "
                            "[--kv auto|f32|f16|bf16|q8_0|q4_0|fp8_e4m3] [--kv-k TYPE] [--kv-v TYPE] "
-                           "[--device cuda:N|cpu] [--json FILE]\n");
+                           "[--device cuda:N|cpu] [--option KEY=VALUE] [--json FILE]\n");
       return a == "-h" || a == "--help" ? 0 : 2;
     }
   }
@@ -131,6 +132,7 @@ int main(int argc, char** argv) {
   }
   engine::ModelOptions mo;
   mo.device = device;
+  mo.options = options;
   double t0 = now_s();
   absl::StatusOr<std::shared_ptr<const engine::Model>> model;
   if (model_arg.rfind("synthetic:", 0) == 0) {
@@ -245,6 +247,7 @@ int main(int argc, char** argv) {
       rows.push_back({"tg" + std::to_string(n_gen), depth, median(tg), weight_bytes + kv_row_bytes * (depth + n_gen / 2.0)});
   }
 
+  if (!options.empty()) std::printf("model options: %s\n\n", options.c_str());
   std::printf("| model | quant | KV | test | depth | tok/s | bytes/token | %% of copy BW (%.0f GB/s) | TFLOP/s |\n"
               "|---|---|---|---|---|---|---|---|---|\n",
               copy_gbs);
@@ -266,7 +269,7 @@ int main(int argc, char** argv) {
         << ", \"bytes_per_token\": " << static_cast<long long>(r.bytes_per_token) << ", \"pct_copy_bw\": "
         << (r.bytes_per_token > 0 && copy_gbs > 0 ? r.bytes_per_token * r.tok_s / (copy_gbs * 1e9) * 100 : 0)
         << ", \"tflop_s\": " << r.tflops << ", \"copy_bw_gbs\": " << copy_gbs << ", \"gpu\": \"" << gpu << "\", \"commit\": \"" << BW24_GIT_SHA
-        << "\"}" << (i + 1 < rows.size() ? "," : "") << "\n";
+        << "\"" << (options.empty() ? "" : ", \"options\": \"" + options + "\"") << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
     }
     f << "]\n";
   }
