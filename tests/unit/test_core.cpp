@@ -47,6 +47,9 @@ TEST_CASE("options parser accepts known keys and names unknown ones", "[core]") 
   CHECK(code_of(bad.status()) == Code::kUnsupported);
   CHECK(message_of(bad.status()).find("'c'") != std::string::npos);
   CHECK(!parse_options("novalue", {"novalue"}).ok());
+  auto twice = parse_options("a=0;;a=1", {"a"});  // the last value counts (docs/abi.md)
+  REQUIRE(twice.ok());
+  CHECK(twice->at("a") == "1");
 }
 
 TEST_CASE("fp16 and bf16 conversions are exact on every half value", "[core]") {
