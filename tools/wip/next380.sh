@@ -1,10 +1,10 @@
 #!/bin/bash
-# next380 (round 69, for a device call): wip/kv-rotate-cuda 5e9466e, the model option kv_rotate on CUDA (qk_rope_store
+# next380 (round 69, for a device call): wip/kv-rotate-cuda e5ea0f1, the model option kv_rotate on CUDA (qk_rope_store
 # rotates q, k and v by lib/kv's Walsh-Hadamard blocks; hadamard_rows turns O back; the fused RoPE and O epilogue stand
-# aside for rotated sessions). Its pack is build-pack/rot-5e9466e.tar.xz (this machine, build-dev at 5e9466e: bench,
+# aside for rotated sessions). Its pack is build-pack/rot-e5ea0f1.tar.xz (this machine, build-dev at e5ea0f1: bench,
 # kernel check, both GPU test programs, libbw24.so.0). Before the call, make it the carried pack (the carry holds one):
-#   mv .carry/bins/new.tar.xz build-pack/new-73c2642.tar.xz; cp build-pack/rot-5e9466e.tar.xz .carry/bins/new.tar.xz
-# then run(carry [".carry"], timeout 600): bash tools/wip/next380.sh 5e9466e; afterwards move next377's pack back.
+#   mv .carry/bins/new.tar.xz build-pack/new-73c2642.tar.xz; cp build-pack/rot-e5ea0f1.tar.xz .carry/bins/new.tar.xz
+# then run(carry [".carry"], timeout 600): bash tools/wip/next380.sh e5ea0f1; afterwards move next377's pack back.
 # Checks: the kernel-check families it touches (qk_rope with the new "rotated" rows, hadamard_rows: exact against
 # lib/kv; attention, whose fused path now refuses rotation arguments), the GPU tests (the new [gpu] case compares
 # rotated q8_0 / q4_0 caches with the CPU reference on tiny-qwen3 and tiny-qwen35moe). Then what rotation costs:
