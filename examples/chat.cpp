@@ -54,7 +54,8 @@ void usage(FILE* f) {
       "  --ctx N            context positions (default: min(training context, 4096))\n"
       "  --kv TYPE          KV cache type of K and V: f32, f16, bf16, q8_0, q4_0, fp8_e4m3\n"
       "                     (default: f32 on the CPU, f16 on CUDA); --kv-k / --kv-v TYPE: one of them\n"
-      "  --option KEY=VALUE a model option (docs/abi.md: prefault, cuda_graph, kv_rotate); repeatable\n"
+      "  --option KEY=VALUE a model option (docs/abi.md: prefault, cuda_graph, kv_rotate); repeatable;\n"
+      "                     kv_rotate=1 keeps a q4_0 / q8_0 cache close to f16 (CPU reference for now)\n"
       "  --device DEV       cpu (default) or cuda[:N]\n"
       "commands: /reset (forget the conversation), /system TEXT, /quit\n");
 }
