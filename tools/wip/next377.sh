@@ -17,7 +17,7 @@
 SHA=$1
 source tools/wip/lib.sh
 begin $SHA-lean
-BW24_LEAN=2 kc $SHA gemv_q8_norm_fold gemv_q8_streamed gemv_q8_gate_up_q8
+BW24_LEAN=2 kc_one $SHA gemv_q8_norm_fold gemv_q8_streamed gemv_q8_gate_up_q8  # one file: a call brings back 8
 BW24_LEAN_FLASH=1 kc $SHA attention_rope
 BW24_LEAN=1 BW24_DEFER=1 kc $SHA-defer gemv_q8_norm_fold
 for i in 1 2 3; do
