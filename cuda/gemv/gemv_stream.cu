@@ -372,6 +372,16 @@ struct StreamArgs {
 // 14.2 -> 16.4 us, DRAM-bound, had copied its first stages during the norm's window; Q + K 3.6 -> 5.5, its CTAs
 // start only as the down's exit). Producers at two ring stages, so a consumer CTA fits beside them: 597 (next355).
 constexpr int kFoldQ8 = 1, kFoldNormIn = 2, kFoldNormOut = 4;
+// A folded instance holds one of stage_q8_rows' two forms (either stages any width), the host choosing by width:
+// kShortAct the one-pass form (cols / 16 <= kStreamThreads: every kNormIn launch, whose n_parts = cols / 16 is
+// bounded so), kLongAct the six-ahead one. SASS bytes of Qwen3-8B's folded launches (cuobjdump): Q + K 31,744 ->
+// 25,984, V 33,408 -> 27,008, the gate-up 35,200 -> 29,440, the O projection 31,872 -> 27,392, the downs 34,304 ->
+// 31,232 (Q6_K) and 33,792 -> 30,720 (Q4_K); each ~5-6 KB above its plain instance before (round 65). H200, tg128,
+// one binary with the two forms behind a switch, alternated (next377, next382): Qwen3-8B Q4_K_M 637.5 / 636.8 / 636.5
+// -> 645.7 / 644.4 / 645.4 tok/s (+1.3 %), at depth 4096 542.1 / 541.3 -> 549.1 / 549.8 (Qwen3.5-9B 597.0 -> 599.5,
+// Qwen3-30B-A3B 715.3 -> 718.0 with the plain instances lean too, BW24_LEAN=2). The code a CTA walks from a cold
+// instruction cache, again (round 69).
+constexpr int kShortAct = 8, kLongAct = 16;
 // Shared memory behind the staged activations: kFoldNormIn's partial sums (at most kStreamThreads, one a
 // thread's load), or kFoldNormOut's mbarrier and three rows of 16 floats.
 constexpr int64_t kFoldOutBytes = 8 + 3 * 16 * 4;
@@ -570,7 +580,9 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   // kernel measured 526.9 / 528.0 tok/s on Qwen3-30B-A3B against 512.6 / 517.6 with six ahead for
   // every launch (next123).
   const auto slot_of = [](int64_t i) { return F::act_slot(i); };
-  if (q16 <= kStreamThreads)
+  // A folded instance holds only the form its launches take (kShortAct, kLongAct): each ~300 instructions.
+  constexpr bool kShortOnly = (kFold & kShortAct) != 0, kLongOnly = (kFold & kLongAct) != 0;
+  if (kShortOnly || (!kLongOnly && q16 <= kStreamThreads))
     stage_q8_rows<kStreamThreads, 1>(act, act_ds, a.x.q, a.x.ds, q16, slot_of);
   else
     stage_q8_rows<kStreamThreads, 6>(act, act_ds, a.x.q, a.x.ds, q16, slot_of);
@@ -596,8 +608,11 @@ __global__ void __launch_bounds__(kStreamThreads, ctas_per_sm<F>()) gemv_stream_
   // Q4_K_M 629.1 / 630.5 -> 638.9 / 640.2, at depth 4096 533.3 -> 539.7, Qwen3.5-9B 594.2 -> 599.2.
   [[maybe_unused]] float norm_inv = 1.0f;
   if constexpr (kNormIn) {
-    float ss = 0.0f;
-    for (int i = lane; i < a.x.n_parts; i += 32) ss += fold_smem()[i];
+    static_assert(kShortOnly, "a folded input's n_parts = cols / 16 <= kStreamThreads: one-pass staging");
+    float ss = 0.0f;  // parts lane, lane + 32, ...: the nine a lane can have, unrolled without remainder code
+#pragma unroll
+    for (int k = 0; k < (kStreamThreads + 31) / 32; ++k)
+      if (lane + 32 * k < a.x.n_parts) ss += fold_smem()[lane + 32 * k];
     ss = warp_sum(ss);
     norm_inv = rsqrtf(ss / static_cast<float>(a.cols) + a.x.norm_eps);
   }
@@ -890,7 +905,9 @@ cudaError_t launch_format(StreamArgs a, GemvOut out, cudaStream_t s, bool* taken
         BW24_CUDA_TRY((allow_smem<kernel>(200 * 1024)));
         if (cluster_fits<kernel>(dim3(kStreamThreads), 2, sz)) {
           *taken = true;
-          return launch_cut<F, GemvOut::kAdd, StreamCut::kOne, kFoldNormOut>(a, sz, room, s);
+          return a.cols / 16 <= kStreamThreads
+                     ? launch_cut<F, GemvOut::kAdd, StreamCut::kOne, kFoldNormOut | kShortAct>(a, sz, room, s)
+                     : launch_cut<F, GemvOut::kAdd, StreamCut::kOne, kFoldNormOut | kLongAct>(a, sz, room, s);
         }
       }
     }
@@ -898,16 +915,18 @@ cudaError_t launch_format(StreamArgs a, GemvOut out, cudaStream_t s, bool* taken
   }
   if (norm_in) {  // a folded norm's input: stores of whole groups and pieces, gate-ups with or without q_out
     if constexpr (kFoldIn<F>) {
+      // n_parts = cols / 16 <= kStreamThreads (above): the one-pass staging form (kShortAct)
       if (out == GemvOut::kStore && a.cut != StreamCut::kAny) {
         *taken = true;
-        return a.cut == StreamCut::kOne ? launch_cut<F, GemvOut::kStore, StreamCut::kOne, kFoldNormIn>(a, sz, room, s)
-                                        : launch_cut<F, GemvOut::kStore, StreamCut::kWhole, kFoldNormIn>(a, sz, room, s);
+        return a.cut == StreamCut::kOne
+                   ? launch_cut<F, GemvOut::kStore, StreamCut::kOne, kFoldNormIn | kShortAct>(a, sz, room, s)
+                   : launch_cut<F, GemvOut::kStore, StreamCut::kWhole, kFoldNormIn | kShortAct>(a, sz, room, s);
       }
       if constexpr (F::kGateUp) {
         if (out == GemvOut::kGateUp && a.cut == StreamCut::kOne && (q8_out || !a.q_out)) {
           *taken = true;
-          return q8_out ? launch_cut<F, GemvOut::kGateUp, StreamCut::kOne, kFoldQ8 | kFoldNormIn>(a, sz, room, s)
-                        : launch_cut<F, GemvOut::kGateUp, StreamCut::kOne, kFoldNormIn>(a, sz, room, s);
+          return q8_out ? launch_cut<F, GemvOut::kGateUp, StreamCut::kOne, kFoldQ8 | kFoldNormIn | kShortAct>(a, sz, room, s)
+                        : launch_cut<F, GemvOut::kGateUp, StreamCut::kOne, kFoldNormIn | kShortAct>(a, sz, room, s);
         }
       }
     }
