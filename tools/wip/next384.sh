@@ -9,6 +9,6 @@ timeout 280 ./build-new/bw24-kernel-check > "$OUT/kc-all-$SHA.txt" 2>&1
 echo "kernel-check (all) rc=$? $(tail -n 1 $OUT/kc-all-$SHA.txt) t=$(el)"
 grep -E "FAIL|rror" "$OUT/kc-all-$SHA.txt" | head -20
 gpu_tests $SHA
-json $SHA 500 qwen3-8b:Q4_K_M ""
-json $SHA 520 qwen3-8b:Q4_K_M "-q8kv" --kv q8_0
+json $SHA 330 qwen3-8b:Q4_K_M ""
+json $SHA 300 qwen3-8b:Q4_K_M "-q8kv" --kv q8_0
 echo "end t=$(el)"
