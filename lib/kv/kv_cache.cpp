@@ -106,6 +106,7 @@ absl::StatusOr<HostKvCache> HostKvCache::create(const KvShape& s, KvType k_type,
   c.k_type_ = k_type;
   c.v_type_ = v_type;
   if (rotate) c.rot_ = kv_rotation(k_type, v_type, s.head_dim);
+  if (c.rot_.any()) c.rot_row_.resize(static_cast<size_t>(s.head_dim));
   c.k_head_bytes_ = head_bytes(k_type, s.head_dim);
   c.v_head_bytes_ = head_bytes(v_type, s.head_dim);
   const uint64_t rows = uint64_t(s.n_layer) * s.n_ctx * s.n_head_kv;
@@ -122,10 +123,9 @@ absl::StatusOr<HostKvCache> HostKvCache::create(const KvShape& s, KvType k_type,
 void HostKvCache::store(int32_t layer, int64_t pos, const float* k, const float* v) {
   const uint64_t row0 = (uint64_t(layer) * shape_.n_ctx + pos) * shape_.n_head_kv;  // first head row
   const int32_t D = shape_.head_dim;
-  std::vector<float> tmp(rot_.any() ? D : 0);
   for (int32_t h = 0; h < shape_.n_head_kv; ++h) {
-    put_row(k_.data() + (row0 + h) * k_head_bytes_, k + int64_t{h} * D, D, k_type_, rot_.k, tmp.data());
-    put_row(v_.data() + (row0 + h) * v_head_bytes_, v + int64_t{h} * D, D, v_type_, rot_.v, tmp.data());
+    put_row(k_.data() + (row0 + h) * k_head_bytes_, k + int64_t{h} * D, D, k_type_, rot_.k, rot_row_.data());
+    put_row(v_.data() + (row0 + h) * v_head_bytes_, v + int64_t{h} * D, D, v_type_, rot_.v, rot_row_.data());
   }
 }
 

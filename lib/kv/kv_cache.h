@@ -64,6 +64,7 @@ class HostKvCache {
   KvShape shape_;
   KvType k_type_ = KvType::kF32, v_type_ = KvType::kF32;
   KvRotation rot_;
+  std::vector<float> rot_row_;  // a head row being rotated before store() rounds it (head_dim floats when rotating)
   uint64_t k_head_bytes_ = 0, v_head_bytes_ = 0;  // one head row of head_dim values
   std::vector<uint8_t> k_, v_;
 };

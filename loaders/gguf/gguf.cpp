@@ -281,8 +281,9 @@ std::string_view file_type_name(int64_t file_type) {
 }
 
 std::optional<uint32_t> file_type_id(std::string_view name) {
+  if (name.empty()) return std::nullopt;  // the retired ids' empty names are no match
   for (int64_t id = 0; id < kFileTypes; ++id)
-    if (!name.empty() && kFileTypeNames[id] == name) return static_cast<uint32_t>(id);
+    if (kFileTypeNames[id] == name) return static_cast<uint32_t>(id);
   return std::nullopt;
 }
 
