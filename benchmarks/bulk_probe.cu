@@ -8,6 +8,9 @@
 // Each CTA takes an even share of the buffer, stages of `stage_bytes` made of stage_bytes /
 // copy_bytes copies, `stages` deep; the CTA waits on a stage, sums one word per thread of it (so
 // the data is used), syncs, and refills it, as the GEMV did before its producer warp (bf7f063).
+// row_bytes > 0 lays a stage out as the streamed GEMV's row pieces: copy c of stage i is row c of
+// the stage's row group at piece i % (row_bytes / copy_bytes), rows row_bytes apart (a gate-up's
+// 1,152-byte pieces of 2,304-byte rows: half of each row a stage, the other half the next stage).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -24,7 +27,8 @@ namespace {
 constexpr int kThreads = 256;
 
 __global__ void __launch_bounds__(kThreads) bulk_stream_kernel(const uint8_t* src, int64_t bytes, int stage_bytes,
-                                                                int copy_bytes, int stages, unsigned* sink) {
+                                                                int copy_bytes, int stages, int row_bytes,
+                                                                unsigned* sink) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   extern __shared__ __align__(128) uint8_t smem[];
   uint64_t* full = reinterpret_cast<uint64_t*>(smem);
@@ -39,10 +43,13 @@ __global__ void __launch_bounds__(kThreads) bulk_stream_kernel(const uint8_t* sr
     const int slot = i % stages;
     if (lane == 0) mbar_arrive_expect_tx(&full[slot], static_cast<uint32_t>(stage_bytes));
     __syncwarp();
-    for (int c = lane; c < copies; c += 32)
-      bulk_copy_g2s(ring + int64_t{slot} * stage_bytes + int64_t{c} * copy_bytes,
-                    base + int64_t{i} * stage_bytes + int64_t{c} * copy_bytes, static_cast<uint32_t>(copy_bytes),
-                    &full[slot], policy);
+    const int chunks = row_bytes > 0 ? row_bytes / copy_bytes : 1;
+    for (int c = lane; c < copies; c += 32) {
+      const int64_t from = row_bytes > 0 ? (int64_t{i / chunks} * copies + c) * row_bytes + int64_t{i % chunks} * copy_bytes
+                                         : int64_t{i} * stage_bytes + int64_t{c} * copy_bytes;
+      bulk_copy_g2s(ring + int64_t{slot} * stage_bytes + int64_t{c} * copy_bytes, base + from,
+                    static_cast<uint32_t>(copy_bytes), &full[slot], policy);
+    }
   };
   if (warp == 0) {
     policy = l2_evict_first_policy();
@@ -71,7 +78,7 @@ __global__ void __launch_bounds__(kThreads) bulk_stream_kernel(const uint8_t* sr
 // Streams `bytes` (a multiple of grid x stage_bytes is used) with ctas_per_sm CTAs per SM. Returns
 // the launch error; cudaErrorNotSupported below sm_90.
 cudaError_t bulk_stream(const void* src, int64_t bytes, int stage_bytes, int copy_bytes, int stages, int ctas_per_sm,
-                        unsigned* sink, cudaStream_t stream) {
+                        int row_bytes, unsigned* sink, cudaStream_t stream) {
   if (!pdl_supported()) return cudaErrorNotSupported;  // the sm_90 gate the streamed GEMV uses too
   if (copy_bytes % 16 != 0 || stage_bytes % copy_bytes != 0 || stages < 1 || stages > 16)
     return cudaErrorInvalidValue;
@@ -81,7 +88,7 @@ cudaError_t bulk_stream(const void* src, int64_t bytes, int stage_bytes, int cop
   if (e != cudaSuccess) return e;
   const unsigned grid = static_cast<unsigned>(ctas_per_sm * cuda::sm_count());
   bulk_stream_kernel<<<grid, kThreads, smem, stream>>>(static_cast<const uint8_t*>(src), bytes, stage_bytes, copy_bytes,
-                                                      stages, sink);
+                                                      stages, row_bytes, sink);
   return cudaGetLastError();
 }
 

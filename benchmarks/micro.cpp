@@ -25,7 +25,7 @@
 
 namespace bw24::bench {  // benchmarks/bulk_probe.cu
 cudaError_t bulk_stream(const void* src, int64_t bytes, int stage_bytes, int copy_bytes, int stages, int ctas_per_sm,
-                        unsigned* sink, cudaStream_t stream);
+                        int row_bytes, unsigned* sink, cudaStream_t stream);
 cudaError_t l2_prefetch(const void* src, int64_t bytes, int ctas, cudaStream_t stream);
 // benchmarks/chain_probe.cu
 struct ChainProbe;
@@ -284,11 +284,12 @@ void BM_FlashPrefill(benchmark::State& state) {
 }
 
 // Bulk-copy streaming probe (benchmarks/bulk_probe.cu): args copy bytes, stage bytes, stages, CTAs
-// per SM; 1 GiB streamed into shared memory, no arithmetic. The buffer is zeroed on the device
+// per SM, row bytes (0: a stage's copies contiguous; else the GEMV's row pieces, bulk_probe.cu); 1 GiB streamed into shared memory, no arithmetic. The buffer is zeroed on the device
 // (Buffer's host-side random fill of a GiB cost ~10 s per row, and the probe needs no data).
 void BM_BulkStream(benchmark::State& state) {
   const int copy = static_cast<int>(state.range(0)), stage = static_cast<int>(state.range(1));
   const int stages = static_cast<int>(state.range(2)), per_sm = static_cast<int>(state.range(3));
+  const int row = static_cast<int>(state.range(4));
   const int64_t bytes = int64_t{1} << 30;
   void* src = nullptr;
   void* sink = nullptr;
@@ -301,7 +302,7 @@ void BM_BulkStream(benchmark::State& state) {
   const int64_t grid = int64_t{per_sm} * cuda::sm_count();
   const int64_t streamed = bytes / grid / stage * stage * grid;
   auto run = [&] {
-    return bench::bulk_stream(src, bytes, stage, copy, stages, per_sm, static_cast<unsigned*>(sink), nullptr);
+    return bench::bulk_stream(src, bytes, stage, copy, stages, per_sm, row, static_cast<unsigned*>(sink), nullptr);
   };
   if (run() != cudaSuccess)
     state.SkipWithError("bulk_stream: not supported here (sm_90+) or bad arguments");
@@ -470,8 +471,12 @@ void register_all() {
       ->UseManualTime()->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("gdn_prefill", BM_GdnPrefill)->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMicrosecond);
   auto* bulk = benchmark::RegisterBenchmark("bulk_stream", BM_BulkStream);
-  for (int copy : {1152, 2304, 4608, 9216, 18432}) bulk->Args({copy, 18432, 3, 2});
-  bulk->Args({2304, 18432, 5, 2})->Args({2304, 36864, 3, 2})->Args({36864, 36864, 3, 2})->Args({2304, 18432, 3, 1});
+  for (int copy : {1152, 2304, 4608, 9216, 18432}) bulk->Args({copy, 18432, 3, 2, 0});
+  bulk->Args({2304, 18432, 5, 2, 0})->Args({2304, 36864, 3, 2, 0})->Args({36864, 36864, 3, 2, 0})->Args({2304, 18432, 3, 1, 0});
+  // The streamed GEMV's launches as row pieces (round 70): the Q4_K gate-up (1,152 of 2,304-byte rows, three CTAs an
+  // SM), the Q4_K down (3,456 of 6,912, two CTAs, two stages), each beside its contiguous twin.
+  bulk->Args({1152, 18432, 3, 3, 0})->Args({1152, 18432, 3, 3, 2304})->Args({1152, 18432, 3, 3, 1152});
+  bulk->Args({3456, 27648, 2, 2, 0})->Args({3456, 27648, 2, 2, 6912})->Args({1152, 18432, 3, 3, 4608});
   bulk->UseManualTime()->Unit(benchmark::kMicrosecond);
   auto* chain = benchmark::RegisterBenchmark("decode_chain", BM_DecodeChain);
   for (int per_sm : {1, 2, 3})
