@@ -38,12 +38,12 @@ __global__ void __launch_bounds__(kThreads) bulk_stream_kernel(const uint8_t* sr
   const int items = static_cast<int>(per_cta / stage_bytes);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int copies = stage_bytes / copy_bytes;
+  const int chunks = row_bytes > 0 ? row_bytes / copy_bytes : 1;  // pieces a row (row_bytes: bulk_stream checks)
   uint64_t policy = 0;
   auto issue = [&](int i) {
     const int slot = i % stages;
     if (lane == 0) mbar_arrive_expect_tx(&full[slot], static_cast<uint32_t>(stage_bytes));
     __syncwarp();
-    const int chunks = row_bytes > 0 ? row_bytes / copy_bytes : 1;
     for (int c = lane; c < copies; c += 32) {
       const int64_t from = row_bytes > 0 ? (int64_t{i / chunks} * copies + c) * row_bytes + int64_t{i % chunks} * copy_bytes
                                          : int64_t{i} * stage_bytes + int64_t{c} * copy_bytes;
@@ -80,7 +80,8 @@ __global__ void __launch_bounds__(kThreads) bulk_stream_kernel(const uint8_t* sr
 cudaError_t bulk_stream(const void* src, int64_t bytes, int stage_bytes, int copy_bytes, int stages, int ctas_per_sm,
                         int row_bytes, unsigned* sink, cudaStream_t stream) {
   if (!pdl_supported()) return cudaErrorNotSupported;  // the sm_90 gate the streamed GEMV uses too
-  if (copy_bytes % 16 != 0 || stage_bytes % copy_bytes != 0 || stages < 1 || stages > 16)
+  if (copy_bytes % 16 != 0 || stage_bytes % copy_bytes != 0 || stages < 1 || stages > 16 || row_bytes < 0 ||
+      row_bytes % copy_bytes != 0)  // whole pieces a row, so the stages cover the CTA's share once
     return cudaErrorInvalidValue;
   const size_t smem = 128 + size_t(stages) * stage_bytes;
   const cudaError_t e =

@@ -284,7 +284,8 @@ void BM_FlashPrefill(benchmark::State& state) {
 }
 
 // Bulk-copy streaming probe (benchmarks/bulk_probe.cu): args copy bytes, stage bytes, stages, CTAs
-// per SM, row bytes (0: a stage's copies contiguous; else the GEMV's row pieces, bulk_probe.cu); 1 GiB streamed into shared memory, no arithmetic. The buffer is zeroed on the device
+// per SM, row bytes (0: a stage's copies contiguous; else the GEMV's row pieces, bulk_probe.cu);
+// 1 GiB streamed into shared memory, no arithmetic. The buffer is zeroed on the device
 // (Buffer's host-side random fill of a GiB cost ~10 s per row, and the probe needs no data).
 void BM_BulkStream(benchmark::State& state) {
   const int copy = static_cast<int>(state.range(0)), stage = static_cast<int>(state.range(1));
@@ -474,9 +475,10 @@ void register_all() {
   for (int copy : {1152, 2304, 4608, 9216, 18432}) bulk->Args({copy, 18432, 3, 2, 0});
   bulk->Args({2304, 18432, 5, 2, 0})->Args({2304, 36864, 3, 2, 0})->Args({36864, 36864, 3, 2, 0})->Args({2304, 18432, 3, 1, 0});
   // The streamed GEMV's launches as row pieces (round 70): the Q4_K gate-up (1,152 of 2,304-byte rows, three CTAs an
-  // SM), the Q4_K down (3,456 of 6,912, two CTAs, two stages), each beside its contiguous twin.
-  bulk->Args({1152, 18432, 3, 3, 0})->Args({1152, 18432, 3, 3, 2304})->Args({1152, 18432, 3, 3, 1152});
-  bulk->Args({3456, 27648, 2, 2, 0})->Args({3456, 27648, 2, 2, 6912})->Args({1152, 18432, 3, 3, 4608});
+  // SM), the Q4_K down (3,456 of 6,912, two CTAs, two stages), each beside its contiguous twin, and the gate-up's
+  // pieces at a quarter of a row.
+  bulk->Args({1152, 18432, 3, 3, 0})->Args({1152, 18432, 3, 3, 2304})->Args({1152, 18432, 3, 3, 4608});
+  bulk->Args({3456, 27648, 2, 2, 0})->Args({3456, 27648, 2, 2, 6912});
   bulk->UseManualTime()->Unit(benchmark::kMicrosecond);
   auto* chain = benchmark::RegisterBenchmark("decode_chain", BM_DecodeChain);
   for (int per_sm : {1, 2, 3})
