@@ -1,0 +1,67 @@
+#!/bin/bash
+# next387 (round 71): next386's question (why the Q4_K gate-up moves 56.6 MB in ~15.9 us, ~3.6 TB/s, where the LM head
+# streams at ~4.4 and the Q4_K downs at ~4.3) with a real candidate beside the diagnostic, one binary, alternated:
+#  - BW24_GATEUP_BYMAT=1 (wip/gateup-bymat): a gate-up stage holds one matrix's 8 whole rows (K = 4096: one contiguous
+#    18.4 KB span) instead of both matrices' 16 half rows of 1,152 bytes; the same sums in the same order (the same
+#    bits: its kernel-check rows must read as main's in next384's kc-all file), each activation block loaded twice;
+#  - BW24_DIAG_CONTIG=1 / 2 (next386's diagnostic): each stage copied from one contiguous span, garbage products;
+# then the kernel checks of the gate-up instances with the switch, bw24-microbench bulk_stream's row-piece rows,
+# main and the candidate traced at depth 0, and ncu's stall reasons over the streamed launches as time allows.
+# Pack (on wip/gateup-bymat = main + patches/diag-contig.patch + patches/gateup-bymat.patch, committed):
+#   tools/wip/pack-bins.sh new HEAD bw24-bench bw24-microbench bw24-kernel-check
+#   mkdir -p .carry/trace && cp build-dev/libbw24-kernel-trace.so tools/trace/step_profile.py \
+#     /usr/local/cuda-13.0/lib/libcupti.so.13 .carry/trace/
+# Run: bash tools/wip/next387.sh SHA, carrying [".carry"] (~17 MB beside the tree's ~39 MB).
+SHA=$1
+source tools/wip/lib.sh
+begin $SHA-bymat
+P="-p 512 -n 128 -r 2" D="-p 16 -n 128 -d 4096 -r 2"
+for i in 1 2; do
+  row main new qwen3-8b:Q4_K_M tg128 "$P"
+  row bymat new qwen3-8b:Q4_K_M tg128 "$P" BW24_GATEUP_BYMAT=1
+  row contig-gateup new qwen3-8b:Q4_K_M tg128 "$P" BW24_DIAG_CONTIG=1
+done
+row contig-all new qwen3-8b:Q4_K_M tg128 "$P" BW24_DIAG_CONTIG=2
+for i in 1 2; do
+  row main-d4096 new qwen3-8b:Q4_K_M tg128 "$D"
+  row bymat-d4096 new qwen3-8b:Q4_K_M tg128 "$D" BW24_GATEUP_BYMAT=1
+done
+row contig-gateup-d4096 new qwen3-8b:Q4_K_M tg128 "$D" BW24_DIAG_CONTIG=1
+row main new qwen3.5-9b:Q4_K_M tg128 "$P"
+row bymat new qwen3.5-9b:Q4_K_M tg128 "$P" BW24_GATEUP_BYMAT=1
+echo "rows t=$(el)"
+# The kernel check draws its inputs from one generator in family order: main's rows of the same family, run alone,
+# are what the switch's must equal (the same bits), not next384's kc-all rows.
+kc $SHA-main gemv_q8_streamed
+BW24_GATEUP_BYMAT=1 kc_one $SHA-bymat gemv_q8_streamed gemv_q8_gate_up_q8 gemv_q8_norm_fold
+diff <(grep "gemv_q8_streamed" $OUT/kc-gemv_q8_streamed-$SHA-main.txt) \
+  <(grep "gemv_q8_streamed" $OUT/kc-gemv_q8_streamed-$SHA-bymat.txt) > $OUT/kc-diff-$SHA.txt
+echo "gemv_q8_streamed rows, main vs the switch: $(grep -c '^<' $OUT/kc-diff-$SHA.txt) differ"; head -8 $OUT/kc-diff-$SHA.txt
+rm $OUT/kc-gemv_q8_streamed-$SHA-main.txt
+timeout 100 ./build-new/bw24-microbench --benchmark_min_time=0.2 \
+  --benchmark_filter='bulk_stream/(1152/18432/3/[23]|3456/27648|18432/18432/3/2)' 2>&1 |
+  grep -E "bulk_stream|rror" | tee $OUT/micro-bulk-$SHA.txt
+echo "micro t=$(el)"
+[ $(el) -lt 380 ] && TRACE_POS=0 TRACE_LINES=12 trace_row main-d0 qwen3-8b:Q4_K_M "-p 16 -n 128 -r 1"
+[ $(el) -lt 410 ] && TRACE_POS=0 TRACE_LINES=12 trace_row bymat-d0 qwen3-8b:Q4_K_M "-p 16 -n 128 -r 1" BW24_GATEUP_BYMAT=1
+ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+echo "ncu=$ncu t=$(el)"
+M=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active
+for r in long_scoreboard barrier wait short_scoreboard mio_throttle no_instruction math_pipe_throttle lg_throttle membar sleeping; do
+  M=$M,smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio; done
+left=$((570 - $(el)))
+[ -n "$ncu" ] && [ $left -gt 60 ] && timeout $left $ncu --clock-control none -k "regex:gemv_stream_kernel" --launch-skip 300 \
+  --launch-count 14 --metrics $M --csv ./build-new/bw24-bench -m synthetic:qwen3-8b:Q4_K_M -p 16 -n 8 -r 1 --device 0 \
+  > $OUT/ncu-gemv-$SHA.csv 2> /tmp/ncu.err
+echo "ncu rc=$? t=$(el)"; tail -3 /tmp/ncu.err
+[ -s $OUT/ncu-gemv-$SHA.csv ] && python3 - $OUT/ncu-gemv-$SHA.csv <<'PY'
+import csv, sys, collections, re
+rows = collections.OrderedDict()
+for x in csv.DictReader(l for l in open(sys.argv[1]) if l.startswith('"')):
+    k = (x['ID'], re.sub(r'\(anonymous namespace\)::|bw24::cuda::|gemv_detail::|gemv_stream_kernel', '', x['Kernel Name'])[:60])
+    n = x['Metric Name'].replace('smsp__average_warps_issue_stalled_', 'st_').replace('_per_issue_active.ratio', '')
+    rows.setdefault(k, {})[n.split('.')[0][:24]] = x['Metric Value']
+for (i, n), m in rows.items():
+    print(i, n, ' '.join(f"{k}={v}" for k, v in m.items()))
+PY
+echo "end t=$(el)"
