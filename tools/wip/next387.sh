@@ -33,11 +33,13 @@ echo "rows t=$(el)"
 # The kernel check draws its inputs from one generator in family order: main's rows of the same family, run alone,
 # are what the switch's must equal (the same bits), not next384's kc-all rows.
 kc $SHA-main gemv_q8_streamed
-BW24_GATEUP_BYMAT=1 kc_one $SHA-bymat gemv_q8_streamed gemv_q8_gate_up_q8 gemv_q8_norm_fold
+BW24_GATEUP_BYMAT=1 kc $SHA-bymat gemv_q8_streamed
 diff <(grep "gemv_q8_streamed" $OUT/kc-gemv_q8_streamed-$SHA-main.txt) \
-  <(grep "gemv_q8_streamed" $OUT/kc-gemv_q8_streamed-$SHA-bymat.txt) > $OUT/kc-diff-$SHA.txt
-echo "gemv_q8_streamed rows, main vs the switch: $(grep -c '^<' $OUT/kc-diff-$SHA.txt) differ"; head -8 $OUT/kc-diff-$SHA.txt
+  <(grep "gemv_q8_streamed" $OUT/kc-gemv_q8_streamed-$SHA-bymat.txt) > /tmp/kc-diff.txt
+echo "gemv_q8_streamed rows, main vs the switch: $(grep -c "^[<>]" /tmp/kc-diff.txt) differ (0: the same bits)"; head -8 /tmp/kc-diff.txt
 rm $OUT/kc-gemv_q8_streamed-$SHA-main.txt
+for f in gemv_q8_gate_up_q8 gemv_q8_norm_fold; do BW24_GATEUP_BYMAT=1 kc $SHA-bymat $f
+  cat $OUT/kc-$f-$SHA-bymat.txt >> $OUT/kc-gemv_q8_streamed-$SHA-bymat.txt; rm $OUT/kc-$f-$SHA-bymat.txt; done
 timeout 100 ./build-new/bw24-microbench --benchmark_min_time=0.2 \
   --benchmark_filter='bulk_stream/(1152/18432/3/[23]|3456/27648|18432/18432/3/2)' 2>&1 |
   grep -E "bulk_stream|rror" | tee $OUT/micro-bulk-$SHA.txt
@@ -64,4 +66,12 @@ for x in csv.DictReader(l for l in open(sys.argv[1]) if l.startswith('"')):
 for (i, n), m in rows.items():
     print(i, n, ' '.join(f"{k}={v}" for k, v in m.items()))
 PY
+# the switch's gate-up launches alone (mangled names: GemvOutE2 is the gate-up), if the call has time left
+left=$((585 - $(el)))
+[ -n "$ncu" ] && [ $left -gt 45 ] && BW24_GATEUP_BYMAT=1 timeout $left $ncu --clock-control none --kernel-name-base mangled \
+  -k "regex:GemvOutE2" --launch-skip 20 --launch-count 4 --metrics $M --csv ./build-new/bw24-bench \
+  -m synthetic:qwen3-8b:Q4_K_M -p 16 -n 8 -r 1 --device 0 > $OUT/ncu-bymat-$SHA.csv 2> /tmp/ncu2.err
+echo "ncu bymat rc=$? t=$(el)"; tail -2 /tmp/ncu2.err
+[ -s $OUT/ncu-bymat-$SHA.csv ] && grep -E "dram__throughput|issue_active|long_score|barrier|_wait_" $OUT/ncu-bymat-$SHA.csv |
+  awk -F'","' '{print $1, $(NF-2), $NF}' | head -24
 echo "end t=$(el)"
