@@ -39,8 +39,10 @@ json() { local sha=$1 lim=$2 m=$3 tag=$4; shift 4; [ $(el) -lt $lim ] || return 
 main_checks() { gpu_tests $1; kc $1 attention
   json $1 400 qwen3-8b:Q4_K_M ""; json $1 400 qwen3-8b:Q4_K_M "-q8kv" --kv q8_0
   json $1 400 qwen3-30b-a3b:Q4_K_M ""; json $1 400 qwen3.5-9b:Q4_K_M ""; }
-# begin NAME: the script's console into $OUT/console-NAME.txt as it runs, the packed programs unpacked
-begin() { exec > >(tee "$OUT/console-$1.txt") 2>&1; bins; }
+# begin NAME: the script's console into $OUT/console-NAME.txt as it runs, the packed programs unpacked, the card named
+begin() { exec > >(tee "$OUT/console-$1.txt") 2>&1; bins
+  # which card: rows compare only within a call, and the acceptance rows are the H200's (an H100 may come instead)
+  nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>&1 | head -2; }
 # ab "BENCH ARGS" SHAPE...: the tg128 rows of base and new, alternated twice, each shape in turn
 ab() { local a=$1 i b m; shift; for i in 1 2; do for b in base new; do for m in "$@"; do row $b $b $m tg128 "$a"; done; done; done; }
 # ab_depth: base against new where attention at depth shows: Qwen3-8B Q4_K_M at depth 4096 (f16 KV, two rounds; q8_0
