@@ -7,11 +7,13 @@
 #  - BW24_DIAG_CONTIG=1 / 2 (next386's diagnostic): each stage copied from one contiguous span, garbage products;
 # then the kernel checks of the gate-up instances with the switch, bw24-microbench bulk_stream's row-piece rows,
 # main and the candidate traced at depth 0, and ncu's stall reasons over the streamed launches as time allows.
-# Pack (on wip/gateup-bymat = main + patches/diag-contig.patch + patches/gateup-bymat.patch, committed):
-#   tools/wip/pack-bins.sh new HEAD bw24-bench bw24-microbench bw24-kernel-check
+# Pack (on wip/gateup-bymat = main + patches/diag-contig.patch + patches/gateup-bymat.patch [+ patches/kv-ahead2.patch,
+# next388's: one pack serves both calls], committed, from /work/main with a clean tree):
+#   tools/wip/pack-bins.sh new HEAD bw24-bench bw24-microbench bw24-kernel-check tests/bw24_model_tests \
+#     tests/bw24_gpu_vs_cpu_tests
 #   mkdir -p .carry/trace && cp build-dev/libbw24-kernel-trace.so tools/trace/step_profile.py \
 #     /usr/local/cuda-13.0/lib/libcupti.so.13 .carry/trace/
-# Run: bash tools/wip/next387.sh SHA, carrying [".carry"] (~17 MB beside the tree's ~39 MB).
+# Run: bash tools/wip/next387.sh SHA, carrying [".carry"] (~18 MB beside the tree's ~36 MB).
 SHA=$1
 source tools/wip/lib.sh
 begin $SHA-bymat
