@@ -138,3 +138,25 @@ trace_row() { local tag=$1 m=$2 a=$3 pos=${TRACE_POS:-10}; shift 3
 trace_profile() { local b=$1 m=$2
   row plain $b $m tg128 "-p 16 -n 128 -r 1"
   TRACE_BUILD=$b TRACE_LAYER_ROWS=48 TRACE_LINES=${3:-28} TRACE_POS=0 trace_row ${m/:/-} $m "-p 16 -n 128 -r 1"; }
+# ncu_stalls CSV LIMIT NCU_ARGS... COMMAND...: DRAM throughput, issue activity and stall reasons (ncu, clocks unlocked)
+# of the launches NCU_ARGS select in COMMAND, into CSV within LIMIT seconds, then a line a launch
+ncu_stalls() { local f=$1 lim=$2 ncu r; shift 2
+  ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  if [ -z "$ncu" ] || [ "$lim" -lt 30 ]; then echo "ncu: none found, or $lim s left"; return 0; fi
+  local m=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum
+  m=$m,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active
+  for r in long_scoreboard barrier wait short_scoreboard mio_throttle no_instruction math_pipe_throttle lg_throttle \
+    membar sleeping; do m=$m,smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio; done
+  timeout $lim $ncu --clock-control none --metrics $m --csv "$@" > "$f" 2> /tmp/ncu.err
+  echo "ncu rc=$? t=$(el)"; tail -3 /tmp/ncu.err
+  [ -s "$f" ] && python3 - "$f" <<'PY'
+import csv, sys, collections, re
+rows = collections.OrderedDict()
+for x in csv.DictReader(l for l in open(sys.argv[1]) if l.startswith('"')):
+    k = (x['ID'], re.sub(r'\(anonymous namespace\)::|bw24::cuda::|gemv_detail::|gemv_stream_kernel', '', x['Kernel Name'])[:60])
+    n = x['Metric Name'].replace('smsp__average_warps_issue_stalled_', 'st_').replace('_per_issue_active.ratio', '')
+    rows.setdefault(k, {})[n.split('.')[0][:24]] = x['Metric Value']
+for (i, n), m in rows.items():
+    print(i, n, ' '.join(f"{k}={v}" for k, v in m.items()))
+PY
+}

@@ -48,32 +48,9 @@ timeout 100 ./build-new/bw24-microbench --benchmark_min_time=0.2 \
 echo "micro t=$(el)"
 [ $(el) -lt 380 ] && TRACE_POS=0 TRACE_LINES=12 trace_row main-d0 qwen3-8b:Q4_K_M "-p 16 -n 128 -r 1"
 [ $(el) -lt 410 ] && TRACE_POS=0 TRACE_LINES=12 trace_row bymat-d0 qwen3-8b:Q4_K_M "-p 16 -n 128 -r 1" BW24_GATEUP_BYMAT=1
-ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-echo "ncu=$ncu t=$(el)"
-M=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active
-for r in long_scoreboard barrier wait short_scoreboard mio_throttle no_instruction math_pipe_throttle lg_throttle membar sleeping; do
-  M=$M,smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio; done
-left=$((570 - $(el)))
-[ -n "$ncu" ] && [ $left -gt 60 ] && timeout $left $ncu --clock-control none -k "regex:gemv_stream_kernel" --launch-skip 300 \
-  --launch-count 14 --metrics $M --csv ./build-new/bw24-bench -m synthetic:qwen3-8b:Q4_K_M -p 16 -n 8 -r 1 --device 0 \
-  > $OUT/ncu-gemv-$SHA.csv 2> /tmp/ncu.err
-echo "ncu rc=$? t=$(el)"; tail -3 /tmp/ncu.err
-[ -s $OUT/ncu-gemv-$SHA.csv ] && python3 - $OUT/ncu-gemv-$SHA.csv <<'PY'
-import csv, sys, collections, re
-rows = collections.OrderedDict()
-for x in csv.DictReader(l for l in open(sys.argv[1]) if l.startswith('"')):
-    k = (x['ID'], re.sub(r'\(anonymous namespace\)::|bw24::cuda::|gemv_detail::|gemv_stream_kernel', '', x['Kernel Name'])[:60])
-    n = x['Metric Name'].replace('smsp__average_warps_issue_stalled_', 'st_').replace('_per_issue_active.ratio', '')
-    rows.setdefault(k, {})[n.split('.')[0][:24]] = x['Metric Value']
-for (i, n), m in rows.items():
-    print(i, n, ' '.join(f"{k}={v}" for k, v in m.items()))
-PY
+B="./build-new/bw24-bench -m synthetic:qwen3-8b:Q4_K_M -p 16 -n 8 -r 1 --device 0"
+ncu_stalls $OUT/ncu-gemv-$SHA.csv $((570 - $(el))) -k "regex:gemv_stream_kernel" --launch-skip 300 --launch-count 14 $B
 # the switch's gate-up launches alone (mangled names: GemvOutE2 is the gate-up), if the call has time left
-left=$((585 - $(el)))
-[ -n "$ncu" ] && [ $left -gt 45 ] && BW24_GATEUP_BYMAT=1 timeout $left $ncu --clock-control none --kernel-name-base mangled \
-  -k "regex:GemvOutE2" --launch-skip 20 --launch-count 4 --metrics $M --csv ./build-new/bw24-bench \
-  -m synthetic:qwen3-8b:Q4_K_M -p 16 -n 8 -r 1 --device 0 > $OUT/ncu-bymat-$SHA.csv 2> /tmp/ncu2.err
-echo "ncu bymat rc=$? t=$(el)"; tail -2 /tmp/ncu2.err
-[ -s $OUT/ncu-bymat-$SHA.csv ] && grep -E "dram__throughput|issue_active|long_score|barrier|_wait_" $OUT/ncu-bymat-$SHA.csv |
-  awk -F'","' '{print $1, $(NF-2), $NF}' | head -24
+BW24_GATEUP_BYMAT=1 ncu_stalls $OUT/ncu-bymat-$SHA.csv $((585 - $(el))) --kernel-name-base mangled -k "regex:GemvOutE2" \
+  --launch-skip 20 --launch-count 4 $B
 echo "end t=$(el)"
