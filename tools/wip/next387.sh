@@ -38,7 +38,8 @@ kc $SHA-main gemv_q8_streamed
 BW24_GATEUP_BYMAT=1 kc $SHA-bymat gemv_q8_streamed
 diff <(grep "gemv_q8_streamed" $OUT/kc-gemv_q8_streamed-$SHA-main.txt) \
   <(grep "gemv_q8_streamed" $OUT/kc-gemv_q8_streamed-$SHA-bymat.txt) > /tmp/kc-diff.txt
-echo "gemv_q8_streamed rows, main vs the switch: $(grep -c "^[<>]" /tmp/kc-diff.txt) differ (0: the same bits)"; head -8 /tmp/kc-diff.txt
+echo "gemv_q8_streamed rows, main vs the switch: $(grep -c "^[<>]" /tmp/kc-diff.txt) differ (0: the same bits)"
+head -8 /tmp/kc-diff.txt
 rm $OUT/kc-gemv_q8_streamed-$SHA-main.txt
 for f in gemv_q8_gate_up_q8 gemv_q8_norm_fold; do BW24_GATEUP_BYMAT=1 kc $SHA-bymat $f
   cat $OUT/kc-$f-$SHA-bymat.txt >> $OUT/kc-gemv_q8_streamed-$SHA-bymat.txt; rm $OUT/kc-$f-$SHA-bymat.txt; done
@@ -47,10 +48,11 @@ timeout 100 ./build-new/bw24-microbench --benchmark_min_time=0.2 \
   grep -E "bulk_stream|rror" | tee $OUT/micro-bulk-$SHA.txt
 echo "micro t=$(el)"
 [ $(el) -lt 380 ] && TRACE_POS=0 TRACE_LINES=12 trace_row main-d0 qwen3-8b:Q4_K_M "-p 16 -n 128 -r 1"
-[ $(el) -lt 410 ] && TRACE_POS=0 TRACE_LINES=12 trace_row bymat-d0 qwen3-8b:Q4_K_M "-p 16 -n 128 -r 1" BW24_GATEUP_BYMAT=1
+[ $(el) -lt 410 ] && TRACE_POS=0 TRACE_LINES=12 trace_row bymat-d0 qwen3-8b:Q4_K_M "-p 16 -n 128 -r 1" \
+  BW24_GATEUP_BYMAT=1
 B="./build-new/bw24-bench -m synthetic:qwen3-8b:Q4_K_M -p 16 -n 8 -r 1 --device 0"
 ncu_stalls $OUT/ncu-gemv-$SHA.csv $((570 - $(el))) -k "regex:gemv_stream_kernel" --launch-skip 300 --launch-count 14 $B
 # the switch's gate-up launches alone (mangled names: GemvOutE2 is the gate-up), if the call has time left
-BW24_GATEUP_BYMAT=1 ncu_stalls $OUT/ncu-bymat-$SHA.csv $((585 - $(el))) --kernel-name-base mangled -k "regex:GemvOutE2" \
-  --launch-skip 20 --launch-count 4 $B
+BW24_GATEUP_BYMAT=1 ncu_stalls $OUT/ncu-bymat-$SHA.csv $((585 - $(el))) --kernel-name-base mangled \
+  -k "regex:GemvOutE2" --launch-skip 20 --launch-count 4 $B
 echo "end t=$(el)"
