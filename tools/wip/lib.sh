@@ -63,13 +63,15 @@ gpu_tests() { local f="$OUT/gpu-tests-$1.txt" g="/tmp/gpu-vs-cpu-$1.txt"
   echo "GPU tests rc=$? t=$(el)"; grep -E "FAILED|passed|failed" "$f" | head -3
   timeout 120 ./build-new/tests/bw24_gpu_vs_cpu_tests "[gpu]" > "$g" 2>&1
   echo "GPU vs CPU rc=$? t=$(el)"; grep -E "FAILED|All tests|test cases" "$g" | head -5; cat "$g" >> "$f"; }
+# ncu_path: Nsight Compute's command line, on PATH, in the toolkit or in its own install (empty where none)
+ncu_path() { command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1; }
 # breakdown NAME SHA BENCH_COMMAND...: per-kernel GPU time of one bench run (nsys where present, else ncu's
 # gpu__time_duration, kernels serialized) into $OUT/kernels-NAME-SHA.csv, and its top 16 kernels by total time.
 # NCU_RANGE (e.g. "--launch-skip 3000 --launch-count 600"): ncu times only those launches (a 30B run timed whole did
 # not finish in 150 s, round 11).
 breakdown() { local m=$1 sha=$2; shift 2
   local nsys ncu; nsys=$(command -v nsys || ls /usr/local/cuda*/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
-  ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
+  ncu=$(ncu_path)
   if [ -n "$nsys" ]; then
     timeout 150 $nsys profile -t cuda -o /tmp/p-$m --force-overwrite true "$@" > /tmp/nsys-$m.log 2>&1
     timeout 60 $nsys stats -r cuda_gpu_trace --format csv -o /tmp/t-$m /tmp/p-$m.nsys-rep > /dev/null 2>&1
@@ -141,7 +143,7 @@ trace_profile() { local b=$1 m=$2
 # ncu_stalls CSV LIMIT NCU_ARGS... COMMAND...: DRAM throughput, issue activity and stall reasons (ncu, clocks unlocked)
 # of the launches NCU_ARGS select in COMMAND, into CSV within LIMIT seconds, then a line a launch
 ncu_stalls() { local f=$1 lim=$2 ncu r; shift 2
-  ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  ncu=$(ncu_path)
   if [ -z "$ncu" ] || [ "$lim" -lt 30 ]; then echo "ncu: none found, or $lim s left"; return 0; fi
   local m=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum
   m=$m,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active
