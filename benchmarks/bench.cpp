@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -33,6 +34,7 @@
 #include "lib/core/status.h"
 #include "lib/engine/model.h"
 #include "lib/engine/session.h"
+#include "lib/kv/kv_cache.h"
 
 using namespace bw24;
 
@@ -102,23 +104,14 @@ int main(int argc, char** argv) {
       return a == "-h" || a == "--help" ? 0 : 2;
     }
   }
-  // BW24_KV_* code and bytes per element of each KV type name (q8_0: 34 bytes per 32, q4_0: 18).
-  struct KvName {
-    const char* name;
-    int code;
-    double elem_bytes;
-  };
-  constexpr KvName kKv[] = {{"f32", 0, 4}, {"f16", 1, 2}, {"bf16", 2, 2}, {"q8_0", 3, 34.0 / 32},
-                            {"q4_0", 4, 18.0 / 32}, {"fp8_e4m3", 5, 1}};
-  // BW24_KV_AUTO is f16 on CUDA, f32 on the CPU (session.cpp).
-  auto kv_type = [&](std::string& name) -> const KvName* {
+  // Each KV type name's type (its value is the BW24_KV_* code); BW24_KV_AUTO is f16 on CUDA, f32 on the CPU
+  // (session.cpp).
+  auto kv_type = [&](std::string& name) {
     if (name == "auto") name = device >= 0 ? "f16" : "f32";
-    for (const KvName& k : kKv)
-      if (name == k.name) return &k;
-    return nullptr;
+    return kv::kv_type_from_name(name);
   };
-  const KvName *kv_k_info = kv_type(kv_k), *kv_v_info = kv_type(kv_v);
-  if (!kv_k_info || !kv_v_info) {
+  const std::optional<kv::KvType> kv_k_type = kv_type(kv_k), kv_v_type = kv_type(kv_v);
+  if (!kv_k_type || !kv_v_type) {
     std::fprintf(stderr, "bw24-bench: --kv, --kv-k and --kv-v take auto, f32, f16, bf16, q8_0, q4_0 or fp8_e4m3\n");
     return 2;
   }
@@ -174,7 +167,7 @@ int main(int argc, char** argv) {
     if (L.recurrent)
       weight_bytes += 2.0 * 4 * L.delta_net.n_v_heads * L.delta_net.d_k * L.delta_net.d_v;
     else
-      kv_row_bytes += double(L.attn.n_head_kv) * L.attn.head_dim * (kv_k_info->elem_bytes + kv_v_info->elem_bytes);
+      kv_row_bytes += double(L.attn.n_head_kv) * L.attn.head_dim * (kv::kv_element_bytes(*kv_k_type) + kv::kv_element_bytes(*kv_v_type));
   }
 
   const double copy_gbs = device >= 0 ? copy_bandwidth_gbs(device) : 0;
@@ -191,8 +184,8 @@ int main(int argc, char** argv) {
   const int max_depth = *std::max_element(depths.begin(), depths.end());
   engine::SessionOptions so;
   so.n_ctx = max_depth + std::max(n_prompt, n_gen) + 8;
-  so.kv_type_k = kv_k_info->code;
-  so.kv_type_v = kv_v_info->code;
+  so.kv_type_k = static_cast<int32_t>(*kv_k_type);
+  so.kv_type_v = static_cast<int32_t>(*kv_v_type);
   auto session = engine::Session::create(*model, so);
   if (!session.ok()) { std::fprintf(stderr, "bw24-bench: %s\n", message_of(session.status()).c_str()); return 1; }
   engine::Session& s = **session;

@@ -95,6 +95,14 @@ std::string_view kv_type_name(KvType t) {
   return "?";
 }
 
+std::optional<KvType> kv_type_from_name(std::string_view name) {
+  for (KvType t : {KvType::kF32, KvType::kF16, KvType::kBF16, KvType::kQ8_0, KvType::kQ4_0, KvType::kFp8E4M3})
+    if (name == kv_type_name(t)) return t;
+  return std::nullopt;
+}
+
+double kv_element_bytes(KvType t) { return static_cast<double>(head_bytes(t, 32)) / 32; }
+
 absl::StatusOr<HostKvCache> HostKvCache::create(const KvShape& s, KvType k_type, KvType v_type, bool rotate) {
   for (KvType t : {k_type, v_type}) {
     if (blocked(t) && s.head_dim % 32 != 0)

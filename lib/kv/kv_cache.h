@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -26,6 +27,10 @@ namespace bw24::kv {
 // Values are the BW24_KV_* codes.
 enum class KvType : int32_t { kF32 = 0, kF16 = 1, kBF16 = 2, kQ8_0 = 3, kQ4_0 = 4, kFp8E4M3 = 5 };
 std::string_view kv_type_name(KvType t);
+// The type kv_type_name calls `name`, or nullopt.
+std::optional<KvType> kv_type_from_name(std::string_view name);
+// Bytes a cached element takes on average: 4, 2, 2, 34 / 32 (q8_0: a 2-byte scale a block of 32), 18 / 32, 1.
+double kv_element_bytes(KvType t);
 
 struct KvShape {
   int32_t n_layer = 0, n_ctx = 0, n_head_kv = 0, head_dim = 0;

@@ -49,6 +49,22 @@ TEST_CASE("attention of one query over identical keys averages the values", "[re
   CHECK(out[1] == Approx(4.0f));
 }
 
+TEST_CASE("kv type names: each name parses back to its type, with its bytes an element", "[kv]") {
+  using bw24::kv::KvType;
+  const std::map<KvType, double> bytes = {{KvType::kF32, 4.0},          {KvType::kF16, 2.0},
+                                          {KvType::kBF16, 2.0},         {KvType::kQ8_0, 34.0 / 32},
+                                          {KvType::kQ4_0, 18.0 / 32},   {KvType::kFp8E4M3, 1.0}};
+  for (const auto& [t, b] : bytes) {
+    const auto parsed = bw24::kv::kv_type_from_name(bw24::kv::kv_type_name(t));
+    REQUIRE(parsed.has_value());
+    CHECK(*parsed == t);
+    CHECK(bw24::kv::kv_element_bytes(t) == b);
+  }
+  CHECK_FALSE(bw24::kv::kv_type_from_name("q8").has_value());
+  CHECK_FALSE(bw24::kv::kv_type_from_name("").has_value());
+  CHECK_FALSE(bw24::kv::kv_type_from_name("auto").has_value());  // the programs resolve auto by device first
+}
+
 TEST_CASE("kv rotation: the Walsh-Hadamard blocks and the sizes each cache pair gets", "[kv]") {
   // Against the matrix written out: H_4 = 1/2 [[1,1,1,1],[1,-1,1,-1],[1,1,-1,-1],[1,-1,-1,1]].
   float x[8] = {1, 2, 3, 4, -1, 0, 0, 0};
