@@ -1,0 +1,54 @@
+#!/bin/bash
+# next390 (round 72): the depth-0 side in its landing form, on top of next389's. wip/land-bymat (868a36d) =
+# wip/kv-ahead-land (60eb354) + one commit: where a gate-up's rows are whole 16-block pieces, a stage of its ring holds
+# one matrix's 8 row pieces (kMatStage; at K = 4096 one contiguous 18.4 KB span) instead of both matrices' half pieces,
+# the same bits; on by default, BW24_GATEUP_BYMAT=0 the A side. next387 measures the wip form of it (and next386's
+# contiguity diagnostic) on a main without next389's change; this one measures what would land after next389.
+# One binary, alternated (the L2 requests on in both, as they would be on main after next389 lands):
+#  - Qwen3-8B Q4_K_M tg128 at depth 0 (three times), at depth 4096 (twice), q8_0 KV at both;
+#  - the kernel checks of the gate-up forms: gemv_q8_gate_up_by_mat (bit-equal to the half pieces: Q4_K / Q5_K,
+#    whole rows, two pieces a row, a partial group, a width without whole pieces, and the instance that writes its
+#    int8 output), gemv_q8_norm_fold (the folded gate-up in either form, bit-equal), gemv_q8_gate_up_q8;
+#  - the GPU tests and the acceptance JSONs (both changes on: these are the landing commit's if both win);
+#  - then Qwen3.5-9B at depth 0, the stage form alone (the L2 requests off) at depth 0, and both forms traced at
+#    depth 0, as time allows.
+# Arithmetic (round 71): a depth-0 saving s keeps the depth ratio only beside a depth-4096-only saving
+# e >= 0.176 s - 1.7 us a step; next389 measures e. Prediction: none worth stating; round 71's SASS says 1,824 ->
+# 1,920 instructions an item loop and ~46 % of shared-memory bandwidth, against a contiguous 18.4 KB copy a stage.
+# Pack (from /work/main on wip/land-bymat, clean tree):
+#   tools/wip/pack-bins.sh land2 HEAD bw24-bench bw24-kernel-check tests/bw24_model_tests tests/bw24_gpu_vs_cpu_tests
+#   .carry/trace as in next387. Run: bash tools/wip/next390.sh SHA, carrying .carry's rtlib, trace, stories260K
+#   files and bins/land2.tar.xz.
+SHA=$1
+source tools/wip/lib.sh
+begin $SHA-bymatland
+D="-p 16 -n 128 -d 4096 -r 2" P="-p 512 -n 128 -r 2"
+for i in 1 2 3; do
+  row off-d0 land2 qwen3-8b:Q4_K_M tg128 "$P" BW24_GATEUP_BYMAT=0
+  row on-d0 land2 qwen3-8b:Q4_K_M tg128 "$P"
+done
+for i in 1 2; do
+  row off-d4096 land2 qwen3-8b:Q4_K_M tg128 "$D" BW24_GATEUP_BYMAT=0
+  row on-d4096 land2 qwen3-8b:Q4_K_M tg128 "$D"
+done
+row off-q8-d0 land2 qwen3-8b:Q4_K_M tg128 "$P --kv q8_0" BW24_GATEUP_BYMAT=0
+row on-q8-d0 land2 qwen3-8b:Q4_K_M tg128 "$P --kv q8_0"
+row off-q8-d4096 land2 qwen3-8b:Q4_K_M tg128 "$D --kv q8_0" BW24_GATEUP_BYMAT=0
+row on-q8-d4096 land2 qwen3-8b:Q4_K_M tg128 "$D --kv q8_0"
+echo "rows t=$(el)"
+KC_BUILD=land2 kc_one $SHA gemv_q8_gate_up gemv_q8_norm_fold
+rm -rf build-new && ln -s build-land2 build-new  # gpu_tests runs build-new's test programs
+gpu_tests $SHA
+JSON_BUILD=land2 json $SHA 420 qwen3-8b:Q4_K_M ""
+JSON_BUILD=land2 json $SHA 450 qwen3-8b:Q4_K_M "-q8kv" --kv q8_0
+if [ $(el) -lt 480 ]; then
+  row off-d0 land2 qwen3.5-9b:Q4_K_M tg128 "$P" BW24_GATEUP_BYMAT=0
+  row on-d0 land2 qwen3.5-9b:Q4_K_M tg128 "$P"
+  row off-nokv-d0 land2 qwen3-8b:Q4_K_M tg128 "$P" BW24_GATEUP_BYMAT=0 BW24_KV_AHEAD=0
+  row on-nokv-d0 land2 qwen3-8b:Q4_K_M tg128 "$P" BW24_KV_AHEAD=0
+fi
+if [ $(el) -lt 520 ]; then
+  TRACE_BUILD=land2 TRACE_POS=8 TRACE_LINES=12 trace_row off-d0 qwen3-8b:Q4_K_M "-p 16 -n 128 -r 1" BW24_GATEUP_BYMAT=0
+  TRACE_BUILD=land2 TRACE_POS=8 TRACE_LINES=12 trace_row on-d0 qwen3-8b:Q4_K_M "-p 16 -n 128 -r 1"
+fi
+echo "end t=$(el)"
