@@ -1,6 +1,6 @@
 #!/bin/bash
-# next390 (round 72): the depth-0 side in its landing form, on top of next389's. wip/land-bymat (868a36d) =
-# wip/kv-ahead-land (60eb354) + one commit: where a gate-up's rows are whole 16-block pieces, a stage of its ring holds
+# next390 (round 72): the depth-0 side in its landing form, on top of next389's. wip/land-bymat (2a06901) =
+# wip/kv-ahead-land (0cc853c) + one commit: where a gate-up's rows are whole 16-block pieces, a stage of its ring holds
 # one matrix's 8 row pieces (kMatStage; at K = 4096 one contiguous 18.4 KB span) instead of both matrices' half pieces,
 # the same bits; on by default, BW24_GATEUP_BYMAT=0 the A side. next387 measures the wip form of it (and next386's
 # contiguity diagnostic) on a main without next389's change; this one measures what would land after next389.
