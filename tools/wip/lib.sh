@@ -43,6 +43,10 @@ main_checks() { gpu_tests $1; kc $1 attention
 begin() { exec > >(tee "$OUT/console-$1.txt") 2>&1; bins
   # which card: rows compare only within a call, and the acceptance rows are the H200's (an H100 may come instead)
   nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>&1 | head -2; }
+# ab_switch N BUILD SHAPE TAG "BENCH ARGS" OFF [ENV=VALUE...]: N rounds of build-BUILD's tg128 row of SHAPE with the
+# A side's OFF (e.g. BW24_KV_AHEAD=0, labelled off-TAG) and without it (on-TAG), alternated, both with the ENV=VALUEs
+ab_switch() { local n=$1 b=$2 m=$3 t=$4 a=$5 off=$6 i; shift 6
+  for i in $(seq "$n"); do row off-$t $b $m tg128 "$a" "$off" "$@"; row on-$t $b $m tg128 "$a" "$@"; done; }
 # ab "BENCH ARGS" SHAPE...: the tg128 rows of base and new, alternated twice, each shape in turn
 ab() { local a=$1 i b m; shift; for i in 1 2; do for b in base new; do for m in "$@"; do row $b $b $m tg128 "$a"; done; done; done; }
 # ab_depth: base against new where attention at depth shows: Qwen3-8B Q4_K_M at depth 4096 (f16 KV, two rounds; q8_0

@@ -19,32 +19,24 @@ SHA=$1
 source tools/wip/lib.sh
 begin $SHA-kvland
 D="-p 16 -n 128 -d 4096 -r 2" P="-p 512 -n 128 -r 2"
-for i in 1 2 3; do
-  row off-d4096 land qwen3-8b:Q4_K_M tg128 "$D" BW24_KV_AHEAD=0
-  row on-d4096 land qwen3-8b:Q4_K_M tg128 "$D"
-done
-row off-q8-d4096 land qwen3-8b:Q4_K_M tg128 "$D --kv q8_0" BW24_KV_AHEAD=0
-row on-q8-d4096 land qwen3-8b:Q4_K_M tg128 "$D --kv q8_0"
-for i in 1 2; do
-  row off-d0 land qwen3-8b:Q4_K_M tg128 "$P" BW24_KV_AHEAD=0
-  row on-d0 land qwen3-8b:Q4_K_M tg128 "$P"
-done
-row off-q8-d0 land qwen3-8b:Q4_K_M tg128 "$P --kv q8_0" BW24_KV_AHEAD=0
-row on-q8-d0 land qwen3-8b:Q4_K_M tg128 "$P --kv q8_0"
+Q=qwen3-8b:Q4_K_M OFF=BW24_KV_AHEAD=0
+ab_switch 3 land $Q d4096 "$D" $OFF
+ab_switch 1 land $Q q8-d4096 "$D --kv q8_0" $OFF
+ab_switch 2 land $Q d0 "$P" $OFF
+ab_switch 1 land $Q q8-d0 "$P --kv q8_0" $OFF
 echo "rows t=$(el)"
 KC_BUILD=land kc_one $SHA gemv_q8_l2_ahead gemv_q8_norm_fold attention
 rm -rf build-new && ln -s build-land build-new  # gpu_tests runs build-new's test programs
 gpu_tests $SHA
-JSON_BUILD=land json $SHA 420 qwen3-8b:Q4_K_M ""
-JSON_BUILD=land json $SHA 450 qwen3-8b:Q4_K_M "-q8kv" --kv q8_0
+JSON_BUILD=land json $SHA 420 $Q ""
+JSON_BUILD=land json $SHA 450 $Q "-q8kv" --kv q8_0
 if [ $(el) -lt 470 ]; then
-  row off-d4096 land qwen3-30b-a3b:Q4_K_M tg128 "$D" BW24_KV_AHEAD=0
-  row on-d4096 land qwen3-30b-a3b:Q4_K_M tg128 "$D"
-  row off-d4096 land qwen3.5-9b:Q4_K_M tg128 "$D" BW24_KV_AHEAD=0
-  row on-d4096 land qwen3.5-9b:Q4_K_M tg128 "$D"
+  ab_switch 1 land qwen3-30b-a3b:Q4_K_M d4096 "$D" $OFF
+  ab_switch 1 land qwen3-30b-a3b:Q4_K_M d0 "$P" $OFF
+  ab_switch 1 land qwen3.5-9b:Q4_K_M d4096 "$D" $OFF
 fi
 if [ $(el) -lt 510 ]; then
-  TRACE_BUILD=land TRACE_POS=8 TRACE_LINES=12 trace_row off-d4096 qwen3-8b:Q4_K_M "-p 16 -n 128 -d 4096 -r 1" BW24_KV_AHEAD=0
-  TRACE_BUILD=land TRACE_POS=8 TRACE_LINES=12 trace_row on-d4096 qwen3-8b:Q4_K_M "-p 16 -n 128 -d 4096 -r 1"
+  TRACE_BUILD=land TRACE_POS=8 TRACE_LINES=12 trace_row off-d4096 $Q "-p 16 -n 128 -d 4096 -r 1" $OFF
+  TRACE_BUILD=land TRACE_POS=8 TRACE_LINES=12 trace_row on-d4096 $Q "-p 16 -n 128 -d 4096 -r 1"
 fi
 echo "end t=$(el)"

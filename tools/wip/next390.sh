@@ -23,23 +23,16 @@ SHA=$1
 source tools/wip/lib.sh
 begin $SHA-bymatland
 D="-p 16 -n 128 -d 4096 -r 2" P="-p 512 -n 128 -r 2"
-for i in 1 2 3; do
-  row off-d0 land2 qwen3-8b:Q4_K_M tg128 "$P" BW24_GATEUP_BYMAT=0
-  row on-d0 land2 qwen3-8b:Q4_K_M tg128 "$P"
-done
-for i in 1 2; do
-  row off-d4096 land2 qwen3-8b:Q4_K_M tg128 "$D" BW24_GATEUP_BYMAT=0
-  row on-d4096 land2 qwen3-8b:Q4_K_M tg128 "$D"
-done
-row off-q8-d0 land2 qwen3-8b:Q4_K_M tg128 "$P --kv q8_0" BW24_GATEUP_BYMAT=0
-row on-q8-d0 land2 qwen3-8b:Q4_K_M tg128 "$P --kv q8_0"
-row off-q8-d4096 land2 qwen3-8b:Q4_K_M tg128 "$D --kv q8_0" BW24_GATEUP_BYMAT=0
-row on-q8-d4096 land2 qwen3-8b:Q4_K_M tg128 "$D --kv q8_0"
+Q=qwen3-8b:Q4_K_M OFF=BW24_GATEUP_BYMAT=0
+ab_switch 3 land2 $Q d0 "$P" $OFF
+ab_switch 2 land2 $Q d4096 "$D" $OFF
+ab_switch 1 land2 $Q q8-d0 "$P --kv q8_0" $OFF
+ab_switch 1 land2 $Q q8-d4096 "$D --kv q8_0" $OFF
 echo "rows t=$(el)"
 rm -rf build-new && ln -s build-land2 build-new  # gpu_tests runs build-new's test programs
 gpu_tests $SHA
-JSON_BUILD=land2 json $SHA 300 qwen3-8b:Q4_K_M ""
-JSON_BUILD=land2 json $SHA 320 qwen3-8b:Q4_K_M "-q8kv" --kv q8_0
+JSON_BUILD=land2 json $SHA 300 $Q ""
+JSON_BUILD=land2 json $SHA 320 $Q "-q8kv" --kv q8_0
 # the full kernel check (both changes on, each form's rows checked against the other's): what lands must be all
 # green, and next384's 2,765 rows were main's last full run
 timeout 240 ./build-land2/bw24-kernel-check > "$OUT/kc-all-$SHA.txt" 2>&1
@@ -47,13 +40,11 @@ echo "kernel-check (all) rc=$? $(tail -n 1 $OUT/kc-all-$SHA.txt) t=$(el)"
 grep -E "FAIL|rror" "$OUT/kc-all-$SHA.txt" | head -20
 grep -E "gate_up_by_mat|stages of one matrix|l2_ahead|L2 requests" "$OUT/kc-all-$SHA.txt" | head -24
 if [ $(el) -lt 480 ]; then
-  row off-d0 land2 qwen3.5-9b:Q4_K_M tg128 "$P" BW24_GATEUP_BYMAT=0
-  row on-d0 land2 qwen3.5-9b:Q4_K_M tg128 "$P"
-  row off-nokv-d0 land2 qwen3-8b:Q4_K_M tg128 "$P" BW24_GATEUP_BYMAT=0 BW24_KV_AHEAD=0
-  row on-nokv-d0 land2 qwen3-8b:Q4_K_M tg128 "$P" BW24_KV_AHEAD=0
+  ab_switch 1 land2 qwen3.5-9b:Q4_K_M d0 "$P" $OFF
+  ab_switch 1 land2 $Q nokv-d0 "$P" $OFF BW24_KV_AHEAD=0
 fi
 if [ $(el) -lt 520 ]; then
-  TRACE_BUILD=land2 TRACE_POS=8 TRACE_LINES=12 trace_row off-d0 qwen3-8b:Q4_K_M "-p 16 -n 128 -r 1" BW24_GATEUP_BYMAT=0
-  TRACE_BUILD=land2 TRACE_POS=8 TRACE_LINES=12 trace_row on-d0 qwen3-8b:Q4_K_M "-p 16 -n 128 -r 1"
+  TRACE_BUILD=land2 TRACE_POS=8 TRACE_LINES=12 trace_row off-d0 $Q "-p 16 -n 128 -r 1" $OFF
+  TRACE_BUILD=land2 TRACE_POS=8 TRACE_LINES=12 trace_row on-d0 $Q "-p 16 -n 128 -r 1"
 fi
 echo "end t=$(el)"
