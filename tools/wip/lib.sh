@@ -29,10 +29,10 @@ kc_one() { local sha=$1 first=$2 f; kc "$@"; shift 2
 # check_rows SHA FAMILY PATTERN: how many rows of the family's file match PATTERN, and how many of those are not ok
 check_rows() { local f="$OUT/kc-$2-$1.txt"; echo "'$3' rows: $(grep -c "$3" "$f"), not ok: $(grep "$3" "$f" | grep -vc ' ok ')"; }
 # json SHA LIMIT SHAPE TAG [BENCH ARGS...]: build-new's (build-$JSON_BUILD's where set) acceptance row of SHAPE (-p 512 -n 128 -d 0,4096 -r 2) into
-# $OUT/SHA-SHAPE(TAG)-h200.json and its pp512 / tg128 lines, unless the script has already run LIMIT seconds
+# $OUT/SHA-SHAPE(TAG)-CARD.json (CARD from begin: h200, h100, or gpu) and its pp512 / tg128 lines, unless the script has already run LIMIT seconds
 json() { local sha=$1 lim=$2 m=$3 tag=$4; shift 4; [ $(el) -lt $lim ] || return 0
   timeout 60 ./build-${JSON_BUILD:-new}/bw24-bench -m synthetic:$m -p 512 -n 128 -d 0,4096 -r 2 --device 0 "$@" \
-    --json "$OUT/$sha-${m/:/-}$tag-h200.json" | grep -E "pp512|tg128" | sed "s/^/$m$tag /"; }
+    --json "$OUT/$sha-${m/:/-}$tag-${CARD:-gpu}.json" | grep -E "pp512|tg128" | sed "s/^/$m$tag /"; }
 # main_checks SHA: main's checks on the GPU with build-new (packed with both test programs and the kernel check): the
 # GPU tests, kernel check attention, and the acceptance JSONs of Qwen3-8B (f16 and q8_0 KV), Qwen3-30B-A3B and
 # Qwen3.5-9B
@@ -42,7 +42,10 @@ main_checks() { gpu_tests $1; kc $1 attention
 # begin NAME: the script's console into $OUT/console-NAME.txt as it runs, the packed programs unpacked, the card named
 begin() { exec > >(tee "$OUT/console-$1.txt") 2>&1; bins
   # which card: rows compare only within a call, and the acceptance rows are the H200's (an H100 may come instead)
-  nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>&1 | head -2; }
+  nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>&1 | head -2
+  # CARD names the JSON files (round 73: an H100's were named -h200 until then; their "gpu" field was right)
+  CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | grep -oiE 'h100|h200' | tr A-Z a-z)
+  CARD=${CARD:-gpu}; }
 # ab_switch N BUILD SHAPE TAG "BENCH ARGS" OFF [ENV=VALUE...]: N rounds of build-BUILD's tg128 row of SHAPE with the
 # A side's OFF (e.g. BW24_KV_AHEAD=0, labelled off-TAG) and without it (on-TAG), alternated, both with the ENV=VALUEs
 ab_switch() { local n=$1 b=$2 m=$3 t=$4 a=$5 off=$6 i; shift 6
