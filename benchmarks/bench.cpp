@@ -155,6 +155,8 @@ int main(int argc, char** argv) {
       weight_bytes += double(t.n_bytes);
       if (t.n_dims >= 2) macs_per_token += double(t.n_elements());
     }
+  // A cached position's K and V bytes for each element of a KV head (the same for every layer).
+  const double kv_pair_bytes = kv::kv_element_bytes(*kv_k_type) + kv::kv_element_bytes(*kv_v_type);
   for (const auto& L : g.layers) {
     if (L.mlp.is_moe()) {
       const double unused = 1.0 - double(L.mlp.moe.n_used) / L.mlp.moe.n_expert;
@@ -167,7 +169,7 @@ int main(int argc, char** argv) {
     if (L.recurrent)
       weight_bytes += 2.0 * 4 * L.delta_net.n_v_heads * L.delta_net.d_k * L.delta_net.d_v;
     else
-      kv_row_bytes += double(L.attn.n_head_kv) * L.attn.head_dim * (kv::kv_element_bytes(*kv_k_type) + kv::kv_element_bytes(*kv_v_type));
+      kv_row_bytes += double(L.attn.n_head_kv) * L.attn.head_dim * kv_pair_bytes;
   }
 
   const double copy_gbs = device >= 0 ? copy_bandwidth_gbs(device) : 0;

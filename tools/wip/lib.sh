@@ -42,10 +42,10 @@ main_checks() { gpu_tests $1; kc $1 attention
 # begin NAME: the script's console into $OUT/console-NAME.txt as it runs, the packed programs unpacked, the card named
 begin() { exec > >(tee "$OUT/console-$1.txt") 2>&1; bins
   # which card: rows compare only within a call, and the acceptance rows are the H200's (an H100 may come instead)
-  nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>&1 | head -2
+  local card; card=$(nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>&1 |
+    head -2); echo "$card"
   # CARD names the JSON files (round 73: an H100's were named -h200 until then; their "gpu" field was right)
-  CARD=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | grep -oiE 'h100|h200' | tr A-Z a-z)
-  CARD=${CARD:-gpu}; }
+  CARD=$(echo "$card" | head -1 | grep -oiE 'h100|h200' | tr A-Z a-z); CARD=${CARD:-gpu}; }
 # ab_switch N BUILD SHAPE TAG "BENCH ARGS" OFF [ENV=VALUE...]: N rounds of build-BUILD's tg128 row of SHAPE with the
 # A side's OFF (e.g. BW24_KV_AHEAD=0, labelled off-TAG) and without it (on-TAG), alternated, both with the ENV=VALUEs
 ab_switch() { local n=$1 b=$2 m=$3 t=$4 a=$5 off=$6 i; shift 6
